@@ -1,0 +1,63 @@
+SHELL :=/bin/bash
+
+# Standard OpenShift targets (build, test-unit, verify, update, clean) come
+# from build-machinery-go; the local control plane targets are ours.
+all: build
+.PHONY: all
+
+GO_BUILD_BINDIR :=_output/bin
+GO_TEST_PACKAGES :=./pkg/... ./cmd/... ./test/manifests/...
+GO_TEST_FLAGS :=-race -count=1
+
+include $(addprefix ./vendor/github.com/openshift/build-machinery-go/make/, \
+	golang.mk \
+	targets/openshift/deps.mk \
+)
+
+# Tools of the local control plane and of the e2e tests, built from the tools
+# modules under hack/tools and cached under _output/tools.
+E2E_TOOLS :=kube etcd kwok kube-rbac-proxy
+
+tools:
+	hack/build-tools.sh $(E2E_TOOLS)
+.PHONY: tools
+
+# make run: a local control plane, what the CVO would apply, and the operator.
+run: build tools
+	hack/run-local.sh
+.PHONY: run
+
+# make test: unit tests, then e2e tests on a local control plane that the
+# target starts and stops itself.
+test: test-unit test-e2e
+.PHONY: test
+
+test-e2e: build tools
+	hack/test-e2e.sh
+.PHONY: test-e2e
+
+bench: build tools
+	hack/bench.sh
+.PHONY: bench
+
+update-codegen:
+	hack/update-codegen.sh
+.PHONY: update-codegen
+update: update-codegen
+
+verify-codegen:
+	hack/verify-codegen.sh
+.PHONY: verify-codegen
+verify: verify-codegen
+
+local-up: tools
+	hack/local-cluster.sh up
+.PHONY: local-up
+
+local-down:
+	hack/local-cluster.sh down
+.PHONY: local-down
+
+clean:
+	-hack/local-cluster.sh down
+	$(RM) -r _output/local-cluster

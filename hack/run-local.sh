@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make run: brings up the local control plane, applies what the CVO would
+# apply (manifests/ but the Deployment, which this script replaces by running
+# the operator locally), and runs the operator in the foreground.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export LCP_DIR=${LCP_DIR:-$root/_output/local-cluster}
+export KUBECONFIG=$LCP_DIR/admin.kubeconfig
+kubectl=$root/_output/bin/kubectl
+
+hack/local-cluster.sh up
+
+echo ">> applying manifests/ as the CVO would (without the operator Deployment)"
+for f in manifests/*.yaml; do
+  case "$f" in *deployment*|*image-references*) continue ;; esac
+  if grep -q 'release.openshift.io/create-only: "true"' "$f"; then
+    "$kubectl" create -f "$f" 2>/dev/null || true
+  else
+    "$kubectl" apply --server-side --force-conflicts --field-manager=cluster-version-operator -f "$f" >/dev/null
+  fi
+done
+
+cat <<MSG
+
+The operator runs below (Ctrl-C stops it; 'make local-down' stops the cluster).
+In another terminal:
+  export KUBECONFIG=$KUBECONFIG
+  $kubectl get clusteroperator node -w
+  $kubectl get nodeoperator cluster -o yaml
+
+MSG
+export OPERATOR_IMAGE_VERSION=${OPERATOR_IMAGE_VERSION:-0.0.1-local}
+export OPERATOR_IMAGE=${OPERATOR_IMAGE:-quay.io/openshift/origin-cluster-node-operator:latest}
+export KUBE_RBAC_PROXY_IMAGE=${KUBE_RBAC_PROXY_IMAGE:-quay.io/openshift/origin-kube-rbac-proxy:latest}
+export NMSTATE_OPERATOR_IMAGE=${NMSTATE_OPERATOR_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-operator:latest}
+export NMSTATE_HANDLER_IMAGE=${NMSTATE_HANDLER_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-handler:latest}
+exec _output/bin/cluster-node-operator operator --kubeconfig "$KUBECONFIG" \
+  --namespace openshift-cluster-node-operator --listen 127.0.0.1:${OPERATOR_PORT:-18443} \
+  --leader-election-lease-duration=15s --leader-election-renew-deadline=10s --leader-election-retry-period=2s

@@ -1,0 +1,447 @@
+//go:build linux
+
+package certsyncer
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/stretchr/testify/require"
+)
+
+// Generous timeouts: these tests must pass on a slow, loaded machine. They
+// only bound how long we wait for something that must happen; nothing
+// asserts that anything is fast.
+const (
+	waitFor = 60 * time.Second
+	tick    = 10 * time.Millisecond
+)
+
+type testPair struct {
+	name    string
+	certPEM []byte
+	keyPEM  []byte
+	certDER []byte
+	key     *ecdsa.PrivateKey
+}
+
+func genPair(t *testing.T, name string, notBefore, notAfter time.Time) testPair {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: "crio-metrics " + name},
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	return testPair{
+		name:    name,
+		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+		certDER: der,
+		key:     key,
+	}
+}
+
+func newPair(t *testing.T, name string) testPair {
+	now := time.Now()
+	return genPair(t, name, now.Add(-time.Hour), now.Add(24*time.Hour))
+}
+
+// secretVolume reproduces how the kubelet's atomic writer projects a Secret:
+//
+//	<dir>/..2026_05_04_10_11_12.123456789/tls.crt   (real files)
+//	<dir>/..data -> ..2026_05_04_10_11_12.123456789 (swapped atomically)
+//	<dir>/tls.crt -> ..data/tls.crt                 (created once)
+type secretVolume struct {
+	t   *testing.T
+	dir string
+}
+
+func newSecretVolume(t *testing.T) *secretVolume {
+	return &secretVolume{t: t, dir: t.TempDir()}
+}
+
+func (v *secretVolume) update(files map[string][]byte) {
+	t := v.t
+	t.Helper()
+	// 1. a fresh timestamped directory holding the new payload
+	tsDir, err := os.MkdirTemp(v.dir, time.Now().UTC().Format("..2006_01_02_15_04_05."))
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(tsDir, 0o755))
+	for name, data := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(tsDir, name), data, 0o644))
+	}
+	// 2. remember the old target, point a temporary symlink at the new
+	//    directory and rename it over ..data (the atomic swap)
+	dataLink := filepath.Join(v.dir, "..data")
+	oldTarget, err := os.Readlink(dataLink)
+	if err != nil && !os.IsNotExist(err) {
+		require.NoError(t, err)
+	}
+	tmpLink := filepath.Join(v.dir, "..data_tmp")
+	require.NoError(t, os.Symlink(filepath.Base(tsDir), tmpLink))
+	require.NoError(t, os.Rename(tmpLink, dataLink))
+	// 3. user-visible symlinks through ..data
+	for name := range files {
+		link := filepath.Join(v.dir, name)
+		if _, err := os.Lstat(link); os.IsNotExist(err) {
+			require.NoError(t, os.Symlink(filepath.Join("..data", name), link))
+		}
+	}
+	// 4. drop the previous payload
+	if oldTarget != "" {
+		require.NoError(t, os.RemoveAll(filepath.Join(v.dir, oldTarget)))
+	}
+}
+
+func (v *secretVolume) setPair(p testPair) {
+	v.update(map[string][]byte{"tls.crt": p.certPEM, "tls.key": p.keyPEM})
+}
+
+// eventLog records fsnotify events in arrival order.
+type eventLog struct {
+	mu     sync.Mutex
+	events []fsnotify.Event
+	errs   []error
+}
+
+func (l *eventLog) add(ev fsnotify.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, ev)
+}
+
+func (l *eventLog) addErr(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.errs = append(l.errs, err)
+}
+
+func (l *eventLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.events)
+}
+
+// since returns the events recorded after the first n.
+func (l *eventLog) since(n int) []fsnotify.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]fsnotify.Event(nil), l.events[n:]...)
+}
+
+func countFor(events []fsnotify.Event, path string) int {
+	n := 0
+	for _, ev := range events {
+		if filepath.Clean(ev.Name) == filepath.Clean(path) {
+			n++
+		}
+	}
+	return n
+}
+
+// watch starts an fsnotify watcher on paths, recording into log and calling
+// onEvent (if not nil) for each event on the watcher's goroutine.
+func watch(t *testing.T, log *eventLog, onEvent func(fsnotify.Event), paths ...string) {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	require.NoError(t, err)
+	for _, p := range paths {
+		require.NoError(t, w.Add(p))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				log.add(ev)
+				if onEvent != nil {
+					onEvent(ev)
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				log.addErr(err)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = w.Close()
+		<-done
+	})
+}
+
+// barrier proves that a watcher has delivered every event generated before
+// it: it writes to a sentinel file the watcher also watches and waits for
+// that event. inotify delivers one instance's events in order, so anything
+// not logged before the sentinel's event never happened. No sleeping.
+func barrier(t *testing.T, log *eventLog, sentinel string) int {
+	t.Helper()
+	start := log.len()
+	f, err := os.OpenFile(sentinel, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write([]byte("x"))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	var idx int
+	require.Eventually(t, func() bool {
+		for i, ev := range log.since(start) {
+			if filepath.Clean(ev.Name) == filepath.Clean(sentinel) {
+				idx = start + i
+				return true
+			}
+		}
+		return false
+	}, waitFor, tick, "watcher never delivered the sentinel event")
+	return idx
+}
+
+// reloader mimics CRI-O's metrics certificate reloader: on every fsnotify
+// event it calls tls.LoadX509KeyPair and keeps the previous pair on error.
+// It serves TLS with whatever it holds.
+//
+// watchFiles selects what it watches. CRI-O 1.34 (internal/cert.NewCertConfig)
+// adds the certificate and key *files* to its watcher (inode watches, never
+// re-added); the other mode watches the directory, which is what most other
+// reloaders do. Both must end up with the new pair after every sync.
+type reloader struct {
+	t                 *testing.T
+	certPath, keyPath string
+	log               eventLog
+	mu                sync.Mutex
+	current           *tls.Certificate
+	loaded            []tls.Certificate // every successful load, in order
+	failed            int
+	addr              string
+	sentinel          string
+}
+
+func startReloader(t *testing.T, dir string, watchFiles bool) *reloader {
+	t.Helper()
+	r := &reloader{
+		t:        t,
+		certPath: filepath.Join(dir, "tls.crt"),
+		keyPath:  filepath.Join(dir, "tls.key"),
+		sentinel: filepath.Join(t.TempDir(), "sentinel"),
+	}
+	require.NoError(t, os.WriteFile(r.sentinel, nil, 0o600))
+	require.NoError(t, r.reload(), "the destination must hold a valid pair before the reloader starts (CRI-O would not start)")
+	paths := []string{dir, r.sentinel}
+	if watchFiles {
+		paths = []string{r.certPath, r.keyPath, r.sentinel}
+	}
+	watch(t, &r.log, func(ev fsnotify.Event) {
+		if ev.Name == r.sentinel {
+			return
+		}
+		_ = r.reload()
+	}, paths...)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	r.addr = ln.Addr().String()
+	tln := tls.NewListener(ln, &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return r.current, nil
+		},
+	})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := tln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_ = c.SetDeadline(time.Now().Add(waitFor))
+				_ = c.(*tls.Conn).Handshake()
+				_ = c.Close()
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = tln.Close()
+		wg.Wait()
+	})
+	return r
+}
+
+func (r *reloader) reload() error {
+	c, err := tls.LoadX509KeyPair(r.certPath, r.keyPath)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.failed++
+		return err
+	}
+	r.current = &c
+	r.loaded = append(r.loaded, c)
+	return nil
+}
+
+func (r *reloader) holds(p testPair) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.current != nil && bytes.Equal(r.current.Certificate[0], p.certDER)
+}
+
+func (r *reloader) snapshot() (loaded []tls.Certificate, failed int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]tls.Certificate(nil), r.loaded...), r.failed
+}
+
+// servedLeaf connects with a TLS client and returns the leaf it is served.
+func (r *reloader) servedLeaf() ([]byte, error) {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	conn, err := tls.DialWithDialer(d, "tcp", r.addr, &tls.Config{
+		// The pairs are self-signed throwaways; the test compares the
+		// served leaf byte for byte instead of verifying a chain.
+		InsecureSkipVerify: true, //nolint:gosec
+		MinVersion:         tls.VersionTLS12,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	certs := conn.ConnectionState().PeerCertificates
+	if len(certs) == 0 {
+		return nil, fmt.Errorf("no certificate served")
+	}
+	return certs[0].Raw, nil
+}
+
+// matchPair returns the index of the pair c is, checking that both its
+// certificate and its private key are exactly that pair's, or -1.
+func matchPair(c tls.Certificate, pairs []testPair) int {
+	if len(c.Certificate) != 1 {
+		return -1
+	}
+	k, ok := c.PrivateKey.(*ecdsa.PrivateKey)
+	if !ok {
+		return -1
+	}
+	for i, p := range pairs {
+		if bytes.Equal(c.Certificate[0], p.certDER) && k.Equal(p.key) {
+			return i
+		}
+	}
+	return -1
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+func destHolds(dir string, p testPair) bool {
+	c, err1 := os.ReadFile(filepath.Join(dir, "tls.crt"))
+	k, err2 := os.ReadFile(filepath.Join(dir, "tls.key"))
+	return err1 == nil && err2 == nil && bytes.Equal(c, p.certPEM) && bytes.Equal(k, p.keyPEM)
+}
+
+func newTestSyncer(t *testing.T, src, dest string) *Syncer {
+	t.Helper()
+	s, err := New(Config{
+		SourceDir: src,
+		DestDir:   dest,
+		// Long: the syncs under test must come from the directory watch,
+		// not from the safety-net resync.
+		ResyncInterval: time.Hour,
+		Debounce:       20 * time.Millisecond,
+	})
+	require.NoError(t, err)
+	return s
+}
+
+type syncResult struct {
+	changed bool
+	err     error
+}
+
+// syncRecorder collects the results of the syncs Run performs.
+type syncRecorder struct {
+	mu      sync.Mutex
+	results []syncResult
+}
+
+func (r *syncRecorder) record(changed bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.results = append(r.results, syncResult{changed, err})
+}
+
+func (r *syncRecorder) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.results)
+}
+
+func (r *syncRecorder) since(n int) []syncResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]syncResult(nil), r.results[n:]...)
+}
+
+// startRun runs s.Run until the test ends and returns its sync recorder.
+func startRun(t *testing.T, s *Syncer) *syncRecorder {
+	t.Helper()
+	rec := &syncRecorder{}
+	s.onSync = rec.record
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-errc:
+			require.NoError(t, err)
+		case <-time.After(waitFor):
+			t.Error("Run did not return after its context was cancelled")
+		}
+	})
+	require.Eventually(t, func() bool { return rec.len() > 0 }, waitFor, tick, "no initial sync")
+	return rec
+}

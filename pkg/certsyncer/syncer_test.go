@@ -1,0 +1,517 @@
+//go:build linux
+
+package certsyncer
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKubeletSecretUpdates drives 20 certificate rotations through a
+// simulated kubelet Secret volume and checks, after each one, what CRI-O
+// (and any other reloader) would see at the destination.
+func TestKubeletSecretUpdates(t *testing.T) {
+	const rotations = 20
+	src := newSecretVolume(t)
+	dest := t.TempDir()
+	certPath, keyPath := filepath.Join(dest, "tls.crt"), filepath.Join(dest, "tls.key")
+
+	// On a fresh node CRI-O starts first and writes a self-signed pair
+	// (both files 0600) when none exists; it then watches those files.
+	boot := newPair(t, "crio-self-signed")
+	require.NoError(t, os.WriteFile(certPath, boot.certPEM, 0o600))
+	require.NoError(t, os.WriteFile(keyPath, boot.keyPEM, 0o600))
+
+	pairs := []testPair{boot, newPair(t, "initial")}
+	for i := 1; i <= rotations; i++ {
+		pairs = append(pairs, newPair(t, fmt.Sprintf("rotation-%d", i)))
+	}
+	src.setPair(pairs[1])
+
+	// Two reloaders mimicking CRI-O: one watching the files exactly as
+	// CRI-O 1.34 does, one watching the directory.
+	crio := startReloader(t, dest, true)
+	dirReloader := startReloader(t, dest, false)
+	reloaders := map[string]*reloader{"file-watching (CRI-O 1.34)": crio, "directory-watching": dirReloader}
+
+	// A plain watcher on the destination directory.
+	destLog := &eventLog{}
+	sentinel := filepath.Join(t.TempDir(), "sentinel")
+	require.NoError(t, os.WriteFile(sentinel, nil, 0o600))
+	watch(t, destLog, nil, dest, sentinel)
+
+	s := newTestSyncer(t, src.dir, dest)
+	startRun(t, s)
+
+	expect := func(p testPair, logStart int) {
+		t.Helper()
+		require.Eventually(t, func() bool { return destHolds(dest, p) }, waitFor, tick,
+			"destination never got pair %s", p.name)
+		require.Eventually(t, func() bool {
+			ev := destLog.since(logStart)
+			return countFor(ev, certPath) > 0 && countFor(ev, keyPath) > 0
+		}, waitFor, tick, "destination watcher saw no event for both files of pair %s", p.name)
+		for name, r := range reloaders {
+			require.Eventually(t, func() bool { return r.holds(p) }, waitFor, tick,
+				"%s reloader never loaded pair %s", name, p.name)
+			require.Eventually(t, func() bool {
+				leaf, err := r.servedLeaf()
+				return err == nil && bytes.Equal(leaf, p.certDER)
+			}, waitFor, tick, "%s reloader never served pair %s", name, p.name)
+		}
+	}
+
+	expect(pairs[1], 0)
+	for _, p := range pairs[2:] {
+		// Make sure no event of the previous rotation is attributed to
+		// this one.
+		start := barrier(t, destLog, sentinel) + 1
+		src.setPair(p)
+		expect(p, start)
+	}
+
+	last := pairs[len(pairs)-1]
+	for name, r := range reloaders {
+		// Let every event generated so far reach the reloader.
+		barrier(t, &r.log, r.sentinel)
+		loaded, failed := r.snapshot()
+		seen := map[int]bool{}
+		for i, c := range loaded {
+			idx := matchPair(c, pairs)
+			require.GreaterOrEqual(t, idx, 0,
+				"%s reloader load #%d is not one of the generated pairs (mismatched or half-written)", name, i)
+			seen[idx] = true
+		}
+		assert.Len(t, seen, len(pairs), "%s reloader should have loaded every pair", name)
+		assert.Equal(t, len(pairs)-1, matchPair(loaded[len(loaded)-1], pairs), "%s reloader's last load", name)
+		assert.True(t, r.holds(last), "%s reloader must end with the last pair", name)
+		t.Logf("%s reloader: %d successful loads, %d failed loads (kept previous pair)", name, len(loaded), failed)
+	}
+	assertModes(t, dest)
+	assertOnlyPair(t, dest)
+}
+
+// TestUnchangedSecretWritesNothing: re-syncing, touching the source and
+// the kubelet re-projecting identical content must not write at all.
+func TestUnchangedSecretWritesNothing(t *testing.T) {
+	src := newSecretVolume(t)
+	dest := t.TempDir()
+	p := newPair(t, "p")
+	src.setPair(p)
+	s := newTestSyncer(t, src.dir, dest)
+
+	changed, err := s.SyncOnce()
+	require.NoError(t, err)
+	require.True(t, changed)
+	before := statFiles(t, dest)
+
+	// CRI-O-style watcher on the files and a watcher on the directory.
+	fileLog, dirLog := &eventLog{}, &eventLog{}
+	raw := rawWatch(t, dest)
+	sentinel := filepath.Join(t.TempDir(), "sentinel")
+	require.NoError(t, os.WriteFile(sentinel, nil, 0o600))
+	watch(t, fileLog, nil, filepath.Join(dest, "tls.crt"), filepath.Join(dest, "tls.key"), sentinel)
+	watch(t, dirLog, nil, dest, sentinel)
+
+	changed, err = s.SyncOnce()
+	require.NoError(t, err)
+	assert.False(t, changed, "second sync of the same pair")
+
+	// Touch the projected files.
+	future := time.Now().Add(time.Hour)
+	for _, n := range []string{"tls.crt", "tls.key"} {
+		require.NoError(t, os.Chtimes(filepath.Join(src.dir, n), future, future))
+	}
+	changed, err = s.SyncOnce()
+	require.NoError(t, err)
+	assert.False(t, changed, "sync after touching the source")
+
+	// The kubelet re-projects the same content (new timestamped dir,
+	// ..data swap), with Run watching.
+	rec := startRun(t, s)
+	n := rec.len()
+	src.setPair(p)
+	require.Eventually(t, func() bool { return rec.len() > n }, waitFor, tick, "no sync after the re-projection")
+	for _, r := range rec.since(0) {
+		assert.NoError(t, r.err)
+		assert.False(t, r.changed, "Run wrote an unchanged pair")
+	}
+
+	for name, log := range map[string]*eventLog{"file": fileLog, "directory": dirLog} {
+		idx := barrier(t, log, sentinel)
+		assert.Empty(t, withoutPath(log.since(0)[:idx], sentinel), "%s watcher saw events for an unchanged pair", name)
+	}
+	assert.Equal(t, before, statFiles(t, dest), "destination files were touched")
+	// Stricter than fsnotify's default mask: not even opened for writing.
+	assert.Empty(t, rawEventsBefore(t, raw, dest), "raw inotify events (incl. IN_CLOSE_WRITE) in the destination")
+}
+
+// rawWatch watches dir with a plain inotify instance, including
+// IN_CLOSE_WRITE, which fsnotify does not report by default.
+func rawWatch(t *testing.T, dir string) int {
+	t.Helper()
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	_, err = syscall.InotifyAddWatch(fd, dir, syscall.IN_MODIFY|syscall.IN_ATTRIB|syscall.IN_CLOSE_WRITE|
+		syscall.IN_CREATE|syscall.IN_DELETE|syscall.IN_MOVED_FROM|syscall.IN_MOVED_TO)
+	require.NoError(t, err)
+	return fd
+}
+
+// rawEventsBefore creates a sentinel file in dir and returns the events
+// queued on fd before the sentinel's. The sentinel's event is queued when
+// the file is created, so the blocking reads below always terminate.
+func rawEventsBefore(t *testing.T, fd int, dir string) []string {
+	t.Helper()
+	const sentinel = "zz-sentinel"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, sentinel), nil, 0o600))
+	buf := make([]byte, 64<<10)
+	var out []string
+	for {
+		n, err := syscall.Read(fd, buf)
+		require.NoError(t, err)
+		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
+			mask := binary.NativeEndian.Uint32(buf[off+4:])
+			nameLen := int(binary.NativeEndian.Uint32(buf[off+12:]))
+			start := off + syscall.SizeofInotifyEvent
+			name := strings.TrimRight(string(buf[start:start+nameLen]), "\x00")
+			if name == sentinel {
+				return out
+			}
+			out = append(out, fmt.Sprintf("%s mask=%#x", name, mask))
+			off = start + nameLen
+		}
+	}
+}
+
+// TestInPlaceModesAndTruncation: existing files keep their inode (so CRI-O's
+// inode watches survive), get the right modes, and end with exactly the new
+// bytes even when the old content was longer.
+func TestInPlaceModesAndTruncation(t *testing.T) {
+	src := newSecretVolume(t)
+	dest := t.TempDir()
+	certPath, keyPath := filepath.Join(dest, "tls.crt"), filepath.Join(dest, "tls.key")
+	boot := newPair(t, "boot")
+	// Longer old content to exercise the truncation, wrong modes.
+	require.NoError(t, os.WriteFile(certPath, append(bytes.Clone(boot.certPEM), bytes.Repeat([]byte("#"), 4096)...), 0o600))
+	require.NoError(t, os.WriteFile(keyPath, boot.keyPEM, 0o600))
+	require.NoError(t, os.Chmod(keyPath, 0o644))
+	before := statFiles(t, dest)
+
+	p := newPair(t, "p")
+	src.setPair(p)
+	s := newTestSyncer(t, src.dir, dest)
+	changed, err := s.SyncOnce()
+	require.NoError(t, err)
+	require.True(t, changed)
+	assert.Equal(t, p.certPEM, readFile(t, certPath))
+	assert.Equal(t, p.keyPEM, readFile(t, keyPath))
+	assertModes(t, dest)
+	after := statFiles(t, dest)
+	for n := range before {
+		assert.Equal(t, before[n].ino, after[n].ino, "%s was replaced instead of rewritten in place", n)
+	}
+
+	// Only the mode drifted: fixed, content and inode unchanged.
+	require.NoError(t, os.Chmod(keyPath, 0o640))
+	changed, err = s.SyncOnce()
+	require.NoError(t, err)
+	assert.True(t, changed)
+	assertModes(t, dest)
+	assert.Equal(t, p.keyPEM, readFile(t, keyPath))
+	assert.Equal(t, after["tls.key"].ino, statFiles(t, dest)["tls.key"].ino)
+	assertOnlyPair(t, dest)
+}
+
+// TestCreatesMissingFiles: a destination without the files (or with a
+// symlink in their place) gets regular files, atomically, with the right
+// modes and no temporary files left.
+func TestCreatesMissingFiles(t *testing.T) {
+	src := newSecretVolume(t)
+	dest := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "elsewhere")
+	require.NoError(t, os.WriteFile(outside, []byte("untouched"), 0o600))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dest, "tls.key")))
+	// A temp file left by a killed predecessor.
+	stale := filepath.Join(dest, tempPrefix("tls.crt")+"123")
+	require.NoError(t, os.WriteFile(stale, []byte("junk"), 0o600))
+
+	p := newPair(t, "p")
+	src.setPair(p)
+	s := newTestSyncer(t, src.dir, dest)
+	startRun(t, s)
+
+	require.True(t, destHolds(dest, p))
+	assertModes(t, dest)
+	assert.Equal(t, []byte("untouched"), readFile(t, outside), "wrote through a symlink")
+	assertOnlyPair(t, dest)
+}
+
+// TestInvalidSourceNotWritten: a mismatched pair (certificate of one pair,
+// key of another), a missing key, garbage, an expired or not-yet-valid
+// certificate are never written; the previous good pair stays.
+func TestInvalidSourceNotWritten(t *testing.T) {
+	src := newSecretVolume(t)
+	dest := t.TempDir()
+	good := newPair(t, "good")
+	src.setPair(good)
+	s := newTestSyncer(t, src.dir, dest)
+	rec := startRun(t, s)
+	require.True(t, destHolds(dest, good))
+	before := statFiles(t, dest)
+
+	fileLog := &eventLog{}
+	sentinel := filepath.Join(t.TempDir(), "sentinel")
+	require.NoError(t, os.WriteFile(sentinel, nil, 0o600))
+	watch(t, fileLog, nil, filepath.Join(dest, "tls.crt"), filepath.Join(dest, "tls.key"), sentinel)
+
+	b, c := newPair(t, "b"), newPair(t, "c")
+	now := time.Now()
+	future := genPair(t, "future", now.Add(time.Hour), now.Add(2*time.Hour))
+	expired := genPair(t, "expired", now.Add(-2*time.Hour), now.Add(-time.Hour))
+	cases := []struct {
+		name  string
+		files map[string][]byte
+		want  string
+	}{
+		{"mismatched", map[string][]byte{"tls.crt": b.certPEM, "tls.key": c.keyPEM}, "not a valid certificate/key pair"},
+		{"key missing", map[string][]byte{"tls.crt": b.certPEM}, "reading source key"},
+		{"garbage", map[string][]byte{"tls.crt": []byte("garbage"), "tls.key": b.keyPEM}, "not a valid certificate/key pair"},
+		{"truncated", map[string][]byte{"tls.crt": b.certPEM[:len(b.certPEM)/2], "tls.key": b.keyPEM}, "not a valid certificate/key pair"},
+		{"not yet valid", map[string][]byte{"tls.crt": future.certPEM, "tls.key": future.keyPEM}, "not valid before"},
+		{"expired", map[string][]byte{"tls.crt": expired.certPEM, "tls.key": expired.keyPEM}, "expired"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// A fresh volume per case: the kubelet never removes a key's
+			// symlink, so "key missing" needs one that never had it.
+			vol := newSecretVolume(t)
+			vol.update(tc.files)
+			s2 := newTestSyncer(t, vol.dir, dest)
+			changed, err := s2.SyncOnce()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.False(t, changed)
+			assert.True(t, destHolds(dest, good), "previous good pair must stay")
+		})
+	}
+	var nyv *notYetValidError
+	vol := newSecretVolume(t)
+	vol.setPair(future)
+	_, err := newTestSyncer(t, vol.dir, dest).SyncOnce()
+	require.True(t, errors.As(err, &nyv), "not-yet-valid must be reported as such so Run waits for NotBefore")
+
+	// The running syncer sees a mismatched pair arrive and refuses it.
+	n := rec.len()
+	src.update(map[string][]byte{"tls.crt": b.certPEM, "tls.key": c.keyPEM})
+	require.Eventually(t, func() bool {
+		for _, r := range rec.since(n) {
+			if r.err != nil {
+				return true
+			}
+		}
+		return false
+	}, waitFor, tick, "Run never attempted the mismatched pair")
+	for _, r := range rec.since(n) {
+		assert.False(t, r.changed)
+	}
+	assert.True(t, destHolds(dest, good), "previous good pair must stay")
+	assert.Equal(t, before, statFiles(t, dest))
+	assert.Contains(t, s.Status().LastError, "not a valid certificate/key pair")
+	idx := barrier(t, fileLog, sentinel)
+	assert.Empty(t, withoutPath(fileLog.since(0)[:idx], sentinel), "destination files got events although nothing was written")
+
+	// A good pair afterwards is synced.
+	d := newPair(t, "d")
+	src.setPair(d)
+	require.Eventually(t, func() bool { return destHolds(dest, d) }, waitFor, tick)
+	require.Eventually(t, func() bool { return s.Status().LastError == "" }, waitFor, tick)
+}
+
+// TestRenameDropsInotifyFileWatch pins down why existing files are
+// rewritten in place: a watch on a file (what CRI-O 1.34 sets up) sees one
+// rename over it and then nothing more, while in-place writes keep it.
+// If this ever fails, revisit writeFile's strategy.
+func TestRenameDropsInotifyFileWatch(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "tls.crt")
+	require.NoError(t, os.WriteFile(p, []byte("0"), 0o644))
+	sentinel := filepath.Join(t.TempDir(), "sentinel")
+	require.NoError(t, os.WriteFile(sentinel, nil, 0o600))
+	log := &eventLog{}
+	watch(t, log, nil, p, sentinel)
+
+	renameOver := func(data string) {
+		tmp := filepath.Join(dir, "tmp")
+		require.NoError(t, os.WriteFile(tmp, []byte(data), 0o644))
+		require.NoError(t, os.Rename(tmp, p))
+	}
+	renameOver("1")
+	idx := barrier(t, log, sentinel)
+	first := log.since(0)[:idx]
+	require.NotEmpty(t, first, "the first rename is seen")
+	assert.True(t, hasOp(first, fsnotify.Remove), "the old inode is gone: %v", first)
+
+	start := idx + 1
+	renameOver("2")
+	idx = barrier(t, log, sentinel)
+	assert.Empty(t, log.since(start)[:idx-start], "a second rename is not seen any more")
+
+	// In place on a still-watched file: every write is seen.
+	q := filepath.Join(dir, "tls.key")
+	require.NoError(t, os.WriteFile(q, []byte("0"), 0o600))
+	log2 := &eventLog{}
+	watch(t, log2, nil, q, sentinel)
+	for i := range 3 {
+		start := log2.len()
+		_, _, err := writeFile(q, []byte(strings.Repeat("k", i+2)), 0o600)
+		require.NoError(t, err)
+		idx := barrier(t, log2, sentinel)
+		assert.Positive(t, countFor(log2.since(start)[:idx-start], q), "in-place write %d not seen", i)
+	}
+}
+
+func TestCommand(t *testing.T) {
+	cmd := NewCommand()
+	assert.Equal(t, "cert-syncer", cmd.Use)
+	for flag, def := range map[string]string{
+		"source-dir": "", "dest-dir": "", "cert-file-name": "tls.crt", "key-file-name": "tls.key",
+		"resync-interval": "1m0s", "health-listen-address": "",
+	} {
+		f := cmd.Flags().Lookup(flag)
+		if assert.NotNil(t, f, flag) {
+			assert.Equal(t, def, f.DefValue, flag)
+		}
+	}
+
+	run := func(ctx context.Context, args ...string) error {
+		cmd := NewCommand()
+		cmd.SetArgs(args)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		return cmd.ExecuteContext(ctx)
+	}
+	dest := t.TempDir()
+	err := run(context.Background(), "--source-dir", filepath.Join(t.TempDir(), "missing"), "--dest-dir", dest)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is the Secret volume mounted?")
+	err = run(context.Background(), "--source-dir", t.TempDir(), "--dest-dir", filepath.Join(t.TempDir(), "missing"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is the hostPath volume mounted?")
+	err = run(context.Background(), "--source-dir", t.TempDir(), "--dest-dir", dest, "--key-file-name", "../x")
+	require.Error(t, err)
+	err = run(context.Background(), "--dest-dir", dest)
+	require.Error(t, err, "--source-dir is required")
+
+	// Runs until SIGTERM, then returns without error.
+	src := newSecretVolume(t)
+	p := newPair(t, "p")
+	src.setPair(p)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(context.Background(), "--source-dir", src.dir, "--dest-dir", dest,
+			"--health-listen-address", "127.0.0.1:0")
+	}()
+	// The destination is written by Run, which starts after the signal
+	// handler is installed.
+	require.Eventually(t, func() bool { return destHolds(dest, p) }, waitFor, tick)
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case err := <-errc:
+		require.NoError(t, err)
+	case <-time.After(waitFor):
+		t.Fatal("cert-syncer did not stop on SIGTERM")
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	src := newSecretVolume(t)
+	src.setPair(newPair(t, "p"))
+	s := newTestSyncer(t, src.dir, t.TempDir())
+	get := func() (int, string) {
+		rr := httptest.NewRecorder()
+		s.healthz(rr, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		return rr.Code, rr.Body.String()
+	}
+	code, _ := get()
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	startRun(t, s)
+	code, body := get()
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "ok")
+	assert.Contains(t, body, "last successful sync")
+}
+
+func withoutPath(events []fsnotify.Event, path string) []fsnotify.Event {
+	var out []fsnotify.Event
+	for _, ev := range events {
+		if filepath.Clean(ev.Name) != filepath.Clean(path) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func hasOp(events []fsnotify.Event, op fsnotify.Op) bool {
+	for _, ev := range events {
+		if ev.Op.Has(op) {
+			return true
+		}
+	}
+	return false
+}
+
+type fileStat struct {
+	ino   uint64
+	mode  os.FileMode
+	mtime time.Time
+	ctime syscall.Timespec
+}
+
+func statFiles(t *testing.T, dir string) map[string]fileStat {
+	t.Helper()
+	out := map[string]fileStat{}
+	for _, n := range []string{"tls.crt", "tls.key"} {
+		fi, err := os.Lstat(filepath.Join(dir, n))
+		require.NoError(t, err)
+		st := fi.Sys().(*syscall.Stat_t)
+		out[n] = fileStat{ino: st.Ino, mode: fi.Mode(), mtime: fi.ModTime(), ctime: st.Ctim}
+	}
+	return out
+}
+
+func assertModes(t *testing.T, dir string) {
+	t.Helper()
+	st := statFiles(t, dir)
+	assert.Equal(t, os.FileMode(0o644), st["tls.crt"].mode, "certificate mode")
+	assert.Equal(t, os.FileMode(0o600), st["tls.key"].mode, "key mode")
+}
+
+// assertOnlyPair checks no temporary file is left next to the pair.
+func assertOnlyPair(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{"tls.crt", "tls.key"}, names)
+}

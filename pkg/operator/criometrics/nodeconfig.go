@@ -1,0 +1,119 @@
+package criometrics
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/openshift/cluster-node-operator/bindata"
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+const nodeConfigFieldManager = "CRIOMetricsNodeConfig"
+
+var (
+	sccGVR             = schema.GroupVersionResource{Group: "security.openshift.io", Version: "v1", Resource: "securitycontextconstraints"}
+	machineConfigGVR   = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
+	machineConfigRoles = []string{"master", "worker"}
+)
+
+func machineConfigName(role string) string { return "50-" + role + "-crio-metrics-tls" }
+
+// RenderMachineConfig returns the MachineConfig that installs the static
+// CRI-O drop-in on the nodes of a pool.
+func RenderMachineConfig(role string) (*unstructured.Unstructured, error) {
+	dropIn := url.PathEscape(string(bindata.MustAsset("metrics/crio-dropin.conf")))
+	raw := strings.NewReplacer("${ROLE}", role, "${DROPIN}", dropIn).Replace(string(bindata.MustAsset("metrics/machineconfig.yaml")))
+	return stack.ReadUnstructured([]byte(raw))
+}
+
+func renderSCC() (*unstructured.Unstructured, error) {
+	return stack.ReadUnstructured(bindata.MustAsset(sccFile))
+}
+
+type nodeConfigController struct {
+	deps stack.Deps
+}
+
+// newNodeConfigController keeps the SecurityContextConstraints and the CRI-O
+// drop-in MachineConfigs, kinds that library-go's resourceapply does not
+// handle. It applies only when the live object differs from ours.
+func newNodeConfigController(deps stack.Deps) stack.Runnable {
+	c := &nodeConfigController{deps: deps}
+	return factory.New().
+		WithInformers(deps.NodeOperators.Informer()).
+		ResyncEvery(time.Minute).
+		WithSync(c.syncNodeConfig).
+		ToController("CRIOMetricsNodeConfig", deps.Recorder)
+}
+
+func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx factory.SyncContext) error {
+	state, err := stack.Read(c.deps.NodeOperators, nodev1alpha1.MetricsStack)
+	if err != nil || !state.Act || !state.Decided {
+		return err
+	}
+	syncErr := c.reconcile(ctx, state.Enabled)
+	cond := stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(false, "AsExpected", "")
+	if syncErr != nil {
+		cond = stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(true, "SyncError", syncErr.Error())
+	}
+	if err := (stack.Conditions{}).Apply(ctx, c.deps.OperatorClient, nodeConfigFieldManager, cond); err != nil {
+		return err
+	}
+	return syncErr
+}
+
+func (c *nodeConfigController) reconcile(ctx context.Context, enabled bool) error {
+	scc, err := renderSCC()
+	if err != nil {
+		return err
+	}
+	objects := []struct {
+		gvr schema.GroupVersionResource
+		obj *unstructured.Unstructured
+	}{{sccGVR, scc}}
+	if c.deps.Served.Get().MachineConfig {
+		for _, role := range machineConfigRoles {
+			mc, err := RenderMachineConfig(role)
+			if err != nil {
+				return err
+			}
+			objects = append(objects, struct {
+				gvr schema.GroupVersionResource
+				obj *unstructured.Unstructured
+			}{machineConfigGVR, mc})
+		}
+	}
+	var errs []string
+	for _, o := range objects {
+		var changed bool
+		var err error
+		if enabled {
+			changed, err = stack.ApplyUnstructured(ctx, c.deps.DynamicClient, o.gvr, o.obj, nodeConfigFieldManager)
+		} else {
+			changed, err = stack.DeleteUnstructured(ctx, c.deps.DynamicClient, o.gvr, o.obj)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s %s: %v", o.obj.GetKind(), o.obj.GetName(), err))
+			continue
+		}
+		if changed {
+			verb := "applied"
+			if !enabled {
+				verb = "deleted"
+			}
+			c.deps.Recorder.Eventf("CRIOMetricsNodeConfig", "%s %s %s", verb, o.obj.GetKind(), o.obj.GetName())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}

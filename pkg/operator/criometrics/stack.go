@@ -1,0 +1,81 @@
+// Package criometrics is the CRI-O metrics stack: kube-rbac-proxy in front of
+// every node's CRI-O metrics endpoint, certificates the operator rotates and
+// cert-syncer copies to each node, RBAC that lets only the platform
+// Prometheus scrape, a Service, a ServiceMonitor and alerts.
+package criometrics
+
+import (
+	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/openshift/cluster-node-operator/bindata"
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+const (
+	namespace   = operatorclient.OperatorNamespace
+	serviceName = "crio-metrics"
+	// Prefix names the stack's Available, Progressing and Degraded conditions.
+	Prefix = string(nodev1alpha1.MetricsStack)
+)
+
+// Static manifests applied with library-go's resourceapply.
+var (
+	staticFiles = []string{
+		"metrics/serviceaccount.yaml",
+		"metrics/clusterrole-proxy.yaml",
+		"metrics/clusterrolebinding-proxy.yaml",
+		"metrics/clusterrole-client.yaml",
+		"metrics/clusterrolebinding-client.yaml",
+		"metrics/role-prometheus.yaml",
+		"metrics/rolebinding-prometheus.yaml",
+		"metrics/service.yaml",
+	}
+	// monitoringFiles need monitoring.coreos.com/v1.
+	monitoringFiles = []string{
+		"metrics/servicemonitor.yaml",
+		"metrics/prometheusrule.yaml",
+	}
+	sccFile = "metrics/scc.yaml"
+	dsFile  = "metrics/daemonset.yaml"
+)
+
+type metricsStack struct {
+	controllers []stack.Runnable
+	related     []configv1.ObjectReference
+}
+
+// New builds the CRI-O metrics stack.
+func New(deps stack.Deps) (stack.Stack, error) {
+	if err := deps.CertTiming.Validate(); err != nil {
+		return nil, err
+	}
+	related, err := stack.RelatedObjects(bindata.Asset, append(append(append([]string{}, staticFiles...), monitoringFiles...), sccFile, dsFile)...)
+	if err != nil {
+		return nil, err
+	}
+	related = append(related,
+		configv1.ObjectReference{Resource: "secrets", Namespace: namespace, Name: certrotation.SignerSecretName},
+		configv1.ObjectReference{Resource: "secrets", Namespace: namespace, Name: certrotation.ServingSecretName},
+		configv1.ObjectReference{Resource: "configmaps", Namespace: namespace, Name: certrotation.CABundleName},
+	)
+	for _, role := range machineConfigRoles {
+		related = append(related, configv1.ObjectReference{Group: "machineconfiguration.openshift.io", Resource: "machineconfigs", Name: machineConfigName(role)})
+	}
+
+	return &metricsStack{
+		controllers: []stack.Runnable{
+			newStaticResourcesController(deps),
+			newNodeConfigController(deps),
+			newCertController(deps),
+			newDaemonSetController(deps),
+		},
+		related: related,
+	}, nil
+}
+
+func (s *metricsStack) Name() nodev1alpha1.StackName               { return nodev1alpha1.MetricsStack }
+func (s *metricsStack) Controllers() []stack.Runnable              { return s.controllers }
+func (s *metricsStack) RelatedObjects() []configv1.ObjectReference { return s.related }

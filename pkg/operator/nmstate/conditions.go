@@ -1,0 +1,244 @@
+package nmstate
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+// DegradedInertia is how long a sync must keep failing before NMStateDegraded
+// turns True; shorter problems (a namespace still terminating, an API server
+// restart) only delay the stack. library-go's ClusterOperator status
+// controller adds its own inertia on top.
+const DegradedInertia = time.Minute
+
+// Condition reasons of the NMState conditions. While the stack is settled,
+// Available carries the decision's reason (PlatformDefault, OptedIn,
+// NotDefaultOnPlatform, OptedOut, HostedControlPlane, ...).
+const (
+	ReasonAsExpected            = "AsExpected"
+	ReasonDeploying             = "Deploying"
+	ReasonRollingOut            = "RollingOut"
+	ReasonDeploymentUnavailable = "DeploymentUnavailable"
+	ReasonRemoving              = "Removing"
+	ReasonSyncFailing           = "SyncFailing"
+	ReasonRolloutStuck          = "RolloutStuck"
+	ReasonBlocked               = "Blocked"
+)
+
+// crState is what the controller found of the NMState CR.
+type crState int
+
+const (
+	crMissing  crState = iota // not there (or its API is not served yet)
+	crOurs                    // created by this stack (it carries StackLabel)
+	crAdopted                 // created by an administrator: used, never changed, kept on opt-out
+	crDeleting                // being deleted
+)
+
+// observation is what one sync did and found; conditionsFor turns it into
+// conditions without any I/O.
+type observation struct {
+	// Decision is the recorded decision for the stack.
+	Decision nodev1alpha1.StackStatus
+
+	// Waiting says what the stack waits for before it can go on (for example
+	// a namespace that is still terminating); empty when nothing.
+	Waiting string
+	// Blocked says why the stack cannot be deployed at all (someone else's
+	// nmstate-operator Deployment is in the way); empty when nothing.
+	Blocked string
+
+	// Deployment is the nmstate-operator Deployment as last seen; nil when
+	// there is none.
+	Deployment *appsv1.Deployment
+	// Applied is true when this sync applied the Deployment: its generation
+	// is then recorded in the NodeOperator status.
+	Applied bool
+	// CR is what was found of the NMState "nmstate".
+	CR crState
+
+	// Remaining lists the objects that are still being removed while the
+	// stack is off.
+	Remaining []string
+
+	// deleted lists what this sync deleted, for its event.
+	deleted []string
+
+	// SyncError is the error of this sync; FailingFor is how long syncs have
+	// failed in a row.
+	SyncError  error
+	FailingFor time.Duration
+}
+
+// condition is one condition before it becomes an apply configuration.
+type condition struct {
+	Status  bool
+	Reason  string
+	Message string
+}
+
+type conditions struct {
+	Available, Progressing, Degraded condition
+}
+
+// conditionsFor decides the NMState conditions:
+//   - Available: off, true (nothing is required) with the decision's message;
+//     on, true only when the nmstate-operator Deployment is available and the
+//     NMState CR exists;
+//   - Progressing: only while the Deployment rolls out a new spec, or while the
+//     stack is being set up or removed;
+//   - Degraded: only when syncs keep failing for DegradedInertia, or when the
+//     Deployment controller gave up rolling out (ProgressDeadlineExceeded).
+func conditionsFor(o observation) conditions {
+	out := conditions{
+		Progressing: condition{Reason: ReasonAsExpected},
+		Degraded:    condition{Reason: ReasonAsExpected},
+	}
+	switch {
+	case o.SyncError != nil && o.FailingFor >= DegradedInertia:
+		out.Degraded = condition{Status: true, Reason: ReasonSyncFailing,
+			Message: fmt.Sprintf("failing for %s: %v", o.FailingFor.Round(time.Second), o.SyncError)}
+	case o.Deployment != nil && progressDeadlineExceeded(o.Deployment) != "":
+		out.Degraded = condition{Status: true, Reason: ReasonRolloutStuck,
+			Message: fmt.Sprintf("Deployment %s/%s does not roll out: %s", Namespace, DeploymentName, progressDeadlineExceeded(o.Deployment))}
+	}
+
+	if !o.Decision.Enabled {
+		return removalConditions(o, out)
+	}
+	return deployConditions(o, out)
+}
+
+func removalConditions(o observation, out conditions) conditions {
+	kept := ""
+	if o.CR == crAdopted {
+		kept = fmt.Sprintf("NMState %s, created by an administrator, is kept", CRName)
+	}
+	if len(o.Remaining) == 0 && o.Waiting == "" {
+		out.Available = condition{Status: true, Reason: o.Decision.Reason, Message: stack.Join(o.Decision.Message, kept)}
+		return out
+	}
+	waiting := o.Waiting
+	if len(o.Remaining) > 0 {
+		waiting = stack.Join(waiting, "deleting "+strings.Join(o.Remaining, ", "))
+	}
+	out.Available = condition{Status: true, Reason: ReasonRemoving, Message: stack.Join(o.Decision.Message, "removing: "+waiting, kept)}
+	out.Progressing = condition{Status: true, Reason: ReasonRemoving, Message: "removing the NMState stack: " + waiting}
+	return out
+}
+
+func deployConditions(o observation, out conditions) conditions {
+	d := o.Deployment
+	available := d != nil && deploymentAvailable(d)
+	rolling := d == nil || rollingOut(d)
+	crPresent := o.CR == crOurs || o.CR == crAdopted
+
+	var cr string
+	switch o.CR {
+	case crOurs:
+		cr = fmt.Sprintf("NMState %s created by the node operator", CRName)
+	case crAdopted:
+		cr = fmt.Sprintf("NMState %s created by an administrator (adopted: its spec is left alone and it is kept on opt-out)", CRName)
+	case crDeleting:
+		cr = fmt.Sprintf("NMState %s is being deleted; it is created again once it is gone", CRName)
+	default:
+		cr = fmt.Sprintf("NMState %s is created once the Deployment is available", CRName)
+	}
+
+	if o.Blocked != "" {
+		out.Available = condition{Status: false, Reason: ReasonBlocked, Message: stack.Join(o.Decision.Message, "not deployed: "+o.Blocked)}
+		return out
+	}
+
+	switch {
+	case o.Waiting != "":
+		out.Progressing = condition{Status: true, Reason: ReasonDeploying, Message: "deploying the NMState stack: waiting for " + o.Waiting}
+	case d == nil:
+		out.Progressing = condition{Status: true, Reason: ReasonDeploying, Message: fmt.Sprintf("deploying the NMState stack: creating Deployment %s/%s", Namespace, DeploymentName)}
+	case rolling:
+		out.Progressing = condition{Status: true, Reason: ReasonRollingOut, Message: fmt.Sprintf("Deployment %s/%s is rolling out: %s", Namespace, DeploymentName, rollout(d))}
+	case available && !crPresent:
+		out.Progressing = condition{Status: true, Reason: ReasonDeploying, Message: "deploying the NMState stack: " + cr}
+	}
+
+	switch {
+	case available && crPresent:
+		out.Available = condition{Status: true, Reason: o.Decision.Reason,
+			Message: stack.Join(o.Decision.Message, fmt.Sprintf("nmstate-operator available (%s), %s", replicas(d), cr))}
+	case d == nil || (rolling && !available):
+		detail := "Deployment " + Namespace + "/" + DeploymentName + " not created yet"
+		if d != nil {
+			detail = "nmstate-operator " + rollout(d)
+		}
+		if o.Waiting != "" {
+			detail = "waiting for " + o.Waiting
+		}
+		out.Available = condition{Status: false, Reason: ReasonDeploying, Message: stack.Join(o.Decision.Message, "not available yet: "+detail)}
+	case !available:
+		out.Available = condition{Status: false, Reason: ReasonDeploymentUnavailable,
+			Message: stack.Join(o.Decision.Message, fmt.Sprintf("Deployment %s/%s is not available: %s", Namespace, DeploymentName, replicas(d)))}
+	default:
+		detail := cr
+		if o.Waiting != "" {
+			detail = "waiting for " + o.Waiting
+		}
+		out.Available = condition{Status: false, Reason: ReasonDeploying, Message: stack.Join(o.Decision.Message, "not available yet: "+detail)}
+	}
+	return out
+}
+
+// deploymentAvailable is the Deployment's own Available condition: at least
+// the required number of replicas (here all) are available.
+func deploymentAvailable(d *appsv1.Deployment) bool {
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentAvailable {
+			return c.Status == corev1.ConditionTrue && d.Status.AvailableReplicas > 0
+		}
+	}
+	return false
+}
+
+// rollingOut is true while the Deployment's controller has not yet brought
+// every replica to the current spec. A pod that is replaced because its node
+// went away is not a rollout: its replacement is already of the current spec.
+func rollingOut(d *appsv1.Deployment) bool {
+	return d.Status.ObservedGeneration < d.Generation ||
+		d.Status.UpdatedReplicas < desired(d) ||
+		d.Status.Replicas > d.Status.UpdatedReplicas
+}
+
+// progressDeadlineExceeded returns the Deployment controller's message when it
+// gave up waiting for the rollout, "" otherwise.
+func progressDeadlineExceeded(d *appsv1.Deployment) string {
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
+			if c.Message == "" {
+				return c.Reason
+			}
+			return c.Message
+		}
+	}
+	return ""
+}
+
+func desired(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas != nil {
+		return *d.Spec.Replicas
+	}
+	return 1
+}
+
+func replicas(d *appsv1.Deployment) string {
+	return fmt.Sprintf("%d/%d replicas available", d.Status.AvailableReplicas, desired(d))
+}
+
+func rollout(d *appsv1.Deployment) string {
+	return fmt.Sprintf("%d/%d replicas updated, %d available", d.Status.UpdatedReplicas, desired(d), d.Status.AvailableReplicas)
+}

@@ -1,0 +1,210 @@
+package nmstate
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+)
+
+var (
+	onByDefault = nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: true, Reason: "PlatformDefault",
+		Message: "deployed by default on platform BareMetal; set spec.nmstate.managementState=Removed to opt out"}
+	offOnAWS = nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: false, Reason: "NotDefaultOnPlatform",
+		Message: "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)"}
+	hosted = nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: false, Reason: "HostedControlPlane",
+		Message: "not deployed: the control plane is hosted externally (controlPlaneTopology External), nodes are managed by the hosting cluster"}
+)
+
+// deployment builds a Deployment status: generation and observedGeneration,
+// then updated and available replicas out of one, and the Available condition.
+func deployment(generation, observed int64, updated, available int32, availableCond corev1.ConditionStatus, extra ...appsv1.DeploymentCondition) *appsv1.Deployment {
+	one := int32(1)
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: DeploymentName, Namespace: Namespace, Generation: generation,
+			Labels: map[string]string{StackLabel: StackLabelValue}},
+		Spec: appsv1.DeploymentSpec{Replicas: &one},
+		Status: appsv1.DeploymentStatus{
+			ObservedGeneration: observed, Replicas: updated, UpdatedReplicas: updated, AvailableReplicas: available,
+			Conditions: append([]appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: availableCond}}, extra...),
+		},
+	}
+	if updated == 0 {
+		d.Status.Replicas = 0
+	}
+	return d
+}
+
+func TestConditionsFor(t *testing.T) {
+	ready := deployment(1, 1, 1, 1, corev1.ConditionTrue)
+	stuck := deployment(2, 2, 0, 1, corev1.ConditionTrue, appsv1.DeploymentCondition{
+		Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+		Message: `ReplicaSet "nmstate-operator-2" has timed out progressing.`})
+	stuck.Status.Replicas = 2
+
+	for _, tc := range []struct {
+		name string
+		obs  observation
+		want conditions
+	}{{
+		name: "off and nothing left: the decision's message says how to opt in",
+		obs:  observation{Decision: offOnAWS},
+		want: conditions{
+			Available:   condition{true, "NotDefaultOnPlatform", offOnAWS.Message},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "hosted control plane: the reason is in the message",
+		obs:  observation{Decision: hosted},
+		want: conditions{
+			Available:   condition{true, "HostedControlPlane", hosted.Message},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "off with an administrator's NMState kept",
+		obs:  observation{Decision: offOnAWS, CR: crAdopted},
+		want: conditions{
+			Available:   condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NMState nmstate, created by an administrator, is kept"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "removing: progressing, still available",
+		obs:  observation{Decision: offOnAWS, Remaining: []string{"Namespace openshift-nmstate"}},
+		want: conditions{
+			Available:   condition{true, ReasonRemoving, offOnAWS.Message + "; removing: deleting Namespace openshift-nmstate"},
+			Progressing: condition{true, ReasonRemoving, "removing the NMState stack: deleting Namespace openshift-nmstate"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, nothing created yet",
+		obs:  observation{Decision: onByDefault},
+		want: conditions{
+			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: Deployment openshift-nmstate/nmstate-operator not created yet"},
+			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: creating Deployment openshift-nmstate/nmstate-operator"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, waiting for the namespace of the last opt-out to go",
+		obs:  observation{Decision: onByDefault, Waiting: "namespace openshift-nmstate to finish terminating"},
+		want: conditions{
+			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: waiting for namespace openshift-nmstate to finish terminating"},
+			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: waiting for namespace openshift-nmstate to finish terminating"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, Deployment created, not observed yet",
+		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse)},
+		want: conditions{
+			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
+			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, Deployment available, CR not there yet: not available (both are required)",
+		obs:  observation{Decision: onByDefault, Deployment: ready},
+		want: conditions{
+			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: NMState nmstate is created once the Deployment is available"},
+			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: NMState nmstate is created once the Deployment is available"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on and settled, our CR",
+		obs:  observation{Decision: onByDefault, Deployment: ready, CR: crOurs},
+		want: conditions{
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on and settled, adopted CR",
+		obs:  observation{Decision: onByDefault, Deployment: ready, CR: crAdopted},
+		want: conditions{
+			Available: condition{true, "PlatformDefault", onByDefault.Message +
+				"; nmstate-operator available (1/1 replicas available), NMState nmstate created by an administrator (adopted: its spec is left alone and it is kept on opt-out)"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, new spec rolling out while the old pod serves: available and progressing",
+		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: func() *appsv1.Deployment {
+			d := deployment(2, 2, 1, 1, corev1.ConditionTrue)
+			d.Status.Replicas = 2 // the old pod is still there
+			return d
+		}()},
+		want: conditions{
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
+			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 1/1 replicas updated, 1 available"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, pod lost with its node: unavailable but not progressing (no new spec)",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse)},
+		want: conditions{
+			Available:   condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, rollout stuck past its deadline: degraded at once (the Deployment controller waited)",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: stuck},
+		want: conditions{
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
+			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 1 available"},
+			Degraded:    condition{true, ReasonRolloutStuck, `Deployment openshift-nmstate/nmstate-operator does not roll out: ReplicaSet "nmstate-operator-2" has timed out progressing.`},
+		},
+	}, {
+		name: "sync failing for less than the inertia: not degraded, still available",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, SyncError: errors.New("boom"), FailingFor: DegradedInertia - time.Second},
+		want: conditions{
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "sync failing for the inertia: degraded",
+		obs:  observation{Decision: offOnAWS, SyncError: errors.New("deleting ClusterRole nmstate-operator: forbidden"), FailingFor: DegradedInertia},
+		want: conditions{
+			Available:   condition{true, "NotDefaultOnPlatform", offOnAWS.Message},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{true, ReasonSyncFailing, "failing for 1m0s: deleting ClusterRole nmstate-operator: forbidden"},
+		},
+	}, {
+		name: "on, someone else's NMState operator in the way",
+		obs:  observation{Decision: onByDefault, Blocked: "Deployment openshift-nmstate/nmstate-operator exists but was not created by the node operator"},
+		want: conditions{
+			Available:   condition{false, ReasonBlocked, onByDefault.Message + "; not deployed: Deployment openshift-nmstate/nmstate-operator exists but was not created by the node operator"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, conditionsFor(tc.obs))
+		})
+	}
+}
+
+func TestRollingOut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    *appsv1.Deployment
+		want bool
+	}{
+		{"settled", deployment(3, 3, 1, 1, corev1.ConditionTrue), false},
+		{"new generation not observed", deployment(4, 3, 1, 1, corev1.ConditionTrue), true},
+		{"new pod not created yet", deployment(4, 4, 0, 1, corev1.ConditionTrue), true},
+		{"replacement pod for a lost node", deployment(3, 3, 1, 0, corev1.ConditionFalse), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, rollingOut(tc.d))
+		})
+	}
+}

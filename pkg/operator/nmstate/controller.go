@@ -1,0 +1,414 @@
+package nmstate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	appslistersv1 "k8s.io/client-go/listers/apps/v1"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/cluster-node-operator/bindata"
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+const (
+	// ControllerName names the controller in logs and events; it is also the
+	// field manager of the NMState conditions and of the Deployment's
+	// generation in the NodeOperator status.
+	ControllerName = "NMStateStack"
+	// resync bounds how long an edited or deleted object (or a deleted NMState
+	// CR) stays wrong: the NMState CR and the RBAC are not watched, to stay
+	// within the operator's watch budget. Only GETs happen at steady state.
+	resync = time.Minute
+	// pollInterval is how often a sync looks again while it waits for
+	// something that no informer reports (a namespace being finalized).
+	pollInterval = 2 * time.Second
+)
+
+type controller struct {
+	readState      func() (stack.State, error)
+	operatorClient v1helpers.OperatorClient
+	kube           kubernetes.Interface
+	dynamic        dynamic.Interface
+	clients        *resourceapply.ClientHolder
+	deployments    appslistersv1.DeploymentNamespaceLister
+	cache          resourceapply.ResourceCache
+	images         images
+	clock          clock.PassiveClock
+	conditions     stack.Conditions
+
+	// failingSince is when syncs started to fail in a row; zero while they
+	// succeed. One worker runs sync, so it needs no lock.
+	failingSince time.Time
+}
+
+// newController returns the controller that deploys and removes the stack.
+// It is triggered by the NodeOperator (the decision), by the nmstate-operator
+// Deployment, and every minute.
+func newController(deps stack.Deps) stack.Runnable {
+	deployments := deps.KubeInformers.InformersFor(Namespace).Apps().V1().Deployments()
+	c := &controller{
+		readState:      func() (stack.State, error) { return stack.Read(deps.NodeOperators, nodev1alpha1.NMStateStack) },
+		operatorClient: deps.OperatorClient,
+		kube:           deps.KubeClient,
+		dynamic:        deps.DynamicClient,
+		clients: resourceapply.NewKubeClientHolder(deps.KubeClient).
+			WithAPIExtensionsClient(deps.APIExtensionsClient),
+		deployments: deployments.Lister().Deployments(Namespace),
+		cache:       resourceapply.NewResourceCache(),
+		images:      imagesFrom(deps.Images),
+		clock:       clock.RealClock{},
+		conditions:  stack.Conditions{Prefix: string(nodev1alpha1.NMStateStack)},
+	}
+	return factory.New().
+		WithInformers(deps.NodeOperators.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(DeploymentName), deployments.Informer()).
+		ResyncEvery(resync).
+		WithSync(c.sync).
+		ToController(ControllerName, deps.Recorder)
+}
+
+// sync deploys or removes the stack as the recorded decision says, and
+// reports NMStateAvailable, NMStateProgressing and NMStateDegraded.
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	state, err := c.readState()
+	if err != nil {
+		return err
+	}
+	// Unmanaged (or no NodeOperator): touch nothing. Before the first
+	// decision: neither deploy nor remove anything.
+	if !state.Act || !state.Decided {
+		return nil
+	}
+
+	var o observation
+	var syncErr error
+	if state.Enabled {
+		o, syncErr = c.deploy(ctx, syncCtx.Recorder(), state)
+	} else {
+		o, syncErr = c.remove(ctx)
+		if len(o.deleted) > 0 {
+			// One event per sync: the recorder writes synchronously.
+			syncCtx.Recorder().Eventf("NMStateStackRemoved", "Deleted %s", strings.Join(o.deleted, ", "))
+		}
+	}
+	o.Decision = state.Decision
+
+	now := c.clock.Now()
+	switch {
+	case syncErr == nil:
+		c.failingSince = time.Time{}
+	case c.failingSince.IsZero():
+		c.failingSince = now
+	}
+	if syncErr != nil {
+		o.SyncError = syncErr
+		o.FailingFor = now.Sub(c.failingSince)
+		if o.FailingFor < DegradedInertia {
+			// Look again when the inertia has passed, whatever the backoff.
+			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), DegradedInertia-o.FailingFor)
+		}
+	}
+
+	applyErr := c.operatorClient.ApplyOperatorStatus(ctx, ControllerName, c.status(state, o))
+	if o.Waiting != "" || len(o.Remaining) > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), pollInterval)
+	}
+	return errors.Join(syncErr, applyErr)
+}
+
+// status is what this controller owns in the NodeOperator status: its three
+// conditions and, while the stack is on, the Deployment's last applied
+// generation (which keeps ApplyDeployment from writing at steady state).
+func (c *controller) status(state stack.State, o observation) *applyoperatorv1.OperatorStatusApplyConfiguration {
+	conds := conditionsFor(o)
+	status := applyoperatorv1.OperatorStatus().WithConditions(
+		c.conditions.Available(conds.Available.Status, conds.Available.Reason, conds.Available.Message),
+		c.conditions.Progressing(conds.Progressing.Status, conds.Progressing.Reason, conds.Progressing.Message),
+		c.conditions.Degraded(conds.Degraded.Status, conds.Degraded.Reason, conds.Degraded.Message),
+	)
+	if !state.Enabled {
+		return status
+	}
+	var generations []operatorv1.GenerationStatus
+	if state.NodeOperator != nil {
+		if g := resourcemerge.GenerationFor(state.NodeOperator.Status.Generations, deploymentsGR, Namespace, DeploymentName); g != nil {
+			generations = append(generations, *g)
+		}
+	}
+	if o.Applied {
+		resourcemerge.SetDeploymentGeneration(&generations, o.Deployment)
+	}
+	for _, g := range generations {
+		status.WithGenerations(applyoperatorv1.GenerationStatus().
+			WithGroup(g.Group).WithResource(g.Resource).WithNamespace(g.Namespace).WithName(g.Name).
+			WithLastGeneration(g.LastGeneration))
+	}
+	return status
+}
+
+var deploymentsGR = schema.GroupResource{Group: "apps", Resource: "deployments"}
+
+// deploy applies the stack in order: CRD, namespace, ServiceAccount and RBAC,
+// the Deployment, and once it is available the NMState CR. Every step is a
+// no-op when nothing changed.
+func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state stack.State) (observation, error) {
+	var o observation
+	// Never take over an NMState operator that someone else runs here, for
+	// example one installed by OLM.
+	if existing, err := c.deployments.Get(DeploymentName); err == nil && !ours(existing.Labels) {
+		o.Blocked = fmt.Sprintf("Deployment %s/%s exists but was not created by the node operator (it lacks the label %s=%s), "+
+			"for example a Kubernetes NMState operator installed through OLM; the node operator leaves it alone: "+
+			"uninstall it, or set spec.nmstate.managementState=Removed", Namespace, DeploymentName, StackLabel, StackLabelValue)
+		return o, errors.New(o.Blocked)
+	}
+
+	// After an opt-out the namespace may still be terminating; nothing can
+	// be created in it until it is gone.
+	ns, err := c.kube.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
+	switch {
+	case err == nil && ns.DeletionTimestamp != nil:
+		o.Waiting = fmt.Sprintf("namespace %s to finish terminating (removed by the last opt-out)", Namespace)
+		return o, nil
+	case err != nil && !apierrors.IsNotFound(err):
+		return o, err
+	}
+
+	// A failing step does not stop the later ones, so that the conditions
+	// describe what runs (a transient RBAC error must not make the stack
+	// unavailable); every error is returned.
+	if existing, err := c.deployments.Get(DeploymentName); err == nil {
+		o.Deployment = existing
+	}
+	var errs []error
+	for _, r := range resourceapply.ApplyDirectly(ctx, c.clients, recorder, c.cache, bindata.Asset, append([]string{crdFile}, staticFiles...)...) {
+		if r.Error != nil {
+			errs = append(errs, fmt.Errorf("applying %s: %w", r.File, r.Error))
+		}
+	}
+
+	if required, err := readDeployment(c.images); err != nil {
+		errs = append(errs, err)
+	} else {
+		var previous []operatorv1.GenerationStatus
+		if state.NodeOperator != nil {
+			previous = state.NodeOperator.Status.Generations
+		}
+		actual, _, err := resourceapply.ApplyDeployment(ctx, c.kube.AppsV1(), recorder, required,
+			resourcemerge.ExpectedDeploymentGeneration(required, previous))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("applying Deployment %s/%s: %w", Namespace, DeploymentName, err))
+		} else {
+			o.Deployment = actual
+			o.Applied = true
+		}
+	}
+
+	available := o.Deployment != nil && deploymentAvailable(o.Deployment)
+	o.CR, o.Waiting, err = c.ensureCR(ctx, recorder, available)
+	return o, errors.Join(append(errs, err)...)
+}
+
+// ensureCR finds the NMState CR and, when create is true and there is none,
+// creates it. It never changes an existing one: an administrator's NMState is
+// adopted as it is, and the spec of ours is the administrator's to tune.
+func (c *controller) ensureCR(ctx context.Context, recorder events.Recorder, create bool) (crState, string, error) {
+	nmstates := c.dynamic.Resource(NMStateGVR)
+	live, err := nmstates.Get(ctx, CRName, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return stateOf(live), waitingFor(live), nil
+	case !apierrors.IsNotFound(err):
+		return crMissing, "", fmt.Errorf("reading NMState %s: %w", CRName, err)
+	case !create:
+		return crMissing, "", nil
+	}
+
+	desired, err := readCR()
+	if err != nil {
+		return crMissing, "", err
+	}
+	_, err = nmstates.Create(ctx, desired, metav1.CreateOptions{FieldManager: ControllerName})
+	switch {
+	case apierrors.IsNotFound(err):
+		// The CRD was created moments ago and is not served yet.
+		return crMissing, fmt.Sprintf("CustomResourceDefinition %s to be served", NMStateGVR.GroupResource()), nil
+	case apierrors.IsAlreadyExists(err):
+		// Created meanwhile, by someone else: look again.
+		return crMissing, fmt.Sprintf("NMState %s, created meanwhile, to be read", CRName), nil
+	case err != nil:
+		return crMissing, "", fmt.Errorf("creating NMState %s: %w", CRName, err)
+	}
+	recorder.Eventf("NMStateCreated", "Created NMState %s: the NMState operator now deploys its handler", CRName)
+	return crOurs, "", nil
+}
+
+func stateOf(cr *unstructured.Unstructured) crState {
+	switch {
+	case cr.GetDeletionTimestamp() != nil:
+		return crDeleting
+	case ours(cr.GetLabels()):
+		return crOurs
+	default:
+		return crAdopted
+	}
+}
+
+func waitingFor(cr *unstructured.Unstructured) string {
+	if cr.GetDeletionTimestamp() != nil {
+		return fmt.Sprintf("NMState %s to finish its deletion", CRName)
+	}
+	return ""
+}
+
+// remove deletes what the stack created, in order: the NMState CR (only ours),
+// the Deployment, then RBAC, ServiceAccount and namespace. It never deletes
+// the nmstates.nmstate.io CRD, the NodeNetwork* CRDs or any object of them,
+// nor anything without the stack's label. At steady state it only reads.
+func (c *controller) remove(ctx context.Context) (observation, error) {
+	var o observation
+
+	// The NMState CR first: the handler, webhook, metrics and their RBAC and
+	// webhook configuration are owned by it and garbage-collected with it,
+	// while the NMState operator that created them still runs.
+	nmstates := c.dynamic.Resource(NMStateGVR)
+	live, err := nmstates.Get(ctx, CRName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		// Gone, or the CRD is not there.
+	case err != nil:
+		return o, fmt.Errorf("reading NMState %s: %w", CRName, err)
+	case !ours(live.GetLabels()):
+		o.CR = crAdopted
+	case live.GetDeletionTimestamp() != nil:
+		o.Remaining = append(o.Remaining, "NMState "+CRName)
+		return o, nil
+	default:
+		uid := live.GetUID()
+		err := nmstates.Delete(ctx, CRName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return o, fmt.Errorf("deleting NMState %s: %w", CRName, err)
+		}
+		o.deleted = append(o.deleted, "NMState "+CRName)
+		if _, err := nmstates.Get(ctx, CRName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			o.Remaining = append(o.Remaining, "NMState "+CRName)
+			return o, nil
+		}
+	}
+
+	// Then the NMState operator. A live read, not the cache, so that one
+	// created moments ago is deleted before its namespace.
+	deployments := c.kube.AppsV1().Deployments(Namespace)
+	d, err := deployments.Get(ctx, DeploymentName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return o, fmt.Errorf("reading Deployment %s/%s: %w", Namespace, DeploymentName, err)
+	case !ours(d.Labels):
+		// Not ours: left alone.
+	case d.DeletionTimestamp != nil:
+		o.Remaining = append(o.Remaining, "Deployment "+DeploymentName)
+		return o, nil
+	default:
+		uid := d.UID
+		err := deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return o, fmt.Errorf("deleting Deployment %s/%s: %w", Namespace, DeploymentName, err)
+		}
+		o.deleted = append(o.deleted, "Deployment "+DeploymentName)
+	}
+
+	// Then RBAC, ServiceAccount and namespace, in reverse order of creation.
+	var errs []error
+	for i := len(staticFiles) - 1; i >= 0; i-- {
+		deleted, remaining, err := c.deleteStatic(ctx, staticFiles[i])
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if deleted != "" {
+			o.deleted = append(o.deleted, deleted)
+		}
+		if remaining != "" {
+			o.Remaining = append(o.Remaining, remaining)
+		}
+	}
+	return o, errors.Join(errs...)
+}
+
+// deleteStatic deletes the object of a manifest if it exists and carries the
+// stack's label. It returns what it deleted, and what is still being deleted
+// (a namespace being finalized).
+func (c *controller) deleteStatic(ctx context.Context, file string) (deleted, remaining string, err error) {
+	raw, err := bindata.Asset(file)
+	if err != nil {
+		return "", "", err
+	}
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(raw, &obj.Object); err != nil {
+		return "", "", fmt.Errorf("%s: %w", file, err)
+	}
+	gvk := obj.GroupVersionKind()
+	resource, ok := staticResources[gvk.Kind]
+	if !ok {
+		return "", "", fmt.Errorf("%s: no resource known for kind %s", file, gvk.Kind)
+	}
+	gvr := gvk.GroupVersion().WithResource(resource)
+	var ri dynamic.ResourceInterface = c.dynamic.Resource(gvr)
+	if ns := obj.GetNamespace(); ns != "" {
+		ri = c.dynamic.Resource(gvr).Namespace(ns)
+	}
+	what := fmt.Sprintf("%s %s", gvk.Kind, obj.GetName())
+
+	live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", "", nil
+	case err != nil:
+		return "", "", fmt.Errorf("reading %s: %w", what, err)
+	case !ours(live.GetLabels()):
+		return "", "", nil
+	case live.GetDeletionTimestamp() != nil:
+		return "", what, nil
+	}
+	uid := live.GetUID()
+	err = ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", "", nil
+	case err != nil:
+		return "", "", fmt.Errorf("deleting %s: %w", what, err)
+	}
+	if gvk.Kind == "Namespace" {
+		// Finalized by the namespace controller; reported until it is gone.
+		return what, what, nil
+	}
+	return what, "", nil
+}
+
+// staticResources maps the kinds of staticFiles to their resources.
+var staticResources = map[string]string{
+	"Namespace":          "namespaces",
+	"ServiceAccount":     "serviceaccounts",
+	"ClusterRole":        "clusterroles",
+	"ClusterRoleBinding": "clusterrolebindings",
+	"Role":               "roles",
+	"RoleBinding":        "rolebindings",
+}

@@ -1,0 +1,191 @@
+package platform
+
+import (
+	"fmt"
+	"testing"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+)
+
+// allPlatforms is every PlatformType of config.openshift.io/v1.
+var allPlatforms = []configv1.PlatformType{
+	configv1.AWSPlatformType, configv1.AzurePlatformType, configv1.BareMetalPlatformType,
+	configv1.GCPPlatformType, configv1.LibvirtPlatformType, configv1.OpenStackPlatformType,
+	configv1.NonePlatformType, configv1.VSpherePlatformType, configv1.OvirtPlatformType,
+	configv1.IBMCloudPlatformType, configv1.KubevirtPlatformType, configv1.EquinixMetalPlatformType,
+	configv1.PowerVSPlatformType, configv1.AlibabaCloudPlatformType, configv1.NutanixPlatformType,
+	configv1.ExternalPlatformType,
+}
+
+var allTopologies = []configv1.TopologyMode{
+	configv1.HighlyAvailableTopologyMode, configv1.HighlyAvailableArbiterMode,
+	configv1.SingleReplicaTopologyMode, configv1.DualReplicaTopologyMode, configv1.ExternalTopologyMode, "",
+}
+
+var allKnobs = []nodev1alpha1.StackManagementState{nodev1alpha1.StackPlatformDefault, nodev1alpha1.StackManaged, nodev1alpha1.StackRemoved}
+
+var allServed = []ServedAPIs{{}, {Monitoring: true}, {MachineConfig: true}, {Monitoring: true, MachineConfig: true}}
+
+func infra(platform configv1.PlatformType, topology configv1.TopologyMode) *configv1.Infrastructure {
+	return &configv1.Infrastructure{Status: configv1.InfrastructureStatus{
+		PlatformStatus:       &configv1.PlatformStatus{Type: platform},
+		ControlPlaneTopology: topology,
+	}}
+}
+
+// expected is DESIGN.md's platform table, written independently of Decide.
+func expected(platform configv1.PlatformType, topology configv1.TopologyMode, knob nodev1alpha1.StackManagementState, nmstateStack bool) (bool, string) {
+	switch {
+	case knob == nodev1alpha1.StackRemoved:
+		return false, ReasonOptedOut
+	case topology == configv1.ExternalTopologyMode:
+		return false, ReasonHostedControlPlane
+	case knob == nodev1alpha1.StackManaged:
+		return true, ReasonOptedIn
+	case !nmstateStack:
+		return true, ReasonPlatformDefault
+	case platform == configv1.BareMetalPlatformType:
+		return true, ReasonPlatformDefault
+	default:
+		return false, ReasonNotDefaultOnPlatform
+	}
+}
+
+func TestDecideEveryPlatformTopologyKnobAndServedAPIs(t *testing.T) {
+	for _, platform := range allPlatforms {
+		for _, topology := range allTopologies {
+			for _, metricsKnob := range allKnobs {
+				for _, nmstateKnob := range allKnobs {
+					for _, served := range allServed {
+						name := fmt.Sprintf("%s/%s/metrics=%q/nmstate=%q/%+v", platform, topology, metricsKnob, nmstateKnob, served)
+						t.Run(name, func(t *testing.T) {
+							spec := nodev1alpha1.NodeOperatorSpec{
+								Metrics: nodev1alpha1.StackConfig{ManagementState: metricsKnob},
+								NMState: nodev1alpha1.StackConfig{ManagementState: nmstateKnob},
+							}
+							spec.ManagementState = operatorv1.Managed
+							got := Decide(Input{Infrastructure: infra(platform, topology), Spec: spec, Served: served})
+
+							wantEnabled, wantReason := expected(platform, topology, metricsKnob, false)
+							assert.Equal(t, wantEnabled, got.Metrics.Enabled, "metrics enabled")
+							assert.Equal(t, wantReason, got.Metrics.Reason, "metrics reason")
+							assert.Equal(t, nodev1alpha1.MetricsStack, got.Metrics.Name)
+
+							wantEnabled, wantReason = expected(platform, topology, nmstateKnob, true)
+							assert.Equal(t, wantEnabled, got.NMState.Enabled, "nmstate enabled")
+							assert.Equal(t, wantReason, got.NMState.Reason, "nmstate reason")
+							assert.Equal(t, nodev1alpha1.NMStateStack, got.NMState.Name)
+
+							assert.Empty(t, got.InfrastructureProblem)
+							assert.Equal(t, platform, got.Platform)
+							for _, s := range got.Stacks() {
+								assert.NotEmpty(t, s.Message, "every decision explains itself")
+							}
+							// Skipped parts are reported only for an enabled metrics stack.
+							wantSkipped := 0
+							if got.Metrics.Enabled {
+								if !served.Monitoring {
+									wantSkipped++
+								}
+								if !served.MachineConfig {
+									wantSkipped++
+								}
+							}
+							assert.Len(t, got.Metrics.Skipped, wantSkipped)
+							for _, s := range got.Metrics.Skipped {
+								assert.Contains(t, got.Metrics.Message, s)
+							}
+							assert.Empty(t, got.NMState.Skipped)
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestDecideMessagesTellTheAdministratorWhatToDo(t *testing.T) {
+	got := Decide(Input{Infrastructure: infra(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{true, true}})
+	assert.Equal(t, "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)", got.NMState.Message)
+	assert.Contains(t, got.Metrics.Message, "spec.metrics.managementState=Removed to opt out")
+
+	got = Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{true, true}})
+	assert.Contains(t, got.NMState.Message, "platform BareMetal")
+	assert.Contains(t, got.NMState.Message, "spec.nmstate.managementState=Removed to opt out")
+}
+
+func TestDecideUnknownOrEmptyPlatformIsNone(t *testing.T) {
+	for _, platform := range []configv1.PlatformType{"", "SomethingNew", "baremetal"} {
+		t.Run(string(platform), func(t *testing.T) {
+			got := Decide(Input{Infrastructure: infra(platform, configv1.HighlyAvailableTopologyMode)})
+			assert.Equal(t, configv1.NonePlatformType, got.Platform)
+			assert.True(t, got.Metrics.Enabled)
+			assert.False(t, got.NMState.Enabled)
+			assert.Equal(t, ReasonNotDefaultOnPlatform, got.NMState.Reason)
+			assert.Contains(t, got.NMState.Message, "platform None")
+		})
+	}
+}
+
+func TestDecideInfrastructureWithoutPlatformStatusKeepsLastDecision(t *testing.T) {
+	previous := Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)})
+	got := Decide(Input{
+		Infrastructure: &configv1.Infrastructure{},
+		Previous:       []nodev1alpha1.StackStatus{previous.Metrics.StackStatus, previous.NMState.StackStatus},
+	})
+	assert.Contains(t, got.InfrastructureProblem, "no status.platformStatus")
+	assert.True(t, got.NMState.Enabled)
+	assert.Equal(t, ReasonPlatformDefault, got.NMState.Reason)
+}
+
+func TestDecideFallsBackToDeprecatedStatusPlatform(t *testing.T) {
+	in := &configv1.Infrastructure{Status: configv1.InfrastructureStatus{Platform: configv1.BareMetalPlatformType}}
+	got := Decide(Input{Infrastructure: in})
+	assert.Equal(t, configv1.BareMetalPlatformType, got.Platform)
+	assert.True(t, got.NMState.Enabled)
+}
+
+func TestDecideMissingInfrastructureKeepsLastDecision(t *testing.T) {
+	previous := Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)})
+	prevStatus := []nodev1alpha1.StackStatus{previous.Metrics.StackStatus, previous.NMState.StackStatus}
+
+	got := Decide(Input{Infrastructure: nil, Previous: prevStatus})
+	require.NotEmpty(t, got.InfrastructureProblem)
+	assert.Equal(t, previous.Metrics.StackStatus, got.Metrics.StackStatus)
+	assert.Equal(t, previous.NMState.StackStatus, got.NMState.StackStatus)
+	assert.Empty(t, got.Platform)
+
+	// Opting out still works without an Infrastructure.
+	spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{ManagementState: nodev1alpha1.StackRemoved}}
+	got = Decide(Input{Infrastructure: nil, Previous: prevStatus, Spec: spec})
+	assert.False(t, got.NMState.Enabled)
+	assert.Equal(t, ReasonOptedOut, got.NMState.Reason)
+	assert.True(t, got.Metrics.Enabled, "the other stack keeps its last decision")
+}
+
+func TestDecideMissingInfrastructureWithoutHistoryDeploysNothing(t *testing.T) {
+	spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{ManagementState: nodev1alpha1.StackManaged}}
+	got := Decide(Input{Infrastructure: nil, Spec: spec})
+	for _, s := range got.Stacks() {
+		assert.False(t, s.Enabled, s.Name)
+		assert.Equal(t, ReasonInfrastructureUnavailable, s.Reason)
+		assert.Contains(t, s.Message, "Infrastructure cluster is missing")
+	}
+}
+
+func TestDecideOperatorRemovedRemovesEveryStack(t *testing.T) {
+	for _, platform := range allPlatforms {
+		spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{ManagementState: nodev1alpha1.StackManaged}}
+		spec.ManagementState = operatorv1.Removed
+		got := Decide(Input{Infrastructure: infra(platform, configv1.HighlyAvailableTopologyMode), Spec: spec})
+		for _, s := range got.Stacks() {
+			assert.False(t, s.Enabled)
+			assert.Equal(t, ReasonOperatorRemoved, s.Reason)
+		}
+	}
+}

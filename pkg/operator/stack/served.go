@@ -1,0 +1,39 @@
+package stack
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/client-go/discovery"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
+)
+
+// ServedAPIs caches which optional APIs are served for a short while, so
+// that controllers asking on every sync cost at most one discovery request
+// per group version and TTL.
+type ServedAPIs struct {
+	discovery discovery.DiscoveryInterface
+	ttl       time.Duration
+
+	mu      sync.Mutex
+	checked time.Time
+	served  platform.ServedAPIs
+}
+
+// NewServedAPIs returns a cache in front of discovery.
+func NewServedAPIs(d discovery.DiscoveryInterface, ttl time.Duration) *ServedAPIs {
+	return &ServedAPIs{discovery: d, ttl: ttl}
+}
+
+// Get returns which optional APIs are served.
+func (s *ServedAPIs) Get() platform.ServedAPIs {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.checked) > s.ttl {
+		s.served = stackdecision.ServedAPIs(s.discovery)
+		s.checked = time.Now()
+	}
+	return s.served
+}

@@ -1,0 +1,218 @@
+// Package stack holds what every stack controller shares: its dependencies,
+// how it reads the decision, how it reports conditions, and how it applies
+// objects that library-go's resourceapply does not know, without writing at
+// steady state.
+package stack
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
+)
+
+// Deps are the clients and shared informers a stack's controllers use.
+// Informers are shared: a stack asks the factories for what it needs, and
+// the starter starts them. Never ask for Nodes or Pods cluster-wide.
+type Deps struct {
+	KubeClient          kubernetes.Interface
+	DynamicClient       dynamic.Interface
+	APIExtensionsClient apiextensionsclient.Interface
+	Discovery           discovery.DiscoveryInterface
+	OperatorClient      v1helpers.OperatorClient
+	NodeOperators       *operatorclient.NodeOperators
+	// KubeInformers has factories for the operator and NMState namespaces.
+	KubeInformers v1helpers.KubeInformersForNamespaces
+	// ClusterConfig caches the config.openshift.io singletons named
+	// "cluster" (Infrastructure, APIServer).
+	ClusterConfig configinformers.SharedInformerFactory
+	Recorder      events.Recorder
+	// Served tells which optional APIs are served.
+	Served *ServedAPIs
+	// CertTiming is the validity and refresh of the CRI-O metrics certificates.
+	CertTiming certrotation.Timing
+	// Images maps image names of manifests/image-references to pull specs,
+	// read from the operator's environment.
+	Images Images
+}
+
+// Images are the operand images, set in the operator Deployment's environment.
+type Images struct {
+	KubeRBACProxy   string // KUBE_RBAC_PROXY_IMAGE
+	CertSyncer      string // OPERATOR_IMAGE (cert-syncer ships in the operator image)
+	NMStateOperator string // NMSTATE_OPERATOR_IMAGE
+	NMStateHandler  string // NMSTATE_HANDLER_IMAGE
+}
+
+// State is what a stack controller needs to know before it acts.
+type State struct {
+	// Act is false while the operator is Unmanaged or the NodeOperator is
+	// missing: the controller must not touch its operands.
+	Act bool
+	// Enabled is the recorded decision; Decided is false before the first
+	// decision, when a controller should wait rather than remove anything.
+	Enabled bool
+	Decided bool
+	// Decision is the recorded decision with its reason and message.
+	Decision nodev1alpha1.StackStatus
+	// NodeOperator is the cached object; do not mutate.
+	NodeOperator *nodev1alpha1.NodeOperator
+}
+
+// Read returns the stack's state from the cached NodeOperator.
+func Read(nodeOperators *operatorclient.NodeOperators, name nodev1alpha1.StackName) (State, error) {
+	nodeOperator, err := nodeOperators.Get()
+	if err != nil {
+		return State{}, nil // the status controller reports a missing NodeOperator
+	}
+	s := State{NodeOperator: nodeOperator}
+	switch nodeOperator.Spec.ManagementState {
+	case operatorv1.Managed, operatorv1.Removed:
+		s.Act = true
+	}
+	s.Decision, s.Decided = stackdecision.Recorded(nodeOperator, name)
+	s.Enabled = s.Decided && s.Decision.Enabled
+	return s, nil
+}
+
+// Conditions builds a stack's Available, Progressing and Degraded conditions.
+type Conditions struct {
+	Prefix string
+}
+
+// Apply writes the conditions through library-go's operator client, which
+// skips the write when nothing changed. fieldManager must be unique to the
+// controller.
+func (c Conditions) Apply(ctx context.Context, client v1helpers.OperatorClient, fieldManager string, conds ...*applyoperatorv1.OperatorConditionApplyConfiguration) error {
+	return client.ApplyOperatorStatus(ctx, fieldManager, applyoperatorv1.OperatorStatus().WithConditions(conds...))
+}
+
+// Available returns the <Prefix>Available condition.
+func (c Conditions) Available(ok bool, reason, message string) *applyoperatorv1.OperatorConditionApplyConfiguration {
+	return operatorclient.Condition(c.Prefix+operatorv1.OperatorStatusTypeAvailable, boolStatus(ok), reason, message)
+}
+
+// Progressing returns the <Prefix>Progressing condition.
+func (c Conditions) Progressing(progressing bool, reason, message string) *applyoperatorv1.OperatorConditionApplyConfiguration {
+	return operatorclient.Condition(c.Prefix+operatorv1.OperatorStatusTypeProgressing, boolStatus(progressing), reason, message)
+}
+
+// Degraded returns the <Prefix>Degraded condition.
+func (c Conditions) Degraded(degraded bool, reason, message string) *applyoperatorv1.OperatorConditionApplyConfiguration {
+	return operatorclient.Condition(c.Prefix+operatorv1.OperatorStatusTypeDegraded, boolStatus(degraded), reason, message)
+}
+
+func boolStatus(b bool) operatorv1.ConditionStatus {
+	if b {
+		return operatorv1.ConditionTrue
+	}
+	return operatorv1.ConditionFalse
+}
+
+// resources maps the kinds we ship to their lowercase plural resource, so that
+// every relatedObject resolves with `oc get`.
+var resources = map[schema.GroupKind]string{
+	{Kind: "Namespace"}:                 "namespaces",
+	{Kind: "ServiceAccount"}:            "serviceaccounts",
+	{Kind: "Service"}:                   "services",
+	{Kind: "ConfigMap"}:                 "configmaps",
+	{Kind: "Secret"}:                    "secrets",
+	{Group: "apps", Kind: "DaemonSet"}:  "daemonsets",
+	{Group: "apps", Kind: "Deployment"}: "deployments",
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:            "clusterroles",
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:     "clusterrolebindings",
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:                   "roles",
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:            "rolebindings",
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:    "customresourcedefinitions",
+	{Group: "security.openshift.io", Kind: "SecurityContextConstraints"}: "securitycontextconstraints",
+	{Group: "monitoring.coreos.com", Kind: "ServiceMonitor"}:             "servicemonitors",
+	{Group: "monitoring.coreos.com", Kind: "PrometheusRule"}:             "prometheusrules",
+	{Group: "machineconfiguration.openshift.io", Kind: "MachineConfig"}:  "machineconfigs",
+	{Group: "nmstate.io", Kind: "NMState"}:                               "nmstates",
+	{Group: "policy", Kind: "PodDisruptionBudget"}:                       "poddisruptionbudgets",
+}
+
+// RelatedObjects derives relatedObjects from manifests, so the list cannot
+// drift from what is applied.
+func RelatedObjects(asset func(string) ([]byte, error), files ...string) ([]configv1.ObjectReference, error) {
+	var out []configv1.ObjectReference
+	for _, f := range files {
+		raw, err := asset(f)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := resourceread.ReadGenericWithUnstructured(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		resource, ok := resources[gvk.GroupKind()]
+		if !ok {
+			return nil, fmt.Errorf("%s: no resource known for kind %s", f, gvk.GroupKind())
+		}
+		meta, err := metaOf(obj)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		out = append(out, configv1.ObjectReference{Group: gvk.Group, Resource: resource, Namespace: meta.namespace, Name: meta.name})
+	}
+	return out, nil
+}
+
+type nameNamespace struct{ name, namespace string }
+
+func metaOf(obj interface{}) (nameNamespace, error) {
+	m, ok := obj.(interface {
+		GetName() string
+		GetNamespace() string
+	})
+	if !ok {
+		return nameNamespace{}, fmt.Errorf("object %T has no metadata", obj)
+	}
+	return nameNamespace{name: m.GetName(), namespace: m.GetNamespace()}, nil
+}
+
+// Join joins non-empty message parts.
+func Join(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// Stack is one node-level stack. Its Name is also the prefix of its
+// conditions (<Name>Available, <Name>Progressing, <Name>Degraded), which every
+// stack must report once it has synced, enabled or not, so that the
+// ClusterOperator's messages say what is deployed and why.
+type Stack interface {
+	Name() nodev1alpha1.StackName
+	// Controllers are started by the starter once.
+	Controllers() []Runnable
+	// RelatedObjects is everything the stack owns while it is enabled.
+	RelatedObjects() []configv1.ObjectReference
+}
+
+// Runnable is a controller.
+type Runnable interface {
+	Run(ctx context.Context, workers int)
+}

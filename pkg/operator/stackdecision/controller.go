@@ -1,0 +1,136 @@
+// Package stackdecision runs the platform decision and records it in the
+// NodeOperator's status.stacks, where the stack controllers read it.
+package stackdecision
+
+import (
+	"context"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	configinformersv1 "github.com/openshift/client-go/config/informers/externalversions/config/v1"
+	configlistersv1 "github.com/openshift/client-go/config/listers/config/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/discovery"
+	"k8s.io/klog/v2"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+)
+
+const (
+	// FieldManager owns status.stacks and the StackDecision conditions.
+	FieldManager = "NodeOperatorStackDecision"
+	// ConditionDegraded is True while the Infrastructure cannot be read. The
+	// ClusterOperator turns Degraded only after library-go's inertia.
+	ConditionDegraded = "StackDecisionDegraded"
+	// resync is also how often optional APIs are looked up in discovery; a
+	// CRD watch would cost a watch for a rare event.
+	resync = time.Minute
+)
+
+type controller struct {
+	nodeOperators *operatorclient.NodeOperators
+	infraLister   configlistersv1.InfrastructureLister
+	discovery     discovery.DiscoveryInterface
+}
+
+// New returns the controller that decides which stacks are deployed.
+func New(nodeOperators *operatorclient.NodeOperators, infraInformer configinformersv1.InfrastructureInformer,
+	discoveryClient discovery.DiscoveryInterface, recorder events.Recorder) factory.Controller {
+	c := &controller{
+		nodeOperators: nodeOperators,
+		infraLister:   infraInformer.Lister(),
+		discovery:     discoveryClient,
+	}
+	return factory.New().
+		WithInformers(nodeOperators.Informer(), infraInformer.Informer()).
+		ResyncEvery(resync).
+		WithSync(c.sync).
+		ToController("StackDecision", recorder)
+}
+
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	nodeOperator, err := c.nodeOperators.Get()
+	if err != nil {
+		// The status controller reports a missing NodeOperator.
+		klog.V(4).Infof("StackDecision: %v", err)
+		return nil
+	}
+	if nodeOperator.Spec.ManagementState == operatorv1.Unmanaged {
+		return nil
+	}
+
+	infra, err := c.infraLister.Get("cluster")
+	switch {
+	case apierrors.IsNotFound(err):
+		infra = nil
+	case err != nil:
+		klog.Warningf("StackDecision: unable to read Infrastructure cluster: %v", err)
+		infra = nil
+	}
+
+	decision := platform.Decide(platform.Input{
+		Infrastructure: infra,
+		Spec:           nodeOperator.Spec,
+		Served:         ServedAPIs(c.discovery),
+		Previous:       nodeOperator.Status.Stacks,
+	})
+	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision))
+}
+
+// statusFor turns a decision into the status fields this controller owns.
+func statusFor(decision platform.Decision) *applynodev1alpha1.NodeOperatorStatusApplyConfiguration {
+	status := applynodev1alpha1.NodeOperatorStatus()
+	for _, s := range decision.Stacks() {
+		status.WithStacks(applynodev1alpha1.StackStatus().
+			WithName(s.Name).WithEnabled(s.Enabled).WithReason(s.Reason).WithMessage(s.Message))
+	}
+	degraded := operatorclient.Condition(ConditionDegraded, operatorv1.ConditionFalse, "AsExpected", "")
+	if decision.InfrastructureProblem != "" {
+		degraded = operatorclient.Condition(ConditionDegraded, operatorv1.ConditionTrue, platform.ReasonInfrastructureUnavailable,
+			decision.InfrastructureProblem+": keeping the last decision for each stack; check the config.openshift.io/v1 Infrastructure named cluster")
+	}
+	status.WithConditions(degraded)
+	return status
+}
+
+// ServedAPIs asks discovery which optional APIs the cluster serves. A failed
+// lookup counts as not served; the next resync looks again.
+func ServedAPIs(d discovery.DiscoveryInterface) platform.ServedAPIs {
+	return platform.ServedAPIs{
+		Monitoring:    serves(d, "monitoring.coreos.com/v1", "servicemonitors", "prometheusrules"),
+		MachineConfig: serves(d, "machineconfiguration.openshift.io/v1", "machineconfigs"),
+	}
+}
+
+func serves(d discovery.DiscoveryInterface, groupVersion string, resources ...string) bool {
+	list, err := d.ServerResourcesForGroupVersion(groupVersion)
+	if err != nil {
+		return false
+	}
+	found := map[string]bool{}
+	for _, r := range list.APIResources {
+		found[r.Name] = true
+	}
+	for _, r := range resources {
+		if !found[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// Recorded returns the recorded decision for a stack; ok is false while none
+// is recorded yet.
+func Recorded(nodeOperator *nodev1alpha1.NodeOperator, name nodev1alpha1.StackName) (nodev1alpha1.StackStatus, bool) {
+	for _, s := range nodeOperator.Status.Stacks {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return nodev1alpha1.StackStatus{Name: name}, false
+}

@@ -1,0 +1,221 @@
+// Package operator wires the node operator's controllers together.
+package operator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/loglevel"
+	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
+	"github.com/openshift/library-go/pkg/operator/staleconditions"
+	"github.com/openshift/library-go/pkg/operator/status"
+	"github.com/openshift/library-go/pkg/operator/unsupportedconfigoverridescontroller"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
+	"github.com/openshift/cluster-node-operator/pkg/operator/versioncontroller"
+	"github.com/openshift/cluster-node-operator/pkg/operator/watchtimeout"
+)
+
+// staleConditionTypes lists condition types that earlier versions of this
+// operator wrote and this one no longer does; they are removed on start so
+// that they cannot hold the ClusterOperator in a stale state. Add a type here
+// when a controller is renamed or removed.
+// None yet: this is the first release.
+var staleConditionTypes = []string{}
+
+// Options are the operator's own flags.
+type Options struct {
+	// CertTiming is the validity and refresh of the CRI-O metrics
+	// certificates; tests shorten it to force rotations.
+	CertTiming certrotation.Timing
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{CertTiming: certrotation.DefaultTiming}
+}
+
+// RunOperator starts every controller and blocks until ctx is done.
+func (o *Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
+	clk := clock.RealClock{}
+	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
+	recorder := cc.EventRecorder
+
+	operatorVersion := os.Getenv("OPERATOR_IMAGE_VERSION")
+	if operatorVersion == "" {
+		return fmt.Errorf("OPERATOR_IMAGE_VERSION must be set to the version of this operator")
+	}
+
+	configClient, err := configclient.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	kubeClient, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	dynamicClient, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	apiextensionsClient, err := apiextensionsclient.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	discoveryClient, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return err
+	}
+	operatorClient, dynamicInformers, err := operatorclient.New(clk, config)
+	if err != nil {
+		return err
+	}
+	nodeOperators, err := operatorclient.NewNodeOperators(clk, config, operatorClient)
+	if err != nil {
+		return err
+	}
+
+	// Cache only the cluster-scoped singletons we read, not every
+	// ClusterOperator or config object in the cluster.
+	clusterConfigInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, 0,
+		configinformers.WithTweakListOptions(byName("cluster")))
+	clusterOperatorInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, 0,
+		configinformers.WithTweakListOptions(byName(operatorclient.ClusterOperatorName)))
+
+	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
+	deps := stack.Deps{
+		KubeClient:          kubeClient,
+		DynamicClient:       dynamicClient,
+		APIExtensionsClient: apiextensionsClient,
+		Discovery:           discoveryClient,
+		OperatorClient:      operatorClient,
+		NodeOperators:       nodeOperators,
+		KubeInformers:       kubeInformers,
+		ClusterConfig:       clusterConfigInformers,
+		Recorder:            recorder,
+		Served:              stack.NewServedAPIs(discoveryClient, 30*time.Second),
+		CertTiming:          o.CertTiming,
+		Images:              imagesFromEnv(),
+	}
+	stacks, err := newStacks(deps)
+	if err != nil {
+		return err
+	}
+
+	versionRecorder := status.NewVersionGetter()
+	statusController := status.NewClusterOperatorStatusController(
+		operatorclient.ClusterOperatorName,
+		[]configv1.ObjectReference{
+			{Group: nodev1alpha1.GroupName, Resource: nodev1alpha1.Resource, Name: nodev1alpha1.SingletonName},
+			{Resource: "namespaces", Name: operatorclient.OperatorNamespace},
+		},
+		configClient.ConfigV1(),
+		clusterOperatorInformers.Config().V1().ClusterOperators(),
+		operatorClient,
+		versionRecorder,
+		recorder,
+		clk,
+	)
+	statusController.WithRelatedObjectsFunc(relatedObjects(nodeOperators, stacks))
+
+	controllers := []stack.Runnable{
+		statusController,
+		managementstatecontroller.NewOperatorManagementStateController(operatorclient.ClusterOperatorName, operatorClient, recorder),
+		loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
+		unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
+		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, staleConditionTypes, operatorClient, recorder),
+		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), discoveryClient, recorder),
+		versioncontroller.New(operatorClient, versionRecorder, operatorVersion, stackNames(stacks), recorder),
+	}
+	for _, s := range stacks {
+		controllers = append(controllers, s.Controllers()...)
+	}
+
+	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers} {
+		informers.Start(ctx.Done())
+	}
+	for _, c := range controllers {
+		go c.Run(ctx, 1)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// newStacks builds every stack the operator knows.
+func newStacks(deps stack.Deps) ([]stack.Stack, error) {
+	var out []stack.Stack
+	for _, newStack := range stackConstructors {
+		s, err := newStack(deps)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// stackConstructors lists the stacks in the order of status.stacks.
+var stackConstructors = []func(stack.Deps) (stack.Stack, error){criometrics.New, nmstate.New}
+
+// stackNames are the stacks' condition prefixes; the operator's version is
+// reported once each has said it is Available.
+func stackNames(stacks []stack.Stack) []string {
+	var out []string
+	for _, s := range stacks {
+		out = append(out, string(s.Name()))
+	}
+	return out
+}
+
+func imagesFromEnv() stack.Images {
+	return stack.Images{
+		KubeRBACProxy:   os.Getenv("KUBE_RBAC_PROXY_IMAGE"),
+		CertSyncer:      os.Getenv("OPERATOR_IMAGE"),
+		NMStateOperator: os.Getenv("NMSTATE_OPERATOR_IMAGE"),
+		NMStateHandler:  os.Getenv("NMSTATE_HANDLER_IMAGE"),
+	}
+}
+
+func byName(name string) func(*metav1.ListOptions) {
+	return func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+	}
+}
+
+// relatedObjects lists what must-gather collects: the NodeOperator, our
+// namespaces and every object of the stacks that are enabled.
+func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stack.Stack) status.RelatedObjectsFunc {
+	return func() (bool, []configv1.ObjectReference) {
+		nodeOperator, err := nodeOperators.Get()
+		if err != nil {
+			return false, nil
+		}
+		var objs []configv1.ObjectReference
+		for _, s := range stacks {
+			if decision, ok := stackdecision.Recorded(nodeOperator, s.Name()); ok && decision.Enabled {
+				objs = append(objs, s.RelatedObjects()...)
+			}
+		}
+		return true, objs
+	}
+}

@@ -1,0 +1,283 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+
+// TestCoreClusterOperatorStatus: a fresh operator creates ClusterOperator
+// node with the four conditions, the operator version and relatedObjects
+// that all resolve.
+func TestCoreClusterOperatorStatus(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{Version: "4.99.0-e2e"})
+	co := c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
+		for _, v := range co.Status.Versions {
+			if v.Name == "operator" && v.Version == "4.99.0-e2e" {
+				return ""
+			}
+		}
+		return "versions has no operator=4.99.0-e2e"
+	})
+	for _, typ := range []configv1.ClusterStatusConditionType{configv1.OperatorAvailable, configv1.OperatorProgressing, configv1.OperatorDegraded, configv1.OperatorUpgradeable} {
+		cond := framework.COCondition(co, typ)
+		require.NotNil(t, cond, "condition %s", typ)
+		assert.NotEmpty(t, cond.Reason, "reason of %s", typ)
+		assert.NotEmpty(t, cond.Message, "message of %s", typ)
+	}
+	available := framework.COCondition(co, configv1.OperatorAvailable).Message
+	assert.Contains(t, available, "MetricsAvailable: CRI-O metrics served over TLS on 3 of 3 nodes")
+	assert.Contains(t, available, "NMStateAvailable:")
+
+	// Every relatedObject resolves with a GET, as `oc adm inspect` does.
+	a := framework.NewApplier(t, c.Config)
+	require.NotEmpty(t, co.Status.RelatedObjects)
+	for _, ref := range co.Status.RelatedObjects {
+		assert.Equal(t, strings.ToLower(ref.Resource), ref.Resource, "resource names are lowercase")
+		gvr, err := a.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
+		if !assert.NoError(t, err, "relatedObject %+v has no served resource", ref) {
+			continue
+		}
+		var err2 error
+		if ref.Namespace != "" {
+			_, err2 = c.Dynamic.Resource(gvr).Namespace(ref.Namespace).Get(context.Background(), ref.Name, metav1.GetOptions{})
+		} else {
+			_, err2 = c.Dynamic.Resource(gvr).Get(context.Background(), ref.Name, metav1.GetOptions{})
+		}
+		assert.NoError(t, err2, "relatedObject %+v does not resolve", ref)
+	}
+}
+
+// TestCoreInvalidInputIsRefused: the CRD schema refuses bad values with a
+// clear message, and nothing the operator applied changes.
+func TestCoreInvalidInputIsRefused(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	before, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	require.NoError(t, err)
+	noBefore, err := c.NodeOperator(ctx)
+	require.NoError(t, err)
+
+	nodeOperators := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource)
+	for _, tc := range []struct {
+		patch string
+		want  []string
+	}{
+		{`{"spec":{"metrics":{"managementState":"Sometimes"}}}`, []string{"spec.metrics.managementState", "Unsupported value", `"Managed"`, `"Removed"`}},
+		{`{"spec":{"nmstate":{"managementState":"managed"}}}`, []string{"spec.nmstate.managementState", "Unsupported value"}},
+		{`{"spec":{"managementState":"Whenever"}}`, []string{"spec.managementState"}},
+		{`{"spec":{"logLevel":"Loud"}}`, []string{"spec.logLevel"}},
+	} {
+		_, err := nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, []byte(tc.patch), metav1.PatchOptions{})
+		require.Error(t, err, tc.patch)
+		assert.True(t, apierrors.IsInvalid(err), "%s: want Invalid, got %v", tc.patch, err)
+		for _, w := range tc.want {
+			assert.Contains(t, err.Error(), w, tc.patch)
+		}
+	}
+
+	second := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": nodev1alpha1.GroupVersion.String(), "kind": "NodeOperator",
+		"metadata": map[string]interface{}{"name": "another"},
+		"spec":     map[string]interface{}{"managementState": "Managed"},
+	}}
+	_, err = nodeOperators.Create(ctx, second, metav1.CreateOptions{})
+	require.Error(t, err)
+	assert.True(t, apierrors.IsInvalid(err), "got %v", err)
+	assert.Contains(t, err.Error(), "NodeOperator is a singleton: metadata.name must be 'cluster'")
+
+	// Nothing changed: give the operator a moment to (wrongly) react.
+	time.Sleep(5 * time.Second)
+	after, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, before.Generation, after.Generation)
+	noAfter, err := c.NodeOperator(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, noBefore.Generation, noAfter.Generation)
+	assert.Equal(t, noBefore.Spec, noAfter.Spec)
+}
+
+// TestCoreUnmanagedAndRemoved: Unmanaged stops all writes to operands and
+// the ClusterOperator says so; Removed removes every stack and explains why.
+func TestCoreUnmanagedAndRemoved(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Unmanaged"})
+	c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		if cond := framework.COCondition(co, configv1.OperatorAvailable); cond == nil || cond.Reason != "Unmanaged" {
+			return "Available reason is not Unmanaged"
+		}
+		return ""
+	})
+	require.NoError(t, kube.CoreV1().Services(operatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
+	require.NoError(t, kube.AppsV1().DaemonSets(operatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
+	// Longer than every controller's resync: nothing comes back.
+	time.Sleep(75 * time.Second)
+	_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the Service was restored: %v", err)
+	_, err = kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the DaemonSet was restored: %v", err)
+
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
+	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
+	_, err = kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	require.NoError(t, err, "Managed again: the Service is back")
+
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Removed"})
+	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false, nodev1alpha1.NMStateStack: false})
+	for _, s := range no.Status.Stacks {
+		assert.Equal(t, "OperatorRemoved", s.Reason)
+		assert.Contains(t, s.Message, "spec.managementState is Removed")
+	}
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		_, dsErr := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		_, svcErr := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		_, depErr := kube.AppsV1().Deployments("openshift-nmstate").Get(ctx, "nmstate-operator", metav1.GetOptions{})
+		return apierrors.IsNotFound(dsErr) && apierrors.IsNotFound(svcErr) && apierrors.IsNotFound(depErr), nil
+	}, "Removed: the stacks' operands are deleted")
+	co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, "spec.managementState is Removed") {
+			return "Available message does not explain the removal"
+		}
+		return ""
+	})
+	for _, ref := range co.Status.RelatedObjects {
+		assert.NotEqual(t, "daemonsets", ref.Resource, "removed stacks leave relatedObjects")
+	}
+
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
+	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
+}
+
+// TestCoreMissingInfrastructure: without an Infrastructure the operator
+// keeps its last decision, does not crash or flap, and turns Degraded only
+// after inertia, with a message that says what is wrong.
+func TestCoreMissingInfrastructure(t *testing.T) {
+	c, op := framework.Setup(t, framework.OperatorOptions{})
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	infra, err := c.Config1.ConfigV1().Infrastructures().Get(ctx, "cluster", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, c.Config1.ConfigV1().Infrastructures().Delete(ctx, "cluster", metav1.DeleteOptions{}))
+	t.Cleanup(func() {
+		infra.ResourceVersion = ""
+		_, _ = c.Config1.ConfigV1().Infrastructures().Create(context.Background(), infra, metav1.CreateOptions{})
+	})
+
+	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+		no, err := c.NodeOperator(ctx)
+		if err != nil {
+			return false, nil
+		}
+		for _, cond := range no.Status.Conditions {
+			if cond.Type == "StackDecisionDegraded" && cond.Status == "True" {
+				return true, nil
+			}
+		}
+		return false, nil
+	}, "StackDecisionDegraded=True on the NodeOperator")
+
+	// Within library-go's two-minute inertia the ClusterOperator stays
+	// Degraded=False, and the stacks stay deployed.
+	deadline := time.Now().Add(75 * time.Second)
+	for time.Now().Before(deadline) {
+		co, err := c.ClusterOperator(ctx)
+		require.NoError(t, err)
+		require.Equal(t, configv1.ConditionFalse, framework.COCondition(co, configv1.OperatorDegraded).Status, "Degraded flapped before inertia")
+		require.False(t, op.Exited(), "the operator exited")
+		time.Sleep(3 * time.Second)
+	}
+	_, err = kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	require.NoError(t, err, "the last decision is kept")
+	_, err = kube.AppsV1().Deployments("openshift-nmstate").Get(ctx, "nmstate-operator", metav1.GetOptions{})
+	require.NoError(t, err, "the last decision is kept")
+
+	c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
+		d := framework.COCondition(co, configv1.OperatorDegraded)
+		if d.Status != configv1.ConditionTrue || !strings.Contains(d.Message, "Infrastructure cluster is missing") {
+			return "not Degraded with an Infrastructure message yet"
+		}
+		return ""
+	})
+
+	// An Infrastructure with an empty status is no better.
+	infra.ResourceVersion = ""
+	_, err = c.Config1.ConfigV1().Infrastructures().Create(ctx, &configv1.Infrastructure{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		if !strings.Contains(framework.COCondition(co, configv1.OperatorDegraded).Message, "no status.platformStatus") {
+			return "Degraded message does not mention the empty platform"
+		}
+		return ""
+	})
+	require.False(t, op.Exited(), "the operator exited")
+
+	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+}
+
+// TestCoreNoWritesAtSteadyState: once settled, two resync periods pass
+// without a single change to the NodeOperator, the ClusterOperator or any
+// operand (leader election renews its Lease, which is not checked).
+func TestCoreNoWritesAtSteadyState(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	ctx := context.Background()
+	// Let the last rollouts and version reporting settle.
+	c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		if len(co.Status.Versions) == 0 {
+			return "no version yet"
+		}
+		return ""
+	})
+	time.Sleep(15 * time.Second)
+
+	snapshot := func() map[string]string {
+		out := map[string]string{}
+		no, err := c.NodeOperator(ctx)
+		require.NoError(t, err)
+		out["nodeoperator"] = no.ResourceVersion
+		co, err := c.ClusterOperator(ctx)
+		require.NoError(t, err)
+		out["clusteroperator"] = co.ResourceVersion
+		a := framework.NewApplier(t, c.Config)
+		for _, ref := range co.Status.RelatedObjects {
+			if ref.Resource == "namespaces" {
+				continue
+			}
+			gvr, err := a.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
+			require.NoError(t, err)
+			var obj *unstructured.Unstructured
+			if ref.Namespace != "" {
+				obj, err = c.Dynamic.Resource(gvr).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+			} else {
+				obj, err = c.Dynamic.Resource(gvr).Get(ctx, ref.Name, metav1.GetOptions{})
+			}
+			require.NoError(t, err, "%+v", ref)
+			out[ref.Resource+"/"+ref.Namespace+"/"+ref.Name] = obj.GetResourceVersion()
+		}
+		return out
+	}
+	before := snapshot()
+	time.Sleep(2*time.Minute + 10*time.Second)
+	after := snapshot()
+	assert.Equal(t, before, after, "objects written at steady state")
+}

@@ -1,0 +1,299 @@
+package framework
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	configv1 "github.com/openshift/api/config/v1"
+	imagev1 "github.com/openshift/api/image/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+)
+
+// VersionPlaceholder is what the release tooling replaces with the release's
+// version in the manifests.
+const VersionPlaceholder = "0.0.1-snapshot"
+
+// ReleaseOptions describe the release a test installs from manifests/.
+type ReleaseOptions struct {
+	// Profile is the cluster's release profile; the CVO applies only the
+	// manifests annotated include.release.openshift.io/<profile>: "true".
+	// Default self-managed-high-availability.
+	Profile string
+	// Version replaces VersionPlaceholder. Default 4.99.0-0.e2e.
+	Version string
+}
+
+// ReleaseManifest is one object of the release, placeholders substituted.
+type ReleaseManifest struct {
+	// File is the manifest's file name; RunLevel its 0000_<NN> run level.
+	File     string
+	RunLevel string
+	Object   *unstructured.Unstructured
+}
+
+func (m ReleaseManifest) String() string {
+	ns := m.Object.GetNamespace()
+	if ns != "" {
+		ns += "/"
+	}
+	return fmt.Sprintf("%s %s%s (%s)", m.Object.GetKind(), ns, m.Object.GetName(), m.File)
+}
+
+// Release is what the CVO would apply on a cluster of a profile.
+type Release struct {
+	Options   ReleaseOptions
+	Manifests []ReleaseManifest
+	// Images maps the image-references tags to the pull specs substituted
+	// for their placeholders.
+	Images map[string]string
+}
+
+var runLevelPattern = regexp.MustCompile(`^0000_(\d+)_`)
+
+// ReleasePullSpec is the pull spec the test release substitutes for an
+// image-references tag: a digest, as in a real release.
+func ReleasePullSpec(tag string) string {
+	sum := sha256.Sum256([]byte(tag))
+	return "registry.e2e.invalid/openshift/release@sha256:" + hex.EncodeToString(sum[:])
+}
+
+// ReadRelease reads manifests/ as the release tooling and the CVO would: it
+// substitutes every image-references pull spec with the release's and the
+// version placeholder with the release's version, keeps the manifests of the
+// profile, and orders them as the CVO applies them (by file name, run level
+// by run level).
+func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
+	t.Helper()
+	if opts.Profile == "" {
+		opts.Profile = "self-managed-high-availability"
+	}
+	if opts.Version == "" {
+		opts.Version = "4.99.0-0.e2e"
+	}
+	dir := filepath.Join(RepoRoot(t), "manifests")
+	raw, err := os.ReadFile(filepath.Join(dir, "image-references"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := &imagev1.ImageStream{}
+	if err := yaml.UnmarshalStrict(raw, refs); err != nil {
+		t.Fatalf("image-references: %v", err)
+	}
+	type substitution struct {
+		pattern *regexp.Regexp
+		with    string
+	}
+	var subs []substitution
+	rel := &Release{Options: opts, Images: map[string]string{}}
+	for _, tag := range refs.Spec.Tags {
+		if tag.From == nil {
+			t.Fatalf("image-references tag %s has no from", tag.Name)
+		}
+		// The repository, with whatever tag or digest the manifests use.
+		repo := tag.From.Name
+		if i := strings.LastIndex(repo, "@"); i > 0 {
+			repo = repo[:i]
+		} else if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+			repo = repo[:i]
+		}
+		pullSpec := ReleasePullSpec(tag.Name)
+		rel.Images[tag.Name] = pullSpec
+		subs = append(subs, substitution{regexp.MustCompile(regexp.QuoteMeta(repo) + `(:[A-Za-z0-9_.-]+|@sha256:[0-9a-f]{64})`), pullSpec})
+	}
+
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		name := filepath.Base(f)
+		if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") && !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		m := runLevelPattern.FindStringSubmatch(name)
+		if m == nil {
+			t.Fatalf("manifests/%s has no run level", name)
+		}
+		content, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(content)
+		for _, s := range subs {
+			text = s.pattern.ReplaceAllString(text, s.with)
+		}
+		text = strings.ReplaceAll(text, VersionPlaceholder, opts.Version)
+		tmp := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, obj := range ReadManifests(t, tmp) {
+			if obj.GetAnnotations()["include.release.openshift.io/"+opts.Profile] != "true" {
+				continue
+			}
+			rel.Manifests = append(rel.Manifests, ReleaseManifest{File: name, RunLevel: m[1], Object: obj})
+		}
+	}
+	// Stable: by run level, then file name, then document order.
+	sort.SliceStable(rel.Manifests, func(i, j int) bool { return rel.Manifests[i].RunLevel < rel.Manifests[j].RunLevel })
+	return rel
+}
+
+// Find returns the release's manifest of a kind and name.
+func (r *Release) Find(kind, name string) *unstructured.Unstructured {
+	for _, m := range r.Manifests {
+		if m.Object.GetKind() == kind && m.Object.GetName() == name {
+			return m.Object
+		}
+	}
+	return nil
+}
+
+// CVOHooks let a test act where the cluster would: the kubelet starts pods of
+// applied Deployments, and the operator reports on its ClusterOperator.
+type CVOHooks struct {
+	// Applied is called after each manifest is applied.
+	Applied func(m ReleaseManifest)
+	// WaitForClusterOperator is called where the CVO blocks on a
+	// ClusterOperator manifest, until the operator reports what it declares
+	// (see ClusterOperatorHealth); an error stops the install.
+	WaitForClusterOperator func(expected *configv1.ClusterOperator) error
+}
+
+// ApplyRelease applies the release as the CVO does: run level by run level,
+// it first creates every missing ClusterOperator of the run level with the
+// manifest's relatedObjects (so that must-gather finds the component even
+// if its operator never starts), then applies the manifests in order,
+// creating create-only ones only when missing, and blocks at each
+// ClusterOperator manifest until the operator reports it is done.
+func ApplyRelease(ctx context.Context, t testing.TB, cfg *rest.Config, rel *Release, hooks CVOHooks) error {
+	t.Helper()
+	applier := NewApplier(t, cfg)
+	configClient, err := configclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(rel.Manifests); {
+		level := rel.Manifests[i].RunLevel
+		j := i
+		for j < len(rel.Manifests) && rel.Manifests[j].RunLevel == level {
+			j++
+		}
+		for _, m := range rel.Manifests[i:j] {
+			if co := asClusterOperator(t, m.Object); co != nil {
+				if err := PrecreateClusterOperator(ctx, configClient, co); err != nil {
+					return fmt.Errorf("precreating %s: %w", m, err)
+				}
+			}
+		}
+		for _, m := range rel.Manifests[i:j] {
+			if co := asClusterOperator(t, m.Object); co != nil {
+				if hooks.WaitForClusterOperator != nil {
+					if err := hooks.WaitForClusterOperator(co); err != nil {
+						return fmt.Errorf("waiting for %s: %w", m, err)
+					}
+				}
+				continue
+			}
+			if err := applier.Apply(ctx, m.Object.DeepCopy(), "e2e-cluster-version-operator"); err != nil {
+				return fmt.Errorf("applying %s: %w", m, err)
+			}
+			if hooks.Applied != nil {
+				hooks.Applied(m)
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+func asClusterOperator(t testing.TB, obj *unstructured.Unstructured) *configv1.ClusterOperator {
+	if obj.GetKind() != "ClusterOperator" || obj.GroupVersionKind().Group != configv1.GroupName {
+		return nil
+	}
+	co := &configv1.ClusterOperator{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, co); err != nil {
+		t.Fatalf("ClusterOperator %s: %v", obj.GetName(), err)
+	}
+	return co
+}
+
+// PrecreateClusterOperator creates a missing ClusterOperator and sets the
+// manifest's relatedObjects on it, as the CVO does; an existing one is left
+// alone.
+func PrecreateClusterOperator(ctx context.Context, client configclient.Interface, manifest *configv1.ClusterOperator) error {
+	created, err := client.ConfigV1().ClusterOperators().Create(ctx, &configv1.ClusterOperator{
+		ObjectMeta: metav1.ObjectMeta{Name: manifest.Name, Annotations: manifest.Annotations},
+	}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	created.Status.RelatedObjects = manifest.Status.DeepCopy().RelatedObjects
+	_, err = client.ConfigV1().ClusterOperators().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}
+
+// ClusterOperatorHealth returns nil when the live ClusterOperator satisfies
+// what the CVO waits for before it moves past the manifest (every version
+// declared there reported, Available=True, Degraded=False), and, as asked
+// of a finished install, Progressing=False; otherwise an error that says
+// what is missing.
+func ClusterOperatorHealth(expected, actual *configv1.ClusterOperator) error {
+	var problems []string
+	for _, want := range expected.Status.Versions {
+		got := ""
+		for _, v := range actual.Status.Versions {
+			if v.Name == want.Name {
+				got = v.Version
+			}
+		}
+		if got != want.Version {
+			problems = append(problems, fmt.Sprintf("version %s is %q, want %q", want.Name, got, want.Version))
+		}
+	}
+	if len(expected.Status.Versions) == 0 {
+		problems = append(problems, "the manifest declares no versions")
+	}
+	for _, want := range []struct {
+		condition configv1.ClusterStatusConditionType
+		status    configv1.ConditionStatus
+	}{{configv1.OperatorAvailable, configv1.ConditionTrue}, {configv1.OperatorDegraded, configv1.ConditionFalse}, {configv1.OperatorProgressing, configv1.ConditionFalse}} {
+		var cond *configv1.ClusterOperatorStatusCondition
+		for i := range actual.Status.Conditions {
+			if actual.Status.Conditions[i].Type == want.condition {
+				cond = &actual.Status.Conditions[i]
+			}
+		}
+		switch {
+		case cond == nil:
+			problems = append(problems, fmt.Sprintf("no %s condition", want.condition))
+		case cond.Status != want.status:
+			problems = append(problems, fmt.Sprintf("%s=%s (%s: %s)", want.condition, cond.Status, cond.Reason, cond.Message))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("clusteroperator/%s: %s", actual.Name, strings.Join(problems, "; "))
+	}
+	return nil
+}

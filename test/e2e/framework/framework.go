@@ -1,0 +1,174 @@
+// Package framework holds the small helpers the end-to-end tests share. The
+// tests run against a real control plane, normally the local one that
+// hack/local-cluster.sh starts (docs/local-control-plane.md).
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// KubeConfig returns the client configuration that $KUBECONFIG names. It skips
+// the test when $KUBECONFIG is unset, so that `go test ./...` without a
+// cluster passes.
+func KubeConfig(t testing.TB) *rest.Config {
+	t.Helper()
+	path := os.Getenv("KUBECONFIG")
+	if path == "" {
+		t.Skip("KUBECONFIG is not set; start a cluster with `hack/local-cluster.sh up` and set " +
+			"KUBECONFIG=_output/local-cluster/admin.kubeconfig to run the e2e tests")
+	}
+	path = resolve(path)
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		t.Fatalf("loading kubeconfig %s: %v", path, err)
+	}
+	cfg.QPS = 50
+	cfg.Burst = 100
+	cfg.UserAgent = "cluster-node-operator-e2e"
+	return cfg
+}
+
+// resolve finds a relative path that does not exist in the working directory
+// in its parents instead: `go test` runs each package in its own directory, so
+// KUBECONFIG=_output/local-cluster/admin.kubeconfig given at the repository
+// root names a file three levels up from test/e2e.
+func resolve(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	for {
+		candidate := filepath.Join(dir, path)
+		if _, err := os.Stat(candidate); err == nil {
+			return candidate
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		dir = parent
+	}
+}
+
+// KubeClient returns a clientset for the cluster that $KUBECONFIG names.
+func KubeClient(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	c, err := kubernetes.NewForConfig(KubeConfig(t))
+	if err != nil {
+		t.Fatalf("creating clientset: %v", err)
+	}
+	return c
+}
+
+// DynamicClient returns a dynamic client for the cluster that $KUBECONFIG names.
+func DynamicClient(t testing.TB) dynamic.Interface {
+	t.Helper()
+	c, err := dynamic.NewForConfig(KubeConfig(t))
+	if err != nil {
+		t.Fatalf("creating dynamic client: %v", err)
+	}
+	return c
+}
+
+// Context returns a context that ends with the test, or after timeout.
+func Context(t testing.TB, timeout time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Eventually polls condition every interval until it returns true, and fails
+// the test with msg when that does not happen within timeout. An error from
+// condition does not stop the polling (the API may be briefly unavailable);
+// the last one is reported on timeout.
+func Eventually(t testing.TB, timeout, interval time.Duration, condition func() (bool, error), msg string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var lastErr error
+	for {
+		done, err := condition()
+		if err == nil && done {
+			return
+		}
+		if err != nil {
+			lastErr = err
+		}
+		if time.Now().After(deadline) {
+			if lastErr != nil {
+				t.Fatalf("timed out after %s: %s (last error: %v)", timeout, msg, lastErr)
+			}
+			t.Fatalf("timed out after %s: %s", timeout, msg)
+		}
+		time.Sleep(interval)
+	}
+}
+
+// CreateNamespace creates a namespace named after prefix and deletes it, and
+// waits until it is gone, when the test ends.
+func CreateNamespace(t testing.TB, client kubernetes.Interface, prefix string) string {
+	t.Helper()
+	ctx := Context(t, time.Minute)
+	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-", Labels: map[string]string{"e2e.cluster-node-operator": "true"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		err := client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting namespace %s: %v", ns.Name, err)
+			return
+		}
+		Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+			_, err := client.CoreV1().Namespaces().Get(ctx, ns.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		}, fmt.Sprintf("namespace %s to be deleted", ns.Name))
+	})
+	return ns.Name
+}
+
+// Served tells whether the cluster serves the resource gvr.
+func Served(t testing.TB, client kubernetes.Interface, gvr schema.GroupVersionResource) bool {
+	t.Helper()
+	list, err := client.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("discovering %s: %v", gvr.GroupVersion(), err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource {
+			return true
+		}
+	}
+	return false
+}

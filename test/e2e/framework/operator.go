@@ -1,0 +1,325 @@
+package framework
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// OperatorNamespace is where the operator runs.
+const OperatorNamespace = "openshift-cluster-node-operator"
+
+// RepoRoot is the repository's top directory.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("repository root not found")
+		}
+		dir = parent
+	}
+}
+
+// ReadManifests returns the objects of every YAML document in files, in order.
+func ReadManifests(t testing.TB, files ...string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+		for {
+			doc, err := reader.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			obj := &unstructured.Unstructured{}
+			if err := utilyaml.Unmarshal(doc, &obj.Object); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if len(obj.Object) == 0 {
+				continue
+			}
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// CVOManifests lists manifests/*.yaml in the order the CVO applies them
+// (by file name), keeping those for which keep returns true.
+func CVOManifests(t testing.TB, keep func(file string) bool) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(RepoRoot(t), "manifests", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	var out []string
+	for _, f := range files {
+		if keep == nil || keep(filepath.Base(f)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Applier server-side applies unstructured objects, finding their resources
+// through discovery.
+type Applier struct {
+	Dynamic dynamic.Interface
+	Mapper  meta.ResettableRESTMapper
+}
+
+// NewApplier returns an Applier for cfg.
+func NewApplier(t testing.TB, cfg *rest.Config) *Applier {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Applier{
+		Dynamic: dynamic.NewForConfigOrDie(cfg),
+		Mapper:  restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
+	}
+}
+
+// Resource returns the dynamic client for obj's kind and namespace.
+func (a *Applier) Resource(obj *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	gvk := obj.GroupVersionKind()
+	mapping, err := a.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		a.Mapper.Reset()
+		if mapping, err = a.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return nil, err
+		}
+	}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		return a.Dynamic.Resource(mapping.Resource).Namespace(obj.GetNamespace()), nil
+	}
+	return a.Dynamic.Resource(mapping.Resource), nil
+}
+
+// Apply server-side applies obj as fieldManager. Objects annotated
+// release.openshift.io/create-only are only created, as the CVO does.
+func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, fieldManager string) error {
+	var ri dynamic.ResourceInterface
+	// A CRD applied just before may not be in discovery yet.
+	err := Poll(ctx, time.Second, func() (bool, error) {
+		var err error
+		ri, err = a.Resource(obj)
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("no resource for %s: %w", obj.GroupVersionKind(), err)
+	}
+	if obj.GetAnnotations()["release.openshift.io/create-only"] == "true" {
+		_, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: fieldManager})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	}
+	data, err := obj.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	force := true
+	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: fieldManager, Force: &force})
+	return err
+}
+
+// Poll calls cond every interval until it returns true, an error, or ctx ends.
+func Poll(ctx context.Context, interval time.Duration, cond func() (bool, error)) error {
+	for {
+		ok, err := cond()
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+// InstallOperatorPrerequisites applies what the CVO would apply before the
+// operator runs: every manifest but the operator's Deployment, the
+// ClusterOperator and image references (the test runs the operator itself).
+func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
+	t.Helper()
+	a := NewApplier(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	files := CVOManifests(t, func(f string) bool {
+		return !strings.Contains(f, "deployment") && !strings.Contains(f, "clusteroperator") && !strings.Contains(f, "image-references")
+	})
+	for _, obj := range ReadManifests(t, files...) {
+		if err := a.Apply(ctx, obj, "e2e-cvo"); err != nil {
+			t.Fatalf("applying %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+}
+
+// OperatorOptions configure a locally run operator.
+type OperatorOptions struct {
+	// Version is OPERATOR_IMAGE_VERSION; default "0.0.1-e2e".
+	Version string
+	// Env is added to the operator's environment.
+	Env []string
+	// Args are added to the operator's arguments.
+	Args []string
+	// Kubeconfig overrides $KUBECONFIG, e.g. to run as a service account.
+	Kubeconfig string
+}
+
+// Operator is the operator binary running as a local process.
+type Operator struct {
+	cmd     *exec.Cmd
+	LogPath string
+	done    chan struct{}
+}
+
+// StartOperator runs `cluster-node-operator operator` against the cluster and
+// stops it when the test ends. Its log goes to _output/e2e-logs/.
+func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
+	t.Helper()
+	root := RepoRoot(t)
+	binary := os.Getenv("OPERATOR_BINARY")
+	if binary == "" {
+		binary = filepath.Join(root, "_output", "bin", "cluster-node-operator")
+	}
+	kubeconfig := opts.Kubeconfig
+	if kubeconfig == "" {
+		kubeconfig = resolve(os.Getenv("KUBECONFIG"))
+	}
+	if opts.Version == "" {
+		opts.Version = "0.0.1-e2e"
+	}
+	logDir := filepath.Join(root, "_output", "e2e-logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(logDir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+fmt.Sprintf("-%d.log", time.Now().UnixNano()))
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Short leader election so that a restarted or killed operator is
+	// replaced within seconds, and a port of its own for the metrics and
+	// health endpoint so that several test runs can share a machine.
+	args := append([]string{"operator", "--kubeconfig", kubeconfig, "--namespace", OperatorNamespace,
+		"--listen", fmt.Sprintf("127.0.0.1:%d", FreePort(t)),
+		"--leader-election-lease-duration=15s", "--leader-election-renew-deadline=10s", "--leader-election-retry-period=2s",
+	}, opts.Args...)
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(),
+		"OPERATOR_IMAGE_VERSION="+opts.Version,
+		"OPERATOR_IMAGE=quay.io/openshift/origin-cluster-node-operator:e2e",
+		"KUBE_RBAC_PROXY_IMAGE=quay.io/openshift/origin-kube-rbac-proxy:e2e",
+		"NMSTATE_OPERATOR_IMAGE=quay.io/openshift/origin-kubernetes-nmstate-operator:e2e",
+		"NMSTATE_HANDLER_IMAGE=quay.io/openshift/origin-kubernetes-nmstate-handler:e2e",
+	)
+	cmd.Env = append(cmd.Env, opts.Env...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	o := &Operator{cmd: cmd, LogPath: logPath, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		logFile.Close()
+		close(o.done)
+	}()
+	t.Logf("operator started (pid %d), log: %s", cmd.Process.Pid, logPath)
+	t.Cleanup(func() { o.Stop() })
+	return o
+}
+
+// Stop sends SIGTERM and waits for the operator to exit (SIGKILL after 30 s).
+func (o *Operator) Stop() {
+	select {
+	case <-o.done:
+		return
+	default:
+	}
+	_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-o.done:
+	case <-time.After(30 * time.Second):
+		o.Kill()
+	}
+}
+
+// Kill sends SIGKILL, as a node failure or OOM kill would.
+func (o *Operator) Kill() {
+	_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL)
+	<-o.done
+}
+
+// Exited reports whether the operator process has ended.
+func (o *Operator) Exited() bool {
+	select {
+	case <-o.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Pid is the operator's process id.
+func (o *Operator) Pid() int { return o.cmd.Process.Pid }

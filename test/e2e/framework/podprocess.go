@@ -1,0 +1,523 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// PodProcessOptions configure StartPodProcess.
+type PodProcessOptions struct {
+	// Pod is the pod as the API server has it: scheduled, with the volumes
+	// admission added (the ServiceAccount token volume).
+	Pod *corev1.Pod
+	// Container is the name of the container to run; default the first.
+	Container string
+	// ServiceAccountName runs the container as another ServiceAccount of the
+	// pod's namespace than the pod's own. Its tokens are not bound to the pod.
+	ServiceAccountName string
+	// Binaries maps the base name of the container's command to the local
+	// file that the image would run, e.g. "cluster-node-operator" to
+	// _output/bin/cluster-node-operator.
+	Binaries map[string]string
+	// RewriteArgs may change the container's arguments. The process shares
+	// the machine's network, which a pod would not: use it to move a
+	// listening port, and nothing else.
+	RewriteArgs func([]string) []string
+	// UID is the user the container runs as when its securityContext sets
+	// none (on OpenShift the SCC assigns one from the namespace's range).
+	// Default 1000650000.
+	UID int64
+}
+
+// StartPodProcess runs a container of a pod as a local process, the way the
+// kubelet would run it, as far as a process can be made to look like a pod:
+//
+//   - command and arguments from the container, with $(VAR) references
+//     expanded from its environment; nothing added;
+//   - exactly the container's environment (values, fieldRefs, Secret and
+//     ConfigMap keys) plus what the kubelet adds (KUBERNETES_SERVICE_*,
+//     HOSTNAME), and nothing of the test's own environment;
+//   - every volume mount at its mountPath in a private mount namespace
+//     (unshare): Secrets and ConfigMaps with their keys, projected
+//     ServiceAccount tokens minted with the TokenRequest API (bound to the pod
+//     when the ServiceAccount is the pod's), kube-root-ca.crt and the
+//     namespace, emptyDirs as tmpfs; read-only mounts read-only. So the
+//     process finds its in-cluster configuration where client-go looks for
+//     it, and authenticates as the ServiceAccount, not as the test;
+//   - the securityContext: the user (non-root), no new privileges, no
+//     capabilities, and a read-only root filesystem (remounted read-only in
+//     the mount namespace).
+//
+// It needs root and util-linux (unshare, setpriv, mount). The process shares
+// the machine's network; see RewriteArgs. It is stopped when the test ends.
+func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *Operator {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("running a container as a pod-like process needs root (mount namespaces)")
+	}
+	client, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod := opts.Pod
+	c := containerOf(t, pod, opts.Container)
+	sa := pod.Spec.ServiceAccountName
+	bound := pod
+	if opts.ServiceAccountName != "" && opts.ServiceAccountName != sa {
+		sa, bound = opts.ServiceAccountName, nil
+	}
+	if opts.UID == 0 {
+		opts.UID = 1000650000
+	}
+
+	root := RepoRoot(t)
+	stage, err := os.MkdirTemp(filepath.Join(root, "_output"), "e2e-pod-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(stage) })
+
+	// Environment.
+	env, err := podEnvironment(ctx, client, admin, pod, c)
+	if err != nil {
+		t.Fatalf("pod %s container %s: %v", pod.Name, c.Name, err)
+	}
+	expand := func(s string) string { return expandVars(s, env) }
+	var argv []string
+	for _, a := range append(append([]string{}, c.Command...), c.Args...) {
+		argv = append(argv, expand(a))
+	}
+	if len(c.Command) == 0 {
+		t.Fatalf("container %s sets no command; this helper cannot know the image's entrypoint", c.Name)
+	}
+	binary := opts.Binaries[path.Base(argv[0])]
+	if binary == "" {
+		t.Fatalf("no local binary for the container's command %q", argv[0])
+	}
+	if opts.RewriteArgs != nil {
+		argv = append(argv[:1], opts.RewriteArgs(argv[1:])...)
+	}
+
+	// Volumes.
+	volumes := map[string]corev1.Volume{}
+	for _, v := range pod.Spec.Volumes {
+		volumes[v.Name] = v
+	}
+	var script strings.Builder
+	script.WriteString("set -eu\n")
+	// The host's /run (and /var/run) is replaced by an empty tmpfs, in which
+	// the pod's mounts below /run are made.
+	script.WriteString("mount -n -t tmpfs -o mode=0755 tmpfs /run\n")
+	for i, m := range c.VolumeMounts {
+		if m.SubPath != "" || m.SubPathExpr != "" {
+			t.Fatalf("volume mount %s: subPath is not supported", m.Name)
+		}
+		v, ok := volumes[m.Name]
+		if !ok {
+			t.Fatalf("volume mount %s: no such volume", m.Name)
+		}
+		target := path.Clean(m.MountPath)
+		underRun := target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
+		if !underRun {
+			if fi, err := os.Stat(target); err != nil || !fi.IsDir() {
+				t.Fatalf("volume mount %s at %s: the directory does not exist on this machine, and this helper creates none outside /run", m.Name, target)
+			}
+		}
+		dir := filepath.Join(stage, strconv.Itoa(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mode := "0755"
+		switch {
+		case v.EmptyDir != nil:
+			mode = "1777"
+		case v.Secret != nil, v.ConfigMap != nil, v.Projected != nil:
+			if err := stageVolume(ctx, client, pod, sa, bound, v, dir); err != nil {
+				t.Fatalf("pod %s volume %s: %v (the kubelet would not start the pod)", pod.Name, v.Name, err)
+			}
+		default:
+			t.Fatalf("volume %s: only emptyDir, secret, configMap and projected volumes are supported", v.Name)
+		}
+		fmt.Fprintf(&script, "mkdir -p %q\nmount -n -t tmpfs -o mode=%s tmpfs %q\ncp -a %q/. %q/\n", target, mode, target, dir, target)
+		if m.ReadOnly {
+			fmt.Fprintf(&script, "mount -n -o remount,ro %q\n", target)
+		}
+	}
+
+	// Security context.
+	uid, gid := opts.UID, int64(0)
+	var groups []string
+	psc, csc := pod.Spec.SecurityContext, c.SecurityContext
+	if psc != nil {
+		if psc.RunAsUser != nil {
+			uid = *psc.RunAsUser
+		}
+		if psc.RunAsGroup != nil {
+			gid = *psc.RunAsGroup
+		}
+		if psc.FSGroup != nil {
+			groups = append(groups, strconv.FormatInt(*psc.FSGroup, 10))
+		}
+	}
+	readOnlyRoot, noNewPrivs, dropAll := false, false, false
+	if csc != nil {
+		if csc.RunAsUser != nil {
+			uid = *csc.RunAsUser
+		}
+		if csc.RunAsGroup != nil {
+			gid = *csc.RunAsGroup
+		}
+		readOnlyRoot = csc.ReadOnlyRootFilesystem != nil && *csc.ReadOnlyRootFilesystem
+		noNewPrivs = csc.AllowPrivilegeEscalation != nil && !*csc.AllowPrivilegeEscalation
+		if csc.Capabilities != nil {
+			for _, d := range csc.Capabilities.Drop {
+				dropAll = dropAll || d == "ALL"
+			}
+		}
+	}
+	nonRoot := (psc != nil && psc.RunAsNonRoot != nil && *psc.RunAsNonRoot) || (csc != nil && csc.RunAsNonRoot != nil && *csc.RunAsNonRoot)
+	if nonRoot && uid == 0 {
+		t.Fatalf("container %s must run as non-root but would run as root", c.Name)
+	}
+	if readOnlyRoot {
+		script.WriteString("mount -n -o remount,bind,ro /\n")
+	}
+	workDir := c.WorkingDir
+	if workDir == "" {
+		workDir = "/"
+	}
+	fmt.Fprintf(&script, "cd %q\n", workDir)
+	setpriv := []string{"setpriv", "--reuid=" + strconv.FormatInt(uid, 10), "--regid=" + strconv.FormatInt(gid, 10)}
+	if len(groups) > 0 {
+		setpriv = append(setpriv, "--groups="+strings.Join(groups, ","))
+	} else {
+		setpriv = append(setpriv, "--clear-groups")
+	}
+	if noNewPrivs {
+		setpriv = append(setpriv, "--no-new-privs")
+	}
+	if dropAll {
+		setpriv = append(setpriv, "--bounding-set=-all", "--inh-caps=-all")
+	}
+	script.WriteString("exec " + strings.Join(setpriv, " ") + " -- \"$@\"\n")
+
+	logDir := filepath.Join(root, "_output", "e2e-logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(logDir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+fmt.Sprintf("-%d.log", time.Now().UnixNano()))
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", script.String(), "pod-" + pod.Name, binary}, argv[1:]...)
+	cmd := exec.Command("unshare", args...)
+	cmd.Env = env.list()
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	o := &Operator{cmd: cmd, LogPath: logPath, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		logFile.Close()
+		close(o.done)
+	}()
+	t.Logf("container %s of pod %s/%s runs as local process %d (uid %d, ServiceAccount %s): %q; log: %s",
+		c.Name, pod.Namespace, pod.Name, cmd.Process.Pid, uid, sa, argv, logPath)
+	t.Cleanup(o.Stop)
+	return o
+}
+
+func containerOf(t testing.TB, pod *corev1.Pod, name string) corev1.Container {
+	t.Helper()
+	for _, c := range pod.Spec.Containers {
+		if name == "" || c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("pod %s has no container %q", pod.Name, name)
+	return corev1.Container{}
+}
+
+// environment is an ordered environment.
+type environment struct {
+	names  []string
+	values map[string]string
+}
+
+func (e *environment) set(name, value string) {
+	if _, ok := e.values[name]; !ok {
+		e.names = append(e.names, name)
+	}
+	e.values[name] = value
+}
+
+func (e *environment) list() []string {
+	var out []string
+	for _, n := range e.names {
+		out = append(out, n+"="+e.values[n])
+	}
+	return out
+}
+
+var varRef = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+
+// expandVars expands $(VAR) as the kubelet does; unknown references stay.
+func expandVars(s string, env *environment) string {
+	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
+		if v, ok := env.values[varRef.FindStringSubmatch(ref)[1]]; ok {
+			return v
+		}
+		return ref
+	})
+}
+
+// podEnvironment is the container's environment as the kubelet builds it.
+func podEnvironment(ctx context.Context, client kubernetes.Interface, admin *rest.Config, pod *corev1.Pod, c corev1.Container) (*environment, error) {
+	env := &environment{values: map[string]string{}}
+	// What the image and the runtime set.
+	env.set("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+	env.set("HOSTNAME", pod.Name)
+	// The kubelet's service environment for the kubernetes Service; here the
+	// API server's address, which a pod would reach through the Service.
+	u, err := url.Parse(admin.Host)
+	if err != nil {
+		return nil, err
+	}
+	env.set("KUBERNETES_SERVICE_HOST", u.Hostname())
+	env.set("KUBERNETES_SERVICE_PORT", u.Port())
+	env.set("KUBERNETES_SERVICE_PORT_HTTPS", u.Port())
+
+	for _, from := range c.EnvFrom {
+		var data map[string]string
+		switch {
+		case from.ConfigMapRef != nil:
+			cm, err := client.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, from.ConfigMapRef.Name, metav1.GetOptions{})
+			if err != nil {
+				if apierrors.IsNotFound(err) && from.ConfigMapRef.Optional != nil && *from.ConfigMapRef.Optional {
+					continue
+				}
+				return nil, err
+			}
+			data = cm.Data
+		case from.SecretRef != nil:
+			s, err := client.CoreV1().Secrets(pod.Namespace).Get(ctx, from.SecretRef.Name, metav1.GetOptions{})
+			if err != nil {
+				if apierrors.IsNotFound(err) && from.SecretRef.Optional != nil && *from.SecretRef.Optional {
+					continue
+				}
+				return nil, err
+			}
+			data = map[string]string{}
+			for k, v := range s.Data {
+				data[k] = string(v)
+			}
+		}
+		for k, v := range data {
+			env.set(from.Prefix+k, v)
+		}
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			env.set(e.Name, expandVars(e.Value, env))
+			continue
+		}
+		switch src := e.ValueFrom; {
+		case src.FieldRef != nil:
+			v, err := podField(pod, src.FieldRef.FieldPath)
+			if err != nil {
+				return nil, fmt.Errorf("env %s: %w", e.Name, err)
+			}
+			env.set(e.Name, v)
+		case src.ConfigMapKeyRef != nil:
+			cm, err := client.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, src.ConfigMapKeyRef.Name, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("env %s: %w", e.Name, err)
+			}
+			env.set(e.Name, cm.Data[src.ConfigMapKeyRef.Key])
+		case src.SecretKeyRef != nil:
+			s, err := client.CoreV1().Secrets(pod.Namespace).Get(ctx, src.SecretKeyRef.Name, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("env %s: %w", e.Name, err)
+			}
+			env.set(e.Name, string(s.Data[src.SecretKeyRef.Key]))
+		default:
+			return nil, fmt.Errorf("env %s: unsupported valueFrom", e.Name)
+		}
+	}
+	return env, nil
+}
+
+// podField resolves a downward API field path.
+func podField(pod *corev1.Pod, fieldPath string) (string, error) {
+	switch fieldPath {
+	case "metadata.name":
+		return pod.Name, nil
+	case "metadata.namespace":
+		return pod.Namespace, nil
+	case "metadata.uid":
+		return string(pod.UID), nil
+	case "spec.nodeName":
+		return pod.Spec.NodeName, nil
+	case "spec.serviceAccountName":
+		return pod.Spec.ServiceAccountName, nil
+	case "status.hostIP":
+		return pod.Status.HostIP, nil
+	case "status.podIP":
+		return pod.Status.PodIP, nil
+	}
+	if m := regexp.MustCompile(`^metadata\.(labels|annotations)\['(.+)'\]$`).FindStringSubmatch(fieldPath); m != nil {
+		if m[1] == "labels" {
+			return pod.Labels[m[2]], nil
+		}
+		return pod.Annotations[m[2]], nil
+	}
+	return "", fmt.Errorf("unsupported field path %s", fieldPath)
+}
+
+// stageVolume writes a Secret, ConfigMap or projected volume's files to dir.
+func stageVolume(ctx context.Context, client kubernetes.Interface, pod *corev1.Pod, sa string, bound *corev1.Pod, v corev1.Volume, dir string) error {
+	write := func(name string, data []byte, mode *int32, defaultMode *int32) error {
+		m := os.FileMode(0o644)
+		if defaultMode != nil {
+			m = os.FileMode(*defaultMode)
+		}
+		if mode != nil {
+			m = os.FileMode(*mode)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, m); err != nil {
+			return err
+		}
+		return os.Chmod(p, m)
+	}
+	keysToPaths := func(data map[string][]byte, items []corev1.KeyToPath, defaultMode *int32) error {
+		if len(items) == 0 {
+			for k, d := range data {
+				if err := write(k, d, nil, defaultMode); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		for _, it := range items {
+			d, ok := data[it.Key]
+			if !ok {
+				return fmt.Errorf("key %s not found", it.Key)
+			}
+			if err := write(it.Path, d, it.Mode, defaultMode); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	secret := func(name string, optional *bool, items []corev1.KeyToPath, mode *int32) error {
+		s, err := client.CoreV1().Secrets(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) && optional != nil && *optional {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return keysToPaths(s.Data, items, mode)
+	}
+	configMap := func(name string, optional *bool, items []corev1.KeyToPath, mode *int32) error {
+		var cm *corev1.ConfigMap
+		var err error
+		// kube-root-ca.crt is published into a new namespace shortly after
+		// it is created; the kubelet waits for it too.
+		_ = Poll(ctx, time.Second, func() (bool, error) {
+			cm, err = client.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
+			return !apierrors.IsNotFound(err) || (optional != nil && *optional), nil
+		})
+		if apierrors.IsNotFound(err) && optional != nil && *optional {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		data := map[string][]byte{}
+		for k, s := range cm.Data {
+			data[k] = []byte(s)
+		}
+		for k, b := range cm.BinaryData {
+			data[k] = b
+		}
+		return keysToPaths(data, items, mode)
+	}
+	switch {
+	case v.Secret != nil:
+		return secret(v.Secret.SecretName, v.Secret.Optional, v.Secret.Items, v.Secret.DefaultMode)
+	case v.ConfigMap != nil:
+		return configMap(v.ConfigMap.Name, v.ConfigMap.Optional, v.ConfigMap.Items, v.ConfigMap.DefaultMode)
+	case v.Projected != nil:
+		for _, src := range v.Projected.Sources {
+			var err error
+			switch {
+			case src.Secret != nil:
+				err = secret(src.Secret.Name, src.Secret.Optional, src.Secret.Items, v.Projected.DefaultMode)
+			case src.ConfigMap != nil:
+				err = configMap(src.ConfigMap.Name, src.ConfigMap.Optional, src.ConfigMap.Items, v.Projected.DefaultMode)
+			case src.ServiceAccountToken != nil:
+				opts := TokenOptions{Pod: bound}
+				if src.ServiceAccountToken.Audience != "" {
+					opts.Audiences = []string{src.ServiceAccountToken.Audience}
+				}
+				if src.ServiceAccountToken.ExpirationSeconds != nil {
+					opts.ExpirationSeconds = *src.ServiceAccountToken.ExpirationSeconds
+				}
+				var token string
+				token, err = ServiceAccountToken(ctx, client, pod.Namespace, sa, opts)
+				if err == nil {
+					err = write(src.ServiceAccountToken.Path, []byte(token), nil, v.Projected.DefaultMode)
+				}
+			case src.DownwardAPI != nil:
+				for _, it := range src.DownwardAPI.Items {
+					if it.FieldRef == nil {
+						return fmt.Errorf("downward API item %s: only fieldRef is supported", it.Path)
+					}
+					var value string
+					if value, err = podField(pod, it.FieldRef.FieldPath); err == nil {
+						err = write(it.Path, []byte(value), it.Mode, v.Projected.DefaultMode)
+					}
+					if err != nil {
+						break
+					}
+				}
+			default:
+				err = fmt.Errorf("unsupported projected source")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unsupported volume")
+}

@@ -1,0 +1,255 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+// metricsObject is one operand of the CRI-O metrics stack, listed here
+// independently of the operator's own list.
+type metricsObject struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+	name      string
+}
+
+func (o metricsObject) String() string {
+	return fmt.Sprintf("%s %s/%s", o.gvr.Resource, o.namespace, o.name)
+}
+
+var metricsObjects = []metricsObject{
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, operatorNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, operatorNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, operatorNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, operatorNamespace, "crio-metrics-serving-cert"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, operatorNamespace, "crio-metrics-signer"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, operatorNamespace, "crio-metrics-ca-bundle"},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, "", "crio-metrics-proxy"},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, "", "crio-metrics-client"},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}, "", "crio-metrics-proxy"},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}, "", "crio-metrics-client"},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}, operatorNamespace, "prometheus-k8s"},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}, operatorNamespace, "prometheus-k8s"},
+	{schema.GroupVersionResource{Group: "security.openshift.io", Version: "v1", Resource: "securitycontextconstraints"}, "", "crio-metrics"},
+	{schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}, "", "50-master-crio-metrics-tls"},
+	{schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}, "", "50-worker-crio-metrics-tls"},
+	{schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}, operatorNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}, operatorNamespace, "crio-metrics"},
+}
+
+func getObject(c *framework.Cluster, o metricsObject) error {
+	var err error
+	if o.namespace != "" {
+		_, err = c.Dynamic.Resource(o.gvr).Namespace(o.namespace).Get(context.Background(), o.name, metav1.GetOptions{})
+	} else {
+		_, err = c.Dynamic.Resource(o.gvr).Get(context.Background(), o.name, metav1.GetOptions{})
+	}
+	return err
+}
+
+func deleteObject(c *framework.Cluster, o metricsObject) error {
+	if o.namespace != "" {
+		return c.Dynamic.Resource(o.gvr).Namespace(o.namespace).Delete(context.Background(), o.name, metav1.DeleteOptions{})
+	}
+	return c.Dynamic.Resource(o.gvr).Delete(context.Background(), o.name, metav1.DeleteOptions{})
+}
+
+func waitForMetricsObjects(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration) {
+	t.Helper()
+	var wrong []string
+	framework.Eventually(t, timeout, 2*time.Second, func() (bool, error) {
+		wrong = nil
+		for _, o := range metricsObjects {
+			err := getObject(c, o)
+			switch {
+			case present && err != nil:
+				wrong = append(wrong, o.String()+" missing")
+			case !present && !apierrors.IsNotFound(err):
+				wrong = append(wrong, o.String()+" still present")
+			}
+		}
+		return len(wrong) == 0, nil
+	}, fmt.Sprintf("CRI-O metrics operands present=%v: %v", present, wrong))
+}
+
+// TestMetricsStackOnBareMetalAndAWS: the whole stack is deployed on both.
+func TestMetricsStackOnBareMetalAndAWS(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	for _, platform := range []configv1.PlatformType{configv1.BareMetalPlatformType, configv1.AWSPlatformType} {
+		c.SetInfrastructure(t, platform, configv1.HighlyAvailableTopologyMode)
+		no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: true})
+		waitForMetricsObjects(t, c, true, 2*time.Minute)
+		for _, s := range no.Status.Stacks {
+			if s.Name == nodev1alpha1.MetricsStack {
+				assert.Equal(t, "PlatformDefault", s.Reason)
+			}
+		}
+		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	}
+}
+
+// TestMetricsOperandsAreRestored: deleting or editing any operand is undone.
+func TestMetricsOperandsAreRestored(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	ctx := context.Background()
+	for _, o := range metricsObjects {
+		if o.gvr.Resource == "secrets" && o.name == "crio-metrics-signer" {
+			continue // deleting the CA starts a new trust chain; covered by library-go
+		}
+		require.NoError(t, deleteObject(c, o), o.String())
+	}
+	waitForMetricsObjects(t, c, true, 3*time.Minute)
+
+	kube := framework.KubeClient(t)
+	edits := []struct {
+		what  string
+		patch func() error
+		check func() (bool, error)
+	}{
+		{"DaemonSet args", func() error {
+			_, err := kube.AppsV1().DaemonSets(operatorNamespace).Patch(ctx, "crio-metrics", types.JSONPatchType,
+				[]byte(`[{"op":"replace","path":"/spec/template/spec/containers/0/args/1","value":"--upstream=http://127.0.0.1:1/"}]`), metav1.PatchOptions{})
+			return err
+		}, func() (bool, error) {
+			ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+			return err == nil && ds.Spec.Template.Spec.Containers[0].Args[1] == "--upstream=https://127.0.0.1:9537/", nil
+		}},
+		{"ClusterRole rules", func() error {
+			_, err := kube.RbacV1().ClusterRoles().Patch(ctx, "crio-metrics-client", types.JSONPatchType,
+				[]byte(`[{"op":"replace","path":"/rules/0/nonResourceURLs","value":["/*"]}]`), metav1.PatchOptions{})
+			return err
+		}, func() (bool, error) {
+			cr, err := kube.RbacV1().ClusterRoles().Get(ctx, "crio-metrics-client", metav1.GetOptions{})
+			return err == nil && len(cr.Rules) == 1 && len(cr.Rules[0].NonResourceURLs) == 1 && cr.Rules[0].NonResourceURLs[0] == "/metrics", nil
+		}},
+		{"SCC privileged", func() error {
+			_, err := c.Dynamic.Resource(metricsObjects[12].gvr).Patch(ctx, "crio-metrics", types.MergePatchType,
+				[]byte(`{"allowPrivilegedContainer":true}`), metav1.PatchOptions{})
+			return err
+		}, func() (bool, error) {
+			scc, err := c.Dynamic.Resource(metricsObjects[12].gvr).Get(ctx, "crio-metrics", metav1.GetOptions{})
+			return err == nil && scc.Object["allowPrivilegedContainer"] == false, nil
+		}},
+	}
+	for _, e := range edits {
+		require.NoError(t, e.patch(), e.what)
+		framework.Eventually(t, 2*time.Minute, 2*time.Second, e.check, "edit undone: "+e.what)
+	}
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+}
+
+// TestMetricsStackRemoval: opting out removes every operand and its
+// relatedObjects; opting back in restores them.
+func TestMetricsStackRemoval(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
+	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
+	for _, s := range no.Status.Stacks {
+		if s.Name == nodev1alpha1.MetricsStack {
+			assert.Equal(t, "OptedOut", s.Reason)
+		}
+	}
+	waitForMetricsObjects(t, c, false, 2*time.Minute)
+	co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		for _, ref := range co.Status.RelatedObjects {
+			if strings.HasPrefix(ref.Name, "crio-metrics") || strings.HasSuffix(ref.Name, "crio-metrics-tls") {
+				return "relatedObjects still list " + ref.Name
+			}
+		}
+		if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, "spec.metrics.managementState is Removed") {
+			return "Available message does not say the stack was opted out"
+		}
+		return framework.Settled(co)
+	})
+	assert.NotNil(t, co)
+
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": nil}})
+	waitForMetricsObjects(t, c, true, 2*time.Minute)
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+}
+
+func servingCert(t *testing.T, ctx context.Context) (*x509.Certificate, []byte) {
+	kube := framework.KubeClient(t)
+	s, err := kube.CoreV1().Secrets(operatorNamespace).Get(ctx, "crio-metrics-serving-cert", metav1.GetOptions{})
+	require.NoError(t, err)
+	block, _ := pem.Decode(s.Data["tls.crt"])
+	require.NotNil(t, block)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	return cert, s.Data["tls.crt"]
+}
+
+// TestMetricsForcedRotation: with a short validity the serving certificate
+// is replaced by one signed by a CA in the bundle, and the DaemonSet's pods
+// are not restarted (cert-syncer and kube-rbac-proxy pick the files up).
+func TestMetricsForcedRotation(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{Args: []string{
+		"--crio-metrics-cert-validity=90s", "--crio-metrics-cert-refresh=30s",
+	}})
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	pods := func() map[string]string {
+		list, err := kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
+		require.NoError(t, err)
+		out := map[string]string{}
+		for _, p := range list.Items {
+			out[p.Spec.NodeName] = string(p.UID)
+		}
+		return out
+	}
+	// The operator may have re-issued a longer-lived certificate left by an
+	// earlier test; wait until the current one is short-lived.
+	framework.Eventually(t, 2*time.Minute, 2*time.Second, func() (bool, error) {
+		cert, _ := servingCert(t, ctx)
+		return cert.NotAfter.Sub(cert.NotBefore) < 5*time.Minute, nil
+	}, "a short-lived serving certificate")
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	podsBefore := pods()
+	ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	require.NoError(t, err)
+
+	first, firstPEM := servingCert(t, ctx)
+	var second *x509.Certificate
+	framework.Eventually(t, 3*time.Minute, 2*time.Second, func() (bool, error) {
+		cert, raw := servingCert(t, ctx)
+		second = cert
+		return string(raw) != string(firstPEM), nil
+	}, "the serving certificate is rotated")
+	assert.NotEqual(t, first.SerialNumber, second.SerialNumber)
+	assert.True(t, second.NotBefore.After(first.NotBefore) || second.NotBefore.Equal(first.NotBefore))
+	assert.ElementsMatch(t, []string{
+		"crio-metrics.openshift-cluster-node-operator.svc", "crio-metrics.openshift-cluster-node-operator.svc.cluster.local", "localhost",
+	}, second.DNSNames)
+	require.Len(t, second.IPAddresses, 1)
+	assert.Equal(t, "127.0.0.1", second.IPAddresses[0].String())
+
+	bundle, err := kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
+	require.NoError(t, err)
+	roots := x509.NewCertPool()
+	require.True(t, roots.AppendCertsFromPEM([]byte(bundle.Data["ca-bundle.crt"])))
+	_, err = second.Verify(x509.VerifyOptions{Roots: roots, DNSName: "crio-metrics.openshift-cluster-node-operator.svc"})
+	require.NoError(t, err, "the new certificate is signed by a CA in the bundle")
+
+	after, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, ds.Generation, after.Generation, "rotation must not change the DaemonSet")
+	assert.Equal(t, podsBefore, pods(), "rotation must not restart the DaemonSet's pods")
+}

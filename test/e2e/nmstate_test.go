@@ -1,0 +1,449 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+const (
+	nmstateNamespace  = "openshift-nmstate"
+	nmstateDeployment = "nmstate-operator"
+	nmstateCR         = "nmstate"
+	nmstateLabel      = "nodeoperator.openshift.io/stack"
+	nmstateWait       = 2 * time.Minute
+	nmstatePoll       = 250 * time.Millisecond
+)
+
+var (
+	nmstatesGVR = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nmstates"}
+	nncpGVR     = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nodenetworkconfigurationpolicies"}
+	crdGVR      = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+)
+
+// nmstateEnv is what the NMState scenarios share: one operator, started once
+// (leader election makes restarts slow), and the clients.
+type nmstateEnv struct {
+	c    *framework.Cluster
+	kube kubernetes.Interface
+}
+
+// TestNMState runs the NMState stack's acceptance scenarios in order on one
+// operator. Each scenario starts from the state the previous one left and
+// says so; the whole test leaves the cluster on BareMetal with every knob at
+// its default and the stack deployed, as the platform default has it.
+func TestNMState(t *testing.T) {
+	c := framework.NewCluster(t)
+	framework.InstallOperatorPrerequisites(t, c.Config)
+	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
+	c.ResetNodeOperator(t)
+	framework.StartOperator(t, framework.OperatorOptions{})
+	e := &nmstateEnv{c: c, kube: framework.KubeClient(t)}
+	t.Cleanup(func() {
+		// Cleanups run in reverse order: this one runs before the operator
+		// stops, so that the stack settles on the restored defaults.
+		c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
+		c.ResetNodeOperator(t)
+		e.waitDeployed(t, "PlatformDefault")
+	})
+
+	for _, s := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"BareMetalDeployedByDefault", e.testBareMetalDeployedByDefault},
+		{"NoWritesAtSteadyState", e.testNoWritesAtSteadyState},
+		{"AWSNotDeployedUntilOptIn", e.testAWSNotDeployedUntilOptIn},
+		{"OptOutKeepsNodeNetworkConfigurationPolicies", e.testOptOutKeepsPolicies},
+		{"KnobFlippedTenTimes", e.testKnobFlippedTenTimes},
+		{"AdministratorsNMStateIsAdoptedAndKept", e.testAdoption},
+		{"HostedControlPlaneNeverDeployed", e.testHostedControlPlane},
+	} {
+		start := time.Now()
+		ok := t.Run(s.name, s.run)
+		t.Logf("%s: %s in %s", s.name, map[bool]string{true: "passed", false: "FAILED"}[ok], time.Since(start).Round(100*time.Millisecond))
+		if !ok {
+			t.FailNow()
+		}
+	}
+}
+
+// testBareMetalDeployedByDefault: with no configuration, on bare metal, the
+// stack is deployed and the ClusterOperator is Available.
+func (e *nmstateEnv) testBareMetalDeployedByDefault(t *testing.T) {
+	start := time.Now()
+	no := e.waitDeployed(t, "PlatformDefault")
+	t.Logf("stack Available %s after the operator started", time.Since(start).Round(100*time.Millisecond))
+	assert.Contains(t, framework.StackStatus(no, nodev1alpha1.NMStateStack).Message, "deployed by default on platform BareMetal")
+
+	ctx := framework.Context(t, time.Minute)
+	d, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateDeployment, metav1.GetOptions{})
+	require.NoError(t, err)
+	spec := d.Spec.Template.Spec
+	assert.Equal(t, map[string]string{"node-role.kubernetes.io/master": ""}, spec.NodeSelector)
+	assert.Equal(t, "system-cluster-critical", spec.PriorityClassName)
+	c := spec.Containers[0]
+	assert.Equal(t, "quay.io/openshift/origin-kubernetes-nmstate-operator:e2e", c.Image, "image from NMSTATE_OPERATOR_IMAGE")
+	assert.Contains(t, c.Env, corev1.EnvVar{Name: "RELATED_IMAGE_HANDLER_IMAGE", Value: "quay.io/openshift/origin-kubernetes-nmstate-handler:e2e"})
+	assert.NotEmpty(t, c.Resources.Requests)
+	assert.Empty(t, c.Resources.Limits)
+
+	pods, err := e.kube.CoreV1().Pods(nmstateNamespace).List(ctx, metav1.ListOptions{LabelSelector: "name=kubernetes-nmstate-operator"})
+	require.NoError(t, err)
+	require.Len(t, pods.Items, 1)
+	assert.Equal(t, "master-0", pods.Items[0].Spec.NodeName, "runs on the control plane (its taint is tolerated)")
+
+	cr, err := e.c.Dynamic.Resource(nmstatesGVR).Get(ctx, nmstateCR, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "nmstate", cr.GetLabels()[nmstateLabel], "created by the operator")
+
+	co := e.c.WaitForClusterOperator(t, nmstateWait, func(co *configv1.ClusterOperator) string {
+		if a := framework.COCondition(co, configv1.OperatorAvailable); a == nil || a.Status != configv1.ConditionTrue {
+			return "not Available"
+		}
+		return ""
+	})
+	assert.Contains(t, framework.COCondition(co, configv1.OperatorAvailable).Message, "NMStateAvailable: deployed by default on platform BareMetal")
+	for _, want := range []configv1.ObjectReference{
+		{Group: "nmstate.io", Resource: "nmstates", Name: nmstateCR},
+		{Group: "apps", Resource: "deployments", Namespace: nmstateNamespace, Name: nmstateDeployment},
+		{Resource: "namespaces", Name: nmstateNamespace},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "nmstates.nmstate.io"},
+	} {
+		assert.Contains(t, co.Status.RelatedObjects, want)
+	}
+}
+
+// testNoWritesAtSteadyState: across more than one resync, nothing of the
+// stack is written, and neither are its conditions.
+func (e *nmstateEnv) testNoWritesAtSteadyState(t *testing.T) {
+	before := e.versions(t)
+	t.Logf("watching %d objects for 70 s (the controller resyncs every minute)", len(before))
+	time.Sleep(70 * time.Second)
+	assert.Equal(t, before, e.versions(t), "resourceVersions (and the time of the NMStateStack status apply) changed at steady state")
+}
+
+// versions returns the resourceVersion of every object of the stack, and when
+// the NMStateStack field manager last changed the NodeOperator status.
+func (e *nmstateEnv) versions(t *testing.T) map[string]string {
+	t.Helper()
+	ctx := framework.Context(t, time.Minute)
+	out := map[string]string{}
+	get := func(gvr schema.GroupVersionResource, ns, name string) {
+		var u *unstructured.Unstructured
+		var err error
+		if ns == "" {
+			u, err = e.c.Dynamic.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+		} else {
+			u, err = e.c.Dynamic.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		}
+		require.NoError(t, err, "%s %s", gvr.Resource, name)
+		out[gvr.Resource+"/"+name] = u.GetResourceVersion()
+	}
+	rbac := func(r string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: r}
+	}
+	get(crdGVR, "", "nmstates.nmstate.io")
+	get(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", nmstateNamespace)
+	get(schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, nmstateNamespace, nmstateDeployment)
+	get(rbac("clusterroles"), "", nmstateDeployment)
+	get(rbac("clusterrolebindings"), "", nmstateDeployment)
+	get(rbac("roles"), nmstateNamespace, nmstateDeployment)
+	get(rbac("rolebindings"), nmstateNamespace, nmstateDeployment)
+	get(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, nmstateNamespace, nmstateDeployment)
+	get(nmstatesGVR, "", nmstateCR)
+
+	u, err := e.c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Get(ctx, nodev1alpha1.SingletonName, metav1.GetOptions{})
+	require.NoError(t, err)
+	for _, m := range u.GetManagedFields() {
+		if m.Manager == "NMStateStack" {
+			out["nodeoperator status by NMStateStack"] = m.Time.String()
+		}
+	}
+	return out
+}
+
+// testAWSNotDeployedUntilOptIn: on AWS nothing of the stack exists and the
+// message says how to opt in; opting in deploys it.
+func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
+	start := time.Now()
+	e.c.SetInfrastructure(t, configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode)
+	optIn := "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)"
+	e.waitRemoved(t, "NotDefaultOnPlatform", optIn)
+	t.Logf("removed %s after the platform changed", time.Since(start).Round(100*time.Millisecond))
+
+	co := e.c.WaitForClusterOperator(t, nmstateWait, func(co *configv1.ClusterOperator) string {
+		a := framework.COCondition(co, configv1.OperatorAvailable)
+		if a == nil || !strings.Contains(a.Message, "NMStateAvailable: "+optIn) {
+			return "the Available message does not say how to opt in"
+		}
+		for _, ref := range co.Status.RelatedObjects {
+			if ref.Namespace == nmstateNamespace || ref.Name == nmstateNamespace || ref.Group == "nmstate.io" {
+				return fmt.Sprintf("relatedObjects still lists %+v", ref)
+			}
+		}
+		return ""
+	})
+	assert.Equal(t, configv1.ConditionTrue, framework.COCondition(co, configv1.OperatorAvailable).Status)
+
+	start = time.Now()
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.waitDeployed(t, "OptedIn")
+	t.Logf("deployed and Available %s after opting in", time.Since(start).Round(100*time.Millisecond))
+}
+
+// testOptOutKeepsPolicies: a NodeNetworkConfigurationPolicy created while
+// the stack was on is there, unchanged, after the opt-out, and so are the
+// CRDs. Starts with the stack opted in on AWS.
+func (e *nmstateEnv) testOptOutKeepsPolicies(t *testing.T) {
+	ctx := framework.Context(t, 3*time.Minute)
+	a := framework.NewApplier(t, e.c.Config)
+	crd := framework.ReadManifests(t, filepath.Join(framework.RepoRoot(t), "test", "e2e", "testdata", "nodenetworkconfigurationpolicies.crd.yaml"))[0]
+	require.NoError(t, a.Apply(ctx, crd, "e2e-nmstate"))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = e.c.Dynamic.Resource(crdGVR).Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
+	})
+
+	policy := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy",
+		"metadata": map[string]interface{}{"name": "e2e-br1"},
+		"spec": map[string]interface{}{
+			"nodeSelector": map[string]interface{}{"node-role.kubernetes.io/worker": ""},
+			"desiredState": map[string]interface{}{"interfaces": []interface{}{map[string]interface{}{
+				"name": "br1", "type": "linux-bridge", "state": "up",
+				"bridge": map[string]interface{}{"port": []interface{}{map[string]interface{}{"name": "eth1"}}},
+			}}},
+		},
+	}}
+	var created *unstructured.Unstructured
+	framework.Eventually(t, time.Minute, nmstatePoll, func() (bool, error) {
+		var err error
+		created, err = e.c.Dynamic.Resource(nncpGVR).Create(ctx, policy, metav1.CreateOptions{})
+		return err == nil, err // the CRD may not be served for a moment
+	}, "creating a NodeNetworkConfigurationPolicy")
+
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
+	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.managementState is Removed")
+
+	after, err := e.c.Dynamic.Resource(nncpGVR).Get(ctx, "e2e-br1", metav1.GetOptions{})
+	require.NoError(t, err, "the policy survives the opt-out")
+	assert.Equal(t, created.GetUID(), after.GetUID())
+	assert.Equal(t, created.GetResourceVersion(), after.GetResourceVersion(), "and is unchanged")
+	assert.Equal(t, created.Object["spec"], after.Object["spec"])
+	for _, name := range []string{crd.GetName(), "nmstates.nmstate.io"} {
+		_, err := e.c.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+		assert.NoError(t, err, "CRD %s survives the opt-out", name)
+	}
+	require.NoError(t, e.c.Dynamic.Resource(nncpGVR).Delete(ctx, "e2e-br1", metav1.DeleteOptions{}))
+}
+
+// testKnobFlippedTenTimes: ten flips in a row end in the state of the last
+// value, with nothing left over and nothing degraded; twice, ending off and
+// ending on. Starts opted out on AWS.
+func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
+	for _, run := range []struct {
+		name   string
+		values []nodev1alpha1.StackManagementState
+		on     bool
+	}{
+		{"ending opted out", []nodev1alpha1.StackManagementState{"Managed", "Removed"}, false},
+		{"ending on through the platform default and opt-in", []nodev1alpha1.StackManagementState{"", "Managed"}, true},
+	} {
+		start := time.Now()
+		for i := 0; i < 10; i++ {
+			e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, run.values[i%2])
+			// Long enough for the operator to act between flips (and to
+			// race with a namespace it is still finalizing), short enough
+			// that flips overlap what the previous one started.
+			time.Sleep(300 * time.Millisecond)
+		}
+		if run.on {
+			e.waitDeployed(t, "OptedIn")
+		} else {
+			e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.managementState is Removed")
+		}
+		no, err := e.c.NodeOperator(context.Background())
+		require.NoError(t, err)
+		d := framework.NodeOperatorCondition(no, "NMStateDegraded")
+		require.NotNil(t, d)
+		assert.Equal(t, operatorv1.ConditionFalse, d.Status, "NMStateDegraded after the flips: %s", d.Message)
+		co, err := e.c.ClusterOperator(context.Background())
+		require.NoError(t, err)
+		if cd := framework.COCondition(co, configv1.OperatorDegraded); cd != nil && cd.Status == configv1.ConditionTrue {
+			assert.NotContains(t, cd.Message, "NMState", "ClusterOperator Degraded because of the NMState stack")
+		}
+		t.Logf("%s: settled %s after the first of 10 flips", run.name, time.Since(start).Round(100*time.Millisecond))
+	}
+}
+
+// testAdoption: an NMState that an administrator created before the stack
+// was enabled is used as it is, never written, and survives the opt-out.
+// The API refuses invalid ones. Starts opted in on AWS.
+func (e *nmstateEnv) testAdoption(t *testing.T) {
+	ctx := framework.Context(t, 3*time.Minute)
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
+	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.managementState is Removed")
+
+	nmstates := e.c.Dynamic.Resource(nmstatesGVR)
+	for _, bad := range []struct {
+		obj  map[string]interface{}
+		want string
+	}{
+		{map[string]interface{}{"metadata": map[string]interface{}{"name": "other"}}, "metadata.name must be 'nmstate'"},
+		{map[string]interface{}{"metadata": map[string]interface{}{"name": nmstateCR}, "spec": map[string]interface{}{"logLevel": "verbose"}}, "spec.logLevel"},
+	} {
+		bad.obj["apiVersion"], bad.obj["kind"] = "nmstate.io/v1", "NMState"
+		_, err := nmstates.Create(ctx, &unstructured.Unstructured{Object: bad.obj}, metav1.CreateOptions{})
+		if assert.Error(t, err) {
+			assert.True(t, apierrors.IsInvalid(err), "%v", err)
+			assert.Contains(t, err.Error(), bad.want)
+		}
+	}
+
+	admins := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "nmstate.io/v1", "kind": "NMState",
+		"metadata": map[string]interface{}{"name": nmstateCR, "labels": map[string]interface{}{"owner": "admin"}},
+		"spec": map[string]interface{}{
+			"nodeSelector":    map[string]interface{}{"node-role.kubernetes.io/worker": ""},
+			"logLevel":        "debug",
+			"someFutureField": map[string]interface{}{"kept": true},
+		},
+	}}
+	created, err := nmstates.Create(ctx, admins, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = e.c.Dynamic.Resource(nmstatesGVR).Delete(ctx, nmstateCR, metav1.DeleteOptions{})
+	})
+	assert.Equal(t, map[string]interface{}{"kept": true}, created.Object["spec"].(map[string]interface{})["someFutureField"],
+		"unknown spec fields are preserved, not pruned")
+
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue,
+		"NMState nmstate created by an administrator (adopted: its spec is left alone and it is kept on opt-out)"))
+	live, err := nmstates.Get(ctx, nmstateCR, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, created.GetResourceVersion(), live.GetResourceVersion(), "the administrator's NMState is never written")
+
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
+	e.waitRemoved(t, "OptedOut", "NMState nmstate, created by an administrator, is kept")
+	live, err = nmstates.Get(ctx, nmstateCR, metav1.GetOptions{})
+	require.NoError(t, err, "the administrator's NMState survives the opt-out")
+	assert.Equal(t, created.GetResourceVersion(), live.GetResourceVersion())
+	require.NoError(t, nmstates.Delete(ctx, nmstateCR, metav1.DeleteOptions{}))
+}
+
+// testHostedControlPlane: with an external control plane the stack is never
+// deployed, whatever the platform and even when opted in, and the status
+// says why. Starts opted out on AWS.
+func (e *nmstateEnv) testHostedControlPlane(t *testing.T) {
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.waitDeployed(t, "OptedIn")
+	for _, platform := range []configv1.PlatformType{configv1.BareMetalPlatformType, configv1.AWSPlatformType} {
+		e.c.SetInfrastructure(t, platform, configv1.ExternalTopologyMode)
+		e.waitRemoved(t, "HostedControlPlane", "not deployed: the control plane is hosted externally (controlPlaneTopology External)")
+	}
+	no := e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
+		s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
+		if s == nil || s.Enabled || s.Reason != "HostedControlPlane" {
+			return fmt.Sprintf("status.stacks NMState is %+v", s)
+		}
+		return ""
+	})
+	assert.Equal(t, nodev1alpha1.StackManaged, no.Spec.NMState.ManagementState, "opting in does not override a hosted control plane")
+}
+
+// waitDeployed waits until the decision is on for reason, NMStateAvailable is
+// True with nothing progressing, the Deployment is available and the NMState
+// CR exists.
+func (e *nmstateEnv) waitDeployed(t testing.TB, reason string) *nodev1alpha1.NodeOperator {
+	t.Helper()
+	no := e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
+		s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
+		if s == nil || !s.Enabled || s.Reason != reason {
+			return fmt.Sprintf("status.stacks NMState is %+v, want enabled for %s", s, reason)
+		}
+		if why := framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue)(no); why != "" {
+			return why
+		}
+		if c := framework.NodeOperatorCondition(no, "NMStateAvailable"); c.Reason != reason {
+			return "NMStateAvailable reason is " + c.Reason
+		}
+		return framework.ConditionIs("NMStateProgressing", operatorv1.ConditionFalse)(no)
+	})
+	ctx := framework.Context(t, time.Minute)
+	d, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateDeployment, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, d.Status.AvailableReplicas)
+	_, err = e.c.Dynamic.Resource(nmstatesGVR).Get(ctx, nmstateCR, metav1.GetOptions{})
+	require.NoError(t, err, "NMStateAvailable=True requires the NMState CR")
+	return no
+}
+
+// waitRemoved waits until the decision is off for reason, NMStateAvailable
+// says so (with every one of messages) and nothing of the stack is left:
+// namespace (and so everything in it), cluster RBAC and our NMState CR. The
+// nmstates.nmstate.io CRD stays.
+func (e *nmstateEnv) waitRemoved(t testing.TB, reason string, messages ...string) {
+	t.Helper()
+	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
+		s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
+		if s == nil || s.Enabled || s.Reason != reason {
+			return fmt.Sprintf("status.stacks NMState is %+v, want disabled for %s", s, reason)
+		}
+		if why := framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue, messages...)(no); why != "" {
+			return why
+		}
+		if why := framework.ConditionIs("NMStateProgressing", operatorv1.ConditionFalse)(no); why != "" {
+			return why
+		}
+		return e.leftovers()
+	})
+	_, err := e.c.Dynamic.Resource(crdGVR).Get(context.Background(), "nmstates.nmstate.io", metav1.GetOptions{})
+	assert.NoError(t, err, "the nmstates.nmstate.io CRD is never deleted")
+}
+
+// leftovers describes what of the stack still exists, "" when nothing.
+func (e *nmstateEnv) leftovers() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var left []string
+	if _, err := e.kube.CoreV1().Namespaces().Get(ctx, nmstateNamespace, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		left = append(left, "namespace "+nmstateNamespace)
+	}
+	if _, err := e.kube.RbacV1().ClusterRoles().Get(ctx, nmstateDeployment, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		left = append(left, "clusterrole "+nmstateDeployment)
+	}
+	if _, err := e.kube.RbacV1().ClusterRoleBindings().Get(ctx, nmstateDeployment, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		left = append(left, "clusterrolebinding "+nmstateDeployment)
+	}
+	if cr, err := e.c.Dynamic.Resource(nmstatesGVR).Get(ctx, nmstateCR, metav1.GetOptions{}); err == nil && cr.GetLabels()[nmstateLabel] == "nmstate" {
+		left = append(left, "the operator's NMState "+nmstateCR)
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	return "left over: " + strings.Join(left, ", ")
+}

@@ -1,0 +1,500 @@
+package manifests
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+// request is one API request the operator makes, as RBAC sees it.
+type request struct {
+	namespace string // "" for cluster-scoped resources
+	group     string
+	resource  string // with "/subresource"
+	name      string // "" when the request names no object (create, list, watch)
+	verb      string
+}
+
+func (r request) String() string {
+	s := r.verb + " " + r.resource
+	if r.group != "" {
+		s += "." + r.group
+	}
+	if r.name != "" {
+		s += " " + r.name
+	}
+	if r.namespace != "" {
+		s += " in " + r.namespace
+	}
+	return s
+}
+
+// need is a request with the reason the operator makes it.
+type need struct {
+	request
+	why string
+}
+
+// operatorNeeds are the requests of the operator's own machinery (library-go's
+// controllercmd, operator client and status controller, and the controllers
+// in pkg/operator that are not stacks). The operands' needs are derived from
+// bindata/ by operandNeeds.
+var operatorNeeds = func() []need {
+	var out []need
+	add := func(why string, ns, group, resource, name string, verbs ...string) {
+		for _, v := range verbs {
+			out = append(out, need{request{ns, group, resource, name, v}, why})
+		}
+	}
+	add("leader election creates its Lease", operatorNamespace, "coordination.k8s.io", "leases", "", "create")
+	add("leader election reads and renews its Lease", operatorNamespace, "coordination.k8s.io", "leases", "cluster-node-operator-lock", "get", "update")
+	add("events", operatorNamespace, "", "events", "", "create", "patch")
+	add("events name the pod's Deployment", operatorNamespace, "", "pods", "", "get")
+	add("events name the pod's Deployment", operatorNamespace, "apps", "replicasets", "", "get")
+	add("operator client informer", "", "nodeoperator.openshift.io", "nodeoperators", "", "get", "list", "watch")
+	add("conditions and status.stacks", "", "nodeoperator.openshift.io", "nodeoperators/status", "cluster", "patch")
+	add("status controller informer (by name)", "", "config.openshift.io", "clusteroperators", "node", "get", "list", "watch")
+	add("status controller recreates a missing ClusterOperator", "", "config.openshift.io", "clusteroperators", "", "create")
+	add("status controller deletes the ClusterOperator without NodeOperator", "", "config.openshift.io", "clusteroperators", "node", "delete")
+	add("status controller", "", "config.openshift.io", "clusteroperators/status", "node", "update")
+	add("platform decision and leader-election topology", "", "config.openshift.io", "infrastructures", "cluster", "get", "list", "watch")
+	add("metrics endpoint authentication", "", "authentication.k8s.io", "tokenreviews", "", "create")
+	add("metrics endpoint authorization", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
+	add("metrics endpoint client CAs", "kube-system", "", "configmaps", "extension-apiserver-authentication", "get", "list", "watch")
+	return out
+}()
+
+// externalRoles are roles the manifests bind but do not define, with their
+// rules: the kube-apiserver's bootstrap policy creates them.
+var externalRoles = map[string][]rbacv1.PolicyRule{
+	"Role/kube-system/extension-apiserver-authentication-reader": {{
+		APIGroups: []string{""}, Resources: []string{"configmaps"},
+		ResourceNames: []string{"extension-apiserver-authentication"}, Verbs: []string{"get", "list", "watch"},
+	}},
+}
+
+// grant is a rule the operator holds, cluster-wide when namespace is "".
+type grant struct {
+	namespace string
+	rule      rbacv1.PolicyRule
+	source    string
+}
+
+// rbac is the operator's RBAC as the manifests define it.
+type rbac struct {
+	grants []grant
+	roles  map[string][]rbacv1.PolicyRule // "ClusterRole/name" or "Role/ns/name"
+}
+
+func readRBAC(t *testing.T, tr *tree) *rbac {
+	t.Helper()
+	out := &rbac{roles: map[string][]rbacv1.PolicyRule{}}
+	for k, v := range externalRoles {
+		out.roles[k] = v
+	}
+	for _, o := range tr.manifests {
+		switch o.GetKind() {
+		case "ClusterRole":
+			r := &rbacv1.ClusterRole{}
+			if err := o.Decode(r); err != nil {
+				t.Fatal(err)
+			}
+			out.roles["ClusterRole/"+r.Name] = r.Rules
+		case "Role":
+			r := &rbacv1.Role{}
+			if err := o.Decode(r); err != nil {
+				t.Fatal(err)
+			}
+			out.roles["Role/"+r.Namespace+"/"+r.Name] = r.Rules
+		}
+	}
+	isOperator := func(s rbacv1.Subject) bool {
+		return s.Kind == "ServiceAccount" && s.Namespace == operatorNamespace && s.Name == operatorName
+	}
+	for _, o := range tr.manifests {
+		var subjects []rbacv1.Subject
+		var ref rbacv1.RoleRef
+		namespace := ""
+		switch o.GetKind() {
+		case "ClusterRoleBinding":
+			b := &rbacv1.ClusterRoleBinding{}
+			if err := o.Decode(b); err != nil {
+				t.Fatal(err)
+			}
+			subjects, ref = b.Subjects, b.RoleRef
+		case "RoleBinding":
+			b := &rbacv1.RoleBinding{}
+			if err := o.Decode(b); err != nil {
+				t.Fatal(err)
+			}
+			subjects, ref, namespace = b.Subjects, b.RoleRef, b.Namespace
+		default:
+			continue
+		}
+		key := "ClusterRole/" + ref.Name
+		if ref.Kind == "Role" {
+			key = "Role/" + namespace + "/" + ref.Name
+		}
+		rules, ok := out.roles[key]
+		if !ok {
+			t.Errorf("%s: binds %s, which neither the manifests nor the API server's bootstrap policy define", o, key)
+		}
+		for _, s := range subjects {
+			switch {
+			case isOperator(s):
+				for _, r := range rules {
+					out.grants = append(out.grants, grant{namespace, r, key})
+				}
+			case s.Kind == "ServiceAccount" && s.Namespace == "openshift-monitoring" && s.Name == "prometheus-k8s" && ref.Name == "cluster-node-operator-prometheus":
+			default:
+				t.Errorf("%s: binds %s to %s %s/%s, which is not the operator", o, key, s.Kind, s.Namespace, s.Name)
+			}
+		}
+	}
+	if len(out.grants) == 0 {
+		t.Fatal("the manifests grant the operator nothing")
+	}
+	return out
+}
+
+// allows reports whether rule grants the request.
+func allows(rule rbacv1.PolicyRule, r request) bool {
+	return has(rule.Verbs, r.verb) && has(rule.APIGroups, r.group) && has(rule.Resources, r.resource) &&
+		(len(rule.ResourceNames) == 0 || (r.name != "" && has(rule.ResourceNames, r.name)))
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s || x == rbacv1.ResourceAll {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed reports whether the operator may make the request: cluster-wide
+// grants apply everywhere, namespaced ones only to namespaced requests in
+// their namespace.
+func (a *rbac) allowed(r request) bool {
+	for _, g := range a.grants {
+		if (g.namespace == "" || g.namespace == r.namespace) && allows(g.rule, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// covers reports whether the operator holds every permission of rules in a
+// namespace ("" = cluster-wide), as the API server's escalation check asks.
+func (a *rbac) covers(namespace string, rules []rbacv1.PolicyRule) []string {
+	var missing []string
+	for _, rule := range rules {
+		if len(rule.NonResourceURLs) > 0 {
+			missing = append(missing, fmt.Sprintf("non-resource URLs %v", rule.NonResourceURLs))
+			continue
+		}
+		names := rule.ResourceNames
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, g := range rule.APIGroups {
+			for _, res := range rule.Resources {
+				for _, v := range rule.Verbs {
+					for _, n := range names {
+						r := request{namespace, g, res, n, v}
+						if !a.allowedIn(r, namespace == "") {
+							missing = append(missing, r.String())
+						}
+					}
+				}
+			}
+		}
+	}
+	return missing
+}
+
+// allowedIn is allowed, but for a cluster-wide question only cluster-wide
+// grants count.
+func (a *rbac) allowedIn(r request, clusterWide bool) bool {
+	for _, g := range a.grants {
+		if clusterWide && g.namespace != "" {
+			continue
+		}
+		if (g.namespace == "" || g.namespace == r.namespace) && allows(g.rule, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// operandNeeds derives from bindata/ the requests the stacks make: each
+// operand is read, created, updated or patched (server-side apply patches, and
+// creates when the object is new) and deleted when its stack is removed; a
+// role or binding the operator creates needs escalate or bind on that role
+// unless the operator holds its permissions.
+func operandNeeds(t *testing.T, tr *tree, a *rbac) (needs, optional []need, escalations []string) {
+	t.Helper()
+	for _, o := range tr.operands {
+		info, ok := kinds[o.GroupKind()]
+		if !ok {
+			t.Errorf("%s: kind %s is not known to this lint; add it to kinds", o, o.GroupKind())
+			continue
+		}
+		ns := o.GetNamespace()
+		if info.namespaced && ns == "" {
+			t.Errorf("%s: a namespaced operand needs metadata.namespace", o)
+			continue
+		}
+		why := "operand " + o.String()
+		for _, v := range []string{"create", "delete"} {
+			name := o.GetName()
+			if v == "create" {
+				name = ""
+			}
+			needs = append(needs, need{request{ns, o.GroupKind().Group, info.resource, name, v}, why})
+		}
+		// Read (get, or list and watch through an informer) and write (patch
+		// or update): either way will do.
+		read := request{ns, o.GroupKind().Group, info.resource, o.GetName(), "get"}
+		list := request{ns, o.GroupKind().Group, info.resource, "", "list"}
+		if !matchesTemplate(a, read) && !a.allowed(list) {
+			t.Errorf("the operator can neither get nor list %s (%s)", o, read)
+		}
+		write := request{ns, o.GroupKind().Group, info.resource, o.GetName(), "patch"}
+		update := write
+		update.verb = "update"
+		if !matchesTemplate(a, write) && !matchesTemplate(a, update) {
+			t.Errorf("the operator can neither patch nor update %s", o)
+		}
+		for _, r := range []request{read, list, write, update} {
+			optional = append(optional, need{r, why})
+		}
+		watch := list
+		watch.verb = "watch"
+		optional = append(optional, need{watch, why})
+
+		switch o.GetKind() {
+		case "ClusterRole", "Role":
+			r := &rbacv1.ClusterRole{}
+			if err := o.Decode(r); err != nil {
+				t.Fatal(err)
+			}
+			resource := strings.ToLower(o.GetKind()) + "s"
+			if missing := a.covers(ns, r.Rules); len(missing) > 0 &&
+				!a.allowed(request{ns, "rbac.authorization.k8s.io", resource, o.GetName(), "escalate"}) {
+				escalations = append(escalations, fmt.Sprintf("%s grants %v, which the operator holds neither itself nor through escalate on it", o, missing))
+			}
+		case "ClusterRoleBinding", "RoleBinding":
+			b := &rbacv1.RoleBinding{}
+			if err := o.Decode(b); err != nil {
+				t.Fatal(err)
+			}
+			resource, key := "clusterroles", "ClusterRole/"+b.RoleRef.Name
+			if b.RoleRef.Kind == "Role" {
+				resource, key = "roles", "Role/"+ns+"/"+b.RoleRef.Name
+			}
+			rules, known := operandRoles(t, tr)[key]
+			if !a.allowed(request{ns, "rbac.authorization.k8s.io", resource, b.RoleRef.Name, "bind"}) &&
+				(!known || len(a.covers(ns, rules)) > 0) {
+				escalations = append(escalations, fmt.Sprintf("%s binds %s, which the operator may not bind", o, key))
+			}
+		}
+	}
+	return needs, optional, escalations
+}
+
+// matchesTemplate is allowed, for an operand whose name may hold ${VARIABLES}:
+// a rule narrowed by name must list a name the template can produce.
+func matchesTemplate(a *rbac, r request) bool {
+	if !strings.Contains(r.name, "${") {
+		return a.allowed(r)
+	}
+	pattern := variablePattern(r.name)
+	for _, g := range a.grants {
+		if g.namespace != "" && g.namespace != r.namespace {
+			continue
+		}
+		probe := r
+		probe.name = ""
+		if len(g.rule.ResourceNames) == 0 {
+			if allows(g.rule, request{r.namespace, r.group, r.resource, "any", r.verb}) {
+				return true
+			}
+			continue
+		}
+		for _, n := range g.rule.ResourceNames {
+			probe.name = n
+			if pattern.MatchString(n) && allows(g.rule, probe) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func operandRoles(t *testing.T, tr *tree) map[string][]rbacv1.PolicyRule {
+	out := map[string][]rbacv1.PolicyRule{}
+	for _, o := range tr.operands {
+		if o.GetKind() == "ClusterRole" || o.GetKind() == "Role" {
+			r := &rbacv1.ClusterRole{}
+			if err := o.Decode(r); err != nil {
+				t.Fatal(err)
+			}
+			key := "ClusterRole/" + o.GetName()
+			if o.GetKind() == "Role" {
+				key = "Role/" + o.GetNamespace() + "/" + o.GetName()
+			}
+			out[key] = r.Rules
+		}
+	}
+	return out
+}
+
+// TestRBACIsSufficient: the operator may make every request its machinery and
+// its stacks make, including creating the roles and bindings of its operands
+// without holding more than it needs (escalate and bind narrowed by name).
+func TestRBACIsSufficient(t *testing.T) {
+	tr := load(t)
+	a := readRBAC(t, tr)
+	needs, _, escalations := operandNeeds(t, tr, a)
+	for _, n := range append(append([]need{}, operatorNeeds...), needs...) {
+		if !matchesTemplate(a, n.request) {
+			t.Errorf("the operator may not %s (%s)", n.request, n.why)
+		}
+	}
+	for _, e := range escalations {
+		t.Error(e)
+	}
+}
+
+// TestRBACIsLeastPrivilege: no wildcards, no broad roles, narrowing that
+// works, and no rule that nothing needs: every request a rule grants is one
+// the operator makes (reads of an operand kind may span the namespace, since
+// informers list). test/e2e/install_test.go then proves each rule is needed
+// by running without it.
+func TestRBACIsLeastPrivilege(t *testing.T) {
+	tr := load(t)
+	a := readRBAC(t, tr)
+	needs, optional, _ := operandNeeds(t, tr, a)
+	needs = append(append(append([]need{}, operatorNeeds...), needs...), optional...)
+	escalatable := map[string]bool{}
+	for _, o := range tr.operands {
+		switch o.GetKind() {
+		case "ClusterRole", "Role":
+			escalatable[o.GetName()] = true
+		}
+	}
+
+	for _, g := range a.grants {
+		r := g.rule
+		where := fmt.Sprintf("%s rule %+v", g.source, r)
+		for _, list := range [][]string{r.Verbs, r.APIGroups, r.Resources, r.ResourceNames, r.NonResourceURLs} {
+			for _, x := range list {
+				if strings.Contains(x, "*") {
+					t.Errorf("%s: wildcard %q", where, x)
+				}
+			}
+		}
+		if len(r.NonResourceURLs) > 0 {
+			t.Errorf("%s: the operator reads no non-resource URL beyond discovery, which every user may", where)
+		}
+		for _, v := range r.Verbs {
+			switch v {
+			case "create", "deletecollection":
+				if len(r.ResourceNames) > 0 {
+					t.Errorf("%s: %s cannot be narrowed by resourceNames (the request names no object); the rule grants nothing", where, v)
+				}
+			case "bind", "escalate", "impersonate":
+				if len(r.ResourceNames) == 0 {
+					t.Errorf("%s: %s must be narrowed by resourceNames", where, v)
+				}
+				for _, n := range r.ResourceNames {
+					if v != "impersonate" && !escalatable[n] {
+						t.Errorf("%s: %s on %s, which is not a role the operator creates", where, v, n)
+					}
+				}
+				if v == "impersonate" {
+					t.Errorf("%s: the operator impersonates no one", where)
+				}
+			}
+		}
+
+		// Every request the rule grants is needed.
+		names := r.ResourceNames
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, group := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					if v == "bind" || v == "escalate" {
+						continue
+					}
+					for _, n := range names {
+						req := request{g.namespace, group, res, n, v}
+						if !needed(req, needs) {
+							t.Errorf("%s: grants %s, which nothing needs", g.source, req)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// needed reports whether a granted request (namespace "" = every namespace,
+// name "" = every object) is one the operator makes. Reads are
+// interchangeable (an informer lists and watches what the operator gets) and
+// may span a namespace the operator reads in; anything else granted
+// cluster-wide must be narrowed by name to justify a namespaced need.
+func needed(g request, needs []need) bool {
+	read := isRead(g.verb)
+	for _, n := range needs {
+		if n.group != g.group || n.resource != g.resource {
+			continue
+		}
+		if n.verb != g.verb && !(read && isRead(n.verb)) {
+			continue
+		}
+		nameOK := g.name == n.name ||
+			(g.name != "" && strings.Contains(n.name, "${") && variablePattern(n.name).MatchString(g.name)) ||
+			(g.name == "" && read)
+		nsOK := g.namespace == n.namespace || (g.namespace == "" && n.namespace != "" && g.name != "")
+		if nameOK && nsOK {
+			return true
+		}
+	}
+	return false
+}
+
+func isRead(verb string) bool { return verb == "get" || verb == "list" || verb == "watch" }
+
+// TestRBACIsNotBroad: no binding to the platform's broad roles.
+func TestRBACIsNotBroad(t *testing.T) {
+	tr := load(t)
+	broad := map[string]bool{"cluster-admin": true, "admin": true, "edit": true, "system:masters": true}
+	var refs []string
+	for _, o := range tr.manifests {
+		if o.GetKind() != "ClusterRoleBinding" && o.GetKind() != "RoleBinding" {
+			continue
+		}
+		b := &rbacv1.RoleBinding{}
+		if err := o.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, b.RoleRef.Kind+"/"+b.RoleRef.Name)
+		if broad[b.RoleRef.Name] {
+			t.Errorf("%s binds %s", o, b.RoleRef.Name)
+		}
+		for _, s := range b.Subjects {
+			if s.Kind == "Group" || s.Kind == "User" {
+				t.Errorf("%s binds %s %s; bind ServiceAccounts only", o, s.Kind, s.Name)
+			}
+		}
+	}
+	sort.Strings(refs)
+	t.Logf("bindings: %v", refs)
+}

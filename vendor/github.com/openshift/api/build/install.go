@@ -1,0 +1,26 @@
+package build
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	buildv1 "github.com/openshift/api/build/v1"
+)
+
+const (
+	GroupName = "build.openshift.io"
+)
+
+var (
+	schemeBuilder = runtime.NewSchemeBuilder(buildv1.Install)
+	// Install is a function which adds every version of this group to a scheme
+	Install = schemeBuilder.AddToScheme
+)
+
+func Resource(resource string) schema.GroupResource {
+	return schema.GroupResource{Group: GroupName, Resource: resource}
+}
+
+func Kind(kind string) schema.GroupKind {
+	return schema.GroupKind{Group: GroupName, Kind: kind}
+}

@@ -1,0 +1,50 @@
+package v1
+
+import (
+	configv1 "github.com/openshift/api/config/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+var (
+	GroupName     = "osin.config.openshift.io"
+	GroupVersion  = schema.GroupVersion{Group: GroupName, Version: "v1"}
+	schemeBuilder = runtime.NewSchemeBuilder(addKnownTypes, configv1.Install)
+	// Install is a function which adds this version to a scheme
+	Install = schemeBuilder.AddToScheme
+
+	// SchemeGroupVersion generated code relies on this name
+	// Deprecated
+	SchemeGroupVersion = GroupVersion
+	// AddToScheme exists solely to keep the old generators creating valid code
+	// DEPRECATED
+	AddToScheme = schemeBuilder.AddToScheme
+)
+
+// Resource generated code relies on this being here, but it logically belongs to the group
+// DEPRECATED
+func Resource(resource string) schema.GroupResource {
+	return schema.GroupResource{Group: GroupName, Resource: resource}
+}
+
+// Adds the list of known types to api.Scheme.
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(GroupVersion,
+		&OsinServerConfig{},
+
+		&BasicAuthPasswordIdentityProvider{},
+		&AllowAllPasswordIdentityProvider{},
+		&DenyAllPasswordIdentityProvider{},
+		&HTPasswdPasswordIdentityProvider{},
+		&LDAPPasswordIdentityProvider{},
+		&KeystonePasswordIdentityProvider{},
+		&RequestHeaderIdentityProvider{},
+		&GitHubIdentityProvider{},
+		&GitLabIdentityProvider{},
+		&GoogleIdentityProvider{},
+		&OpenIDIdentityProvider{},
+
+		&SessionSecrets{},
+	)
+	return nil
+}

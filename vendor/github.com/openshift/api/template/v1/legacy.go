@@ -1,0 +1,24 @@
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+var (
+	legacyGroupVersion            = schema.GroupVersion{Group: "", Version: "v1"}
+	legacySchemeBuilder           = runtime.NewSchemeBuilder(addLegacyKnownTypes, corev1.AddToScheme)
+	DeprecatedInstallWithoutGroup = legacySchemeBuilder.AddToScheme
+)
+
+func addLegacyKnownTypes(scheme *runtime.Scheme) error {
+	types := []runtime.Object{
+		&Template{},
+		&TemplateList{},
+	}
+	scheme.AddKnownTypes(legacyGroupVersion, types...)
+	scheme.AddKnownTypeWithName(legacyGroupVersion.WithKind("TemplateConfig"), &Template{})
+	scheme.AddKnownTypeWithName(legacyGroupVersion.WithKind("ProcessedTemplate"), &Template{})
+	return nil
+}

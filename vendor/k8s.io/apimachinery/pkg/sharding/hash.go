@@ -1,0 +1,30 @@
+/*
+Copyright The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sharding
+
+import (
+	"fmt"
+	"hash/fnv"
+)
+
+// HashField computes a hash of value and returns it
+// as a 16-character lowercase hex string (no "0x" prefix).
+func HashField(value string) string {
+	h := fnv.New64a()
+	h.Write([]byte(value))
+	return fmt.Sprintf("%016x", h.Sum64())
+}
