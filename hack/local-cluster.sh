@@ -9,6 +9,10 @@
 #        hack/local-cluster.sh down     stop every component, remove all state
 #        hack/local-cluster.sh status   report; exit 0 only when up and healthy
 #        hack/local-cluster.sh nodes N  scale the simulated nodes to N
+#        hack/local-cluster.sh restart-apiserver
+#                                       stop kube-apiserver and start it again
+#                                       with the same arguments (etcd and the
+#                                       other components keep running)
 #
 # Variables (defaults in brackets):
 #   LCP_DIR                 state directory [_output/local-cluster]
@@ -22,6 +26,8 @@
 #   LCP_NODE_LEASE_SECONDS  node lease duration; kwok renews every quarter of
 #                           it, so N nodes cost 4N/LEASE writes a second [300]
 #   LCP_KWOK_LOG_LEVEL      kwok's log level: DEBUG, INFO, WARN or ERROR [WARN]
+#   LCP_AUDIT               1 writes an audit log of every request (level
+#                           Metadata) to $LCP_DIR/logs/audit.log [0]
 #   LCP_APISERVER_PORT [16443]  LCP_ETCD_PORT [16379]  LCP_ETCD_PEER_PORT [16380]
 #   LCP_KCM_PORT [16257]  LCP_SCHEDULER_PORT [16259]  LCP_KWOK_PORT [16247]
 #   LCP_SERVICE_CIDR [10.96.0.0/16]  LCP_POD_CIDR [10.128.0.0/14]
@@ -39,6 +45,7 @@ LCP_MONITORING_CRDS=${LCP_MONITORING_CRDS:-1}
 LCP_MACHINECONFIG_CRDS=${LCP_MACHINECONFIG_CRDS:-1}
 LCP_NODE_LEASE_SECONDS=${LCP_NODE_LEASE_SECONDS:-300}
 LCP_KWOK_LOG_LEVEL=${LCP_KWOK_LOG_LEVEL:-WARN}
+LCP_AUDIT=${LCP_AUDIT:-0}
 LCP_APISERVER_PORT=${LCP_APISERVER_PORT:-16443}
 LCP_ETCD_PORT=${LCP_ETCD_PORT:-16379}
 LCP_ETCD_PEER_PORT=${LCP_ETCD_PEER_PORT:-16380}
@@ -332,6 +339,18 @@ start_etcd() {
 # ClusterIP but no endpoints (--endpoint-reconciler-type=none; nothing runs
 # inside the cluster that would need them).
 start_apiserver() {
+  local audit=()
+  if [ "$LCP_AUDIT" = 1 ]; then
+    cat >"$LCP_DIR/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+EOF
+    audit=(--audit-policy-file="$LCP_DIR/audit-policy.yaml" --audit-log-path="$LCP_DIR/logs/audit.log"
+           --audit-log-maxsize=100000 --audit-log-maxbackup=1)
+  fi
   start kube-apiserver "$bin/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$LCP_ETCD_PORT" \
     --bind-address=127.0.0.1 \
@@ -358,6 +377,7 @@ start_apiserver() {
     --service-account-key-file="$pki/sa.pub" \
     --service-account-signing-key-file="$pki/sa.key" \
     --profiling=false \
+    "${audit[@]}" \
     --v=1
   wait_for "kube-apiserver /readyz" 180 kube-apiserver apiserver_ready
 }
@@ -792,6 +812,16 @@ cmd_status() {
   return $rc
 }
 
+cmd_restart_apiserver() {
+  local pid
+  all_up || die "the cluster is not up; run $0 up"
+  pid=$(cat "$(pidfile kube-apiserver)")
+  log "stopping kube-apiserver (pid $pid)"
+  stop_pid "$pid"
+  start_apiserver
+  log "kube-apiserver restarted (pid $(cat "$(pidfile kube-apiserver)"))"
+}
+
 cmd_nodes() {
   [ $# -eq 1 ] || die "usage: $0 nodes <count>"
   all_up || die "the cluster is not up; run $0 up"
@@ -803,5 +833,6 @@ case "${1:-}" in
   down) cmd_down ;;
   status) cmd_status ;;
   nodes) shift; cmd_nodes "$@" ;;
-  *) echo "usage: $0 up|down|status|nodes <count>" >&2; exit 2 ;;
+  restart-apiserver) cmd_restart_apiserver ;;
+  *) echo "usage: $0 up|down|status|nodes <count>|restart-apiserver" >&2; exit 2 ;;
 esac

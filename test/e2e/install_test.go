@@ -71,6 +71,7 @@ func TestInstallAsCVO(t *testing.T) {
 	t.Run("OperandsUseTheReleaseImages", in.testOperandImages)
 	t.Run("RelatedObjectsResolve", in.testRelatedObjects)
 	t.Run("MetricsAreServedWithAuthnAndAuthz", in.testMetrics)
+	t.Run("WritesAreConfinedToOwnNamespaces", in.testConfinement)
 	t.Run("EachRuleIsNeeded", in.testEachRuleIsNeeded)
 }
 
@@ -103,9 +104,12 @@ type installOptions struct {
 	ServiceAccount string
 	// SkipPrecreate leaves out the CVO's creation of the ClusterOperator.
 	SkipPrecreate bool
-	// Wait is how long to wait for the ClusterOperator; default
-	// installTimeout. Zero Wait with NoWait returns at once.
+	// NoWait returns once everything is applied, without waiting for the
+	// ClusterOperator.
 	NoWait bool
+	// NoOperator applies the release but starts no operator (as if its pod
+	// never started); it implies NoWait.
+	NoOperator bool
 }
 
 func newInstallation(t *testing.T) *installation {
@@ -151,12 +155,14 @@ func (in *installation) install(opts installOptions) {
 			case "Service":
 				in.issueServingCert(ctx, m.Object)
 			case "Deployment":
-				in.startOperator(ctx, opts.ServiceAccount)
+				if !opts.NoOperator {
+					in.startOperator(ctx, opts.ServiceAccount)
+				}
 			}
 		},
 		WaitForClusterOperator: func(expected *configv1.ClusterOperator) error {
 			co = expected
-			if opts.NoWait {
+			if opts.NoWait || opts.NoOperator {
 				return nil
 			}
 			return in.waitHealthy(ctx, expected, installTimeout)
@@ -174,7 +180,7 @@ func (in *installation) install(opts installOptions) {
 	if co == nil {
 		t.Fatal("the release has no ClusterOperator manifest")
 	}
-	if !opts.NoWait {
+	if !opts.NoWait && !opts.NoOperator {
 		t.Logf("the CVO would move past clusteroperator/%s after %s", clusterOperator, time.Since(in.started).Round(time.Second))
 		live, err := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
 		if err != nil {
@@ -300,6 +306,11 @@ func (in *installation) logTail(lines int) string {
 	if len(all) > lines {
 		all = all[len(all)-lines:]
 	}
+	for i, l := range all {
+		if len(l) > 500 {
+			all[i] = l[:500] + " [...]"
+		}
+	}
 	return "operator log (" + in.operator.LogPath + "), last lines:\n  " + strings.Join(all, "\n  ")
 }
 
@@ -380,7 +391,8 @@ func (in *installation) testPodSecurity(t *testing.T) {
 	if _, err := client.CoreV1().Pods(ns.Name).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Fatalf("PodSecurity 'restricted' rejects the operator's pod: %v", err)
 	}
-	if warnings.Len() > 0 {
+	// Other warnings (deprecated labels) are the API server's, not PodSecurity's.
+	if strings.Contains(warnings.String(), "PodSecurity") {
 		t.Errorf("PodSecurity warnings: %s", warnings.String())
 	}
 }
@@ -581,6 +593,38 @@ func (in *installation) scrape(token string) (int, string, error) {
 	return 0, "", lastErr
 }
 
+// testConfinement: the operator's RBAC lets it create Deployments anywhere
+// (the NMState stack creates its namespace, so no Role can grant that), but
+// the manifests' admission policy confines its writes to its namespaces.
+func (in *installation) testConfinement(t *testing.T) {
+	ctx := framework.Context(t, time.Minute)
+	asOperator := kubernetes.NewForConfigOrDie(framework.ServiceAccountConfig(t, in.cfg, operatorNamespace, operatorName))
+	deployment := func(ns string) *appsv1.Deployment {
+		labels := map[string]string{"app": "e2e-confinement"}
+		return &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-confinement", Namespace: ns},
+			Spec: appsv1.DeploymentSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.e2e.invalid/pause"}}},
+				},
+			},
+		}
+	}
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	_, err := asOperator.AppsV1().Deployments("default").Create(ctx, deployment("default"), dryRun)
+	if err == nil || !strings.Contains(err.Error(), "cluster-node-operator-namespaces") {
+		t.Errorf("creating a Deployment in default as the operator: got %v, want a denial by the policy cluster-node-operator-namespaces", err)
+	} else {
+		t.Logf("denied as expected: %v", err)
+	}
+	if _, err := asOperator.AppsV1().Deployments(operatorNamespace).Create(ctx, deployment(operatorNamespace), dryRun); err != nil &&
+		strings.Contains(err.Error(), "cluster-node-operator-namespaces") {
+		t.Errorf("the policy denies the operator's own namespace: %v", err)
+	}
+}
+
 // --- removal ----------------------------------------------------------------
 
 // uninstall removes everything the manifests and the operator created, so the
@@ -774,6 +818,499 @@ func sortedKeys[V any](m map[string]V) []string {
 
 var errTimeout = errors.New("timed out")
 
-func (in *installation) testEachRuleIsNeeded(t *testing.T) { t.Skip("TODO") }
+// --- each rule is needed ------------------------------------------------------
 
-func (in *installation) deleteReducedRBAC(ctx context.Context) {}
+const (
+	// reducedServiceAccount runs the operator with its RBAC reduced by one
+	// rule, bound to copies of its roles.
+	reducedServiceAccount = "cluster-node-operator-e2e-reduced"
+	reducedRoleName       = "e2e-reduced-cluster-node-operator"
+	// deniedTimeout bounds how long a run may take to make the request the
+	// removed rule allowed; visibleTimeout how long the failure may then
+	// take to show.
+	deniedTimeout  = 90 * time.Second
+	visibleTimeout = 30 * time.Second
+)
+
+// ruleCase is one rule of the operator's RBAC, or the kube-system binding.
+type ruleCase struct {
+	role    string // "ClusterRole" or "Role", or "" for the binding
+	index   int
+	rule    rbacv1.PolicyRule
+	binding *rbacv1.RoleBinding
+}
+
+func (c ruleCase) String() string {
+	if c.binding != nil {
+		return fmt.Sprintf("RoleBinding %s/%s to %s", c.binding.Namespace, c.binding.Name, c.binding.RoleRef.Name)
+	}
+	r := c.rule
+	s := fmt.Sprintf("%s rule %d: %v %v", c.role, c.index, r.Verbs, r.Resources)
+	if len(r.APIGroups) > 0 && r.APIGroups[0] != "" {
+		s += "." + strings.Join(r.APIGroups, ",")
+	}
+	if len(r.ResourceNames) > 0 {
+		s += fmt.Sprintf(" %v", r.ResourceNames)
+	}
+	return s
+}
+
+var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true, "escalate": true, "bind": true}
+
+func (c ruleCase) writes() bool {
+	for _, v := range c.rule.Verbs {
+		if writeVerbs[v] {
+			return true
+		}
+	}
+	return false
+}
+
+func (c ruleCase) has(resource, verb string) bool {
+	return contains(c.rule.Resources, resource) && contains(c.rule.Verbs, verb)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// scenario is the state a reduced run starts from, and what failure shows.
+type scenario string
+
+const (
+	// scenarioInstall: a fresh install (the previous run's lease, released,
+	// is kept). The failure shows on the ClusterOperator: the CVO's criteria
+	// are not met, or its conditions report the denied request (Degraded
+	// turns True after library-go's two-minute inertia).
+	scenarioInstall scenario = "install"
+	// scenarioNoLease: a fresh install without the Lease.
+	scenarioNoLease scenario = "install without a Lease"
+	// scenarioNoClusterOperator: the CVO has not created the ClusterOperator.
+	scenarioNoClusterOperator scenario = "ClusterOperator missing"
+	// scenarioNoNodeOperator: NodeOperator cluster is gone; the operator
+	// must delete its ClusterOperator.
+	scenarioNoNodeOperator scenario = "NodeOperator missing"
+	// scenarioEvents: the operator's events are missing.
+	scenarioEvents scenario = "events"
+	// scenarioEventOwner: the events are not about the operator's Deployment.
+	scenarioEventOwner scenario = "event owner"
+	// scenarioRemoval: both stacks are opted out after a full install; the
+	// rule's objects are not removed.
+	scenarioRemoval scenario = "stacks removed"
+)
+
+func scenarioFor(c ruleCase) scenario {
+	switch {
+	case c.has("leases", "create"):
+		return scenarioNoLease
+	case c.has("clusteroperators", "create"):
+		return scenarioNoClusterOperator
+	case c.has("clusteroperators", "delete") && !c.has("clusteroperators", "get"):
+		return scenarioNoNodeOperator
+	case c.has("events", "create"):
+		return scenarioEvents
+	case c.has("pods", "get") && len(c.rule.Resources) == 1, c.has("replicasets", "get"):
+		return scenarioEventOwner
+	}
+	onlyUpdateDelete := c.binding == nil
+	for _, v := range c.rule.Verbs {
+		if v != "update" && v != "delete" {
+			onlyUpdateDelete = false
+		}
+	}
+	if onlyUpdateDelete && contains(c.rule.Verbs, "delete") {
+		return scenarioRemoval
+	}
+	return scenarioInstall
+}
+
+// testEachRuleIsNeeded runs the operator once per rule of its ClusterRole and
+// Role (by default the rules that allow writes; E2E_RBAC_SWEEP=all adds the
+// reads and the kube-system binding, =none skips), each time as a
+// ServiceAccount bound to copies of the roles without that rule, from a
+// state where the rule is needed. Each run must make a request the API
+// server denies for lack of the rule, and fail visibly.
+func (in *installation) testEachRuleIsNeeded(t *testing.T) {
+	mode := os.Getenv("E2E_RBAC_SWEEP")
+	if mode == "none" {
+		t.Skip("E2E_RBAC_SWEEP=none")
+	}
+	in.stopOperator()
+	ctx := framework.Context(t, time.Minute)
+	if _, err := in.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: reducedServiceAccount}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	var cases []ruleCase
+	for _, role := range []string{"ClusterRole", "Role"} {
+		for i, r := range in.releaseRole(t, role).Rules {
+			cases = append(cases, ruleCase{role: role, index: i, rule: r})
+		}
+	}
+	binding := &rbacv1.RoleBinding{}
+	for _, m := range in.rel.Manifests {
+		if m.Object.GetKind() == "RoleBinding" && m.Object.GetNamespace() == "kube-system" {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m.Object.Object, binding); err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, ruleCase{binding: binding})
+		}
+	}
+	tested := 0
+	for _, c := range cases {
+		c := c
+		if mode != "all" && !c.writes() {
+			continue
+		}
+		tested++
+		t.Run(strings.NewReplacer(" ", "_", "[", "", "]", "").Replace(c.String()), func(t *testing.T) {
+			in.checkRuleIsNeeded(t, c)
+		})
+	}
+	t.Logf("checked %d of %d rules", tested, len(cases))
+}
+
+// releaseRole is the release's ClusterRole or Role of the operator.
+func (in *installation) releaseRole(t *testing.T, kind string) *rbacv1.ClusterRole {
+	obj := in.rel.Find(kind, operatorName)
+	if obj == nil {
+		t.Fatalf("the release has no %s %s", kind, operatorName)
+	}
+	r := &rbacv1.ClusterRole{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (in *installation) checkRuleIsNeeded(t *testing.T, c ruleCase) {
+	sc := scenarioFor(c)
+	t.Logf("scenario: %s", sc)
+	in.t = t
+	defer func(parent *testing.T) { in.t = parent }(in.t)
+
+	// Where the failure is not on the ClusterOperator, show first that the
+	// full RBAC gives the opposite outcome.
+	if sc != scenarioInstall && sc != scenarioNoLease {
+		in.runScenario(t, sc, "")
+		if err := in.outcome(t, sc, c, false); err != nil {
+			t.Fatalf("with its full RBAC: %v\n%s", err, in.logTail(20))
+		}
+		in.stopOperator()
+	}
+
+	in.applyReducedRBAC(t, c)
+	started := in.runScenario(t, sc, reducedServiceAccount)
+	defer in.stopOperator()
+
+	deny := deniedPattern(c)
+	var denial string
+	framework.Eventually(t, deniedTimeout, time.Second, func() (bool, error) {
+		denial = deny.FindString(in.operatorLog())
+		if denial == "" && in.operator.Exited() {
+			return false, fmt.Errorf("the operator exited without a denial:\n%s", in.logTail(20))
+		}
+		return denial != "", nil
+	}, fmt.Sprintf("the operator to be denied a request the rule allows (%s); log %s", deny, in.operator.LogPath))
+	t.Logf("denied after %s: %.300s", time.Since(started).Round(time.Second), denial)
+
+	var last error
+	deadline := time.Now().Add(visibleTimeout)
+	for time.Now().Before(deadline) {
+		if last = in.outcome(t, sc, c, true); last == nil {
+			return
+		}
+		time.Sleep(2 * time.Second)
+	}
+	t.Fatalf("the failure does not show: %v\n%s", last, in.logTail(20))
+}
+
+// deniedPattern matches the API server's denial of a request the rule
+// allowed: "cannot <verb> resource ..." for plain verbs, and the escalation
+// check's "attempting to grant RBAC permissions not currently held" for
+// escalate and bind, and for permissions held so that they may be bound.
+func deniedPattern(c ruleCase) *regexp.Regexp {
+	if c.binding != nil {
+		return regexp.MustCompile(`[^\n]*"extension-apiserver-authentication" is forbidden[^\n]*`)
+	}
+	var alts []string
+	for _, v := range c.rule.Verbs {
+		for _, r := range c.rule.Resources {
+			for _, g := range c.rule.APIGroups {
+				alts = append(alts, regexp.QuoteMeta(fmt.Sprintf(`cannot %s resource \"%s\" in API group \"%s\"`, v, r, g)),
+					regexp.QuoteMeta(fmt.Sprintf(`cannot %s resource "%s" in API group "%s"`, v, r, g)))
+				// The permission is held so that a role granting it may be
+				// bound or created without escalate.
+				alts = append(alts, `attempting to grant RBAC permissions not currently held[^\n]*`+
+					regexp.QuoteMeta(fmt.Sprintf(`Resources:["%s"]`, r))+`[^\n]*`+regexp.QuoteMeta(fmt.Sprintf(`"%s"`, v)))
+				alts = append(alts, `attempting to grant RBAC permissions not currently held[^\n]*`+
+					regexp.QuoteMeta(fmt.Sprintf(`Resources:[\"%s\"]`, r))+`[^\n]*`+regexp.QuoteMeta(fmt.Sprintf(`\"%s\"`, v)))
+			}
+			if v == "escalate" || v == "bind" {
+				kinds := r
+				if v == "bind" {
+					kinds = strings.TrimSuffix(r, "s") + "bindings"
+				}
+				alts = append(alts, regexp.QuoteMeta(kinds+".rbac.authorization.k8s.io")+`[^\n]*is forbidden[^\n]*attempting to grant RBAC permissions not currently held`)
+			}
+		}
+	}
+	return regexp.MustCompile(`[^\n]*(` + strings.Join(alts, "|") + `)[^\n]*`)
+}
+
+// applyReducedRBAC binds the reduced ServiceAccount to copies of the
+// operator's roles without the rule (or without the binding).
+func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
+	ctx := framework.Context(t, time.Minute)
+	in.deleteReducedRBAC(ctx)
+	without := func(kind string) []rbacv1.PolicyRule {
+		var out []rbacv1.PolicyRule
+		for i, r := range in.releaseRole(t, kind).Rules {
+			if c.role == kind && c.index == i {
+				continue
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: operatorNamespace, Name: reducedServiceAccount}}
+	meta := func(ns string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: reducedRoleName, Namespace: ns, Labels: map[string]string{"e2e.cluster-node-operator/reduced": "true"}}
+	}
+	var errs []error
+	_, err := in.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta(""), Rules: without("ClusterRole")}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = in.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta(""), Subjects: subject,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: reducedRoleName}}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = in.kube.RbacV1().Roles(operatorNamespace).Create(ctx, &rbacv1.Role{ObjectMeta: meta(operatorNamespace), Rules: without("Role")}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = in.kube.RbacV1().RoleBindings(operatorNamespace).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta(operatorNamespace), Subjects: subject,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: reducedRoleName}}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	if c.binding == nil {
+		_, err = in.kube.RbacV1().RoleBindings("kube-system").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta("kube-system"), Subjects: subject,
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "extension-apiserver-authentication-reader"}}, metav1.CreateOptions{})
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deleteReducedRBAC removes the reduced ServiceAccount's roles and bindings.
+func (in *installation) deleteReducedRBAC(ctx context.Context) {
+	_ = in.kube.RbacV1().ClusterRoleBindings().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+	_ = in.kube.RbacV1().ClusterRoles().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+	for _, ns := range []string{operatorNamespace, "kube-system"} {
+		_ = in.kube.RbacV1().RoleBindings(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+		_ = in.kube.RbacV1().Roles(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+	}
+}
+
+// runScenario brings the cluster to the scenario's starting state and starts
+// the operator as the ServiceAccount ("" for its own). It returns when the
+// operator started.
+func (in *installation) runScenario(t *testing.T, sc scenario, serviceAccount string) time.Time {
+	ctx := framework.Context(t, 5*time.Minute)
+	in.reset(ctx, sc != scenarioNoLease)
+	if sc == scenarioRemoval {
+		// A complete install first, then the opt-out.
+		in.precreateClusterOperator(ctx)
+		in.createNodeOperator(ctx)
+		in.startOperator(ctx, "")
+		if err := in.waitHealthy(ctx, in.expectedClusterOperator(), installTimeout); err != nil {
+			t.Fatal(err)
+		}
+		in.stopOperator()
+		patch := []byte(`{"spec":{"metrics":{"managementState":"Removed"},"nmstate":{"managementState":"Removed"}}}`)
+		if _, err := in.dyn.Resource(nodeOperatorsGVR).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		if sc != scenarioNoClusterOperator {
+			in.precreateClusterOperator(ctx)
+		}
+		if sc != scenarioNoNodeOperator {
+			in.createNodeOperator(ctx)
+		}
+	}
+	start := time.Now()
+	in.started = start
+	in.startOperator(ctx, serviceAccount)
+	return start
+}
+
+var nodeOperatorsGVR = schema.GroupVersionResource{Group: "nodeoperator.openshift.io", Version: "v1alpha1", Resource: "nodeoperators"}
+
+// reset stops the operator and removes what it created, its ClusterOperator
+// and its NodeOperator; with keepLease the released Lease stays.
+func (in *installation) reset(ctx context.Context, keepLease bool) {
+	t := in.t
+	in.stopOperator()
+	var victims []*unstructured.Unstructured
+	victims = append(victims, in.liveOperands(ctx)...)
+	for _, cm := range []string{"crio-metrics-ca-bundle"} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		u.SetNamespace(operatorNamespace)
+		u.SetName(cm)
+		victims = append(victims, u)
+	}
+	for _, s := range []string{"crio-metrics-signer", "crio-metrics-serving-cert"} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("Secret")
+		u.SetNamespace(operatorNamespace)
+		u.SetName(s)
+		victims = append(victims, u)
+	}
+	_ = in.config.ConfigV1().ClusterOperators().Delete(ctx, clusterOperator, metav1.DeleteOptions{})
+	_ = in.dyn.Resource(nodeOperatorsGVR).Delete(ctx, "cluster", metav1.DeleteOptions{})
+	if !keepLease {
+		_ = in.kube.CoordinationV1().Leases(operatorNamespace).Delete(ctx, leaseName, metav1.DeleteOptions{})
+	}
+	for _, obj := range victims {
+		ri, err := in.applier.Resource(obj)
+		if err != nil {
+			continue
+		}
+		if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatalf("reset: deleting %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	// Wait until everything is gone (namespaces are finalized).
+	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+		for _, obj := range append(victims, in.rel.Find("NodeOperator", "cluster")) {
+			ri, err := in.applier.Resource(obj)
+			if err != nil {
+				continue
+			}
+			if _, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return false, nil
+			}
+		}
+		_, err := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	}, "the operator's objects to be gone")
+}
+
+func (in *installation) precreateClusterOperator(ctx context.Context) {
+	if err := framework.PrecreateClusterOperator(ctx, in.config, in.expectedClusterOperator()); err != nil {
+		in.t.Fatal(err)
+	}
+}
+
+// createNodeOperator creates NodeOperator cluster from the manifest, as the
+// CVO does for a create-only manifest.
+func (in *installation) createNodeOperator(ctx context.Context) {
+	obj := in.rel.Find("NodeOperator", "cluster").DeepCopy()
+	var err error
+	for i := 0; i < 30; i++ {
+		if _, err = in.dyn.Resource(nodeOperatorsGVR).Create(ctx, obj, metav1.CreateOptions{}); err == nil || apierrors.IsAlreadyExists(err) {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	in.t.Fatalf("creating NodeOperator cluster: %v", err)
+}
+
+// outcome returns nil when the scenario's outcome is the failure (failed
+// true) or the success (failed false) it should be.
+func (in *installation) outcome(t *testing.T, sc scenario, c ruleCase, failed bool) error {
+	ctx := framework.Context(t, time.Minute)
+	want := func(failure bool, what string) error {
+		if failure == failed {
+			return nil
+		}
+		if failed {
+			return fmt.Errorf("want the failure (%s), but it does not show", what)
+		}
+		return fmt.Errorf("want no failure, but %s", what)
+	}
+	co, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+	switch sc {
+	case scenarioNoClusterOperator:
+		if failed {
+			// The CVO would wait forever: give the operator time.
+			if time.Since(in.started) < 15*time.Second {
+				return errors.New("waiting")
+			}
+		}
+		return want(apierrors.IsNotFound(coErr), "the ClusterOperator is missing")
+	case scenarioNoNodeOperator:
+		if time.Since(in.started) < 15*time.Second {
+			return errors.New("waiting")
+		}
+		return want(coErr == nil, "the ClusterOperator is still there although NodeOperator cluster is gone")
+	case scenarioEvents, scenarioEventOwner:
+		if time.Since(in.started) < 15*time.Second {
+			return errors.New("waiting")
+		}
+		events, err := in.kube.CoreV1().Events(operatorNamespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		ours, aboutDeployment := 0, 0
+		for _, ev := range events.Items {
+			if ev.CreationTimestamp.Time.Before(in.started.Add(-time.Second)) {
+				continue
+			}
+			if !strings.HasPrefix(ev.Source.Component, operatorName) && !strings.HasPrefix(ev.ReportingController, operatorName) {
+				continue
+			}
+			ours++
+			if ev.InvolvedObject.Kind == "Deployment" && ev.InvolvedObject.Name == operatorName {
+				aboutDeployment++
+			}
+		}
+		if sc == scenarioEvents {
+			return want(ours == 0, fmt.Sprintf("the operator recorded %d events", ours))
+		}
+		if ours == 0 {
+			return errors.New("no events yet")
+		}
+		return want(aboutDeployment == 0, fmt.Sprintf("%d of %d events are not about the Deployment", ours-aboutDeployment, ours))
+	case scenarioRemoval:
+		if time.Since(in.started) < 15*time.Second {
+			return errors.New("waiting")
+		}
+		var left []string
+		for _, res := range c.rule.Resources {
+			for _, name := range c.rule.ResourceNames {
+				var err error
+				switch res {
+				case "secrets":
+					_, err = in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
+				case "configmaps":
+					_, err = in.kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
+				default:
+					return fmt.Errorf("no removal check for %s", res)
+				}
+				if err == nil {
+					left = append(left, res+"/"+name)
+				}
+			}
+		}
+		return want(len(left) > 0, fmt.Sprintf("%v are left after the opt-out", left))
+	}
+
+	// The CVO's view.
+	if coErr != nil {
+		return want(true, coErr.Error())
+	}
+	if err := framework.ClusterOperatorHealth(in.expectedClusterOperator(), co); err != nil {
+		return want(true, err.Error())
+	}
+	for _, cond := range co.Status.Conditions {
+		if strings.Contains(cond.Message, "forbidden") || strings.Contains(cond.Message, "not currently held") {
+			return want(true, fmt.Sprintf("clusteroperator/%s %s reports %.200s", clusterOperator, cond.Type, cond.Message))
+		}
+	}
+	return want(false, "the ClusterOperator is healthy")
+}

@@ -75,6 +75,7 @@ func TestNMState(t *testing.T) {
 		{"AWSNotDeployedUntilOptIn", e.testAWSNotDeployedUntilOptIn},
 		{"OptOutKeepsNodeNetworkConfigurationPolicies", e.testOptOutKeepsPolicies},
 		{"KnobFlippedTenTimes", e.testKnobFlippedTenTimes},
+		{"OptInWhileTheNamespaceTerminates", e.testOptInWhileNamespaceTerminates},
 		{"AdministratorsNMStateIsAdoptedAndKept", e.testAdoption},
 		{"HostedControlPlaneNeverDeployed", e.testHostedControlPlane},
 	} {
@@ -187,9 +188,14 @@ func (e *nmstateEnv) versions(t *testing.T) map[string]string {
 func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 	start := time.Now()
 	e.c.SetInfrastructure(t, configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode)
+	framework.Eventually(t, nmstateWait, 50*time.Millisecond, func() (bool, error) {
+		_, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(context.Background(), nmstateDeployment, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	}, "the nmstate-operator Deployment to be deleted")
+	t.Logf("Deployment deleted %s after the platform changed", time.Since(start).Round(10*time.Millisecond))
 	optIn := "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)"
 	e.waitRemoved(t, "NotDefaultOnPlatform", optIn)
-	t.Logf("removed %s after the platform changed", time.Since(start).Round(100*time.Millisecond))
+	t.Logf("everything removed (namespace finalized) %s after the platform changed", time.Since(start).Round(100*time.Millisecond))
 
 	co := e.c.WaitForClusterOperator(t, nmstateWait, func(co *configv1.ClusterOperator) string {
 		a := framework.COCondition(co, configv1.OperatorAvailable)
@@ -295,6 +301,33 @@ func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 		}
 		t.Logf("%s: settled %s after the first of 10 flips", run.name, time.Since(start).Round(100*time.Millisecond))
 	}
+}
+
+// testOptInWhileNamespaceTerminates: opting in again while the namespace of
+// the last opt-out is still being finalized waits for it, then deploys, with
+// nothing degraded. Starts deployed (opted in on AWS).
+func (e *nmstateEnv) testOptInWhileNamespaceTerminates(t *testing.T) {
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
+	framework.Eventually(t, nmstateWait, 20*time.Millisecond, func() (bool, error) {
+		ns, err := e.kube.CoreV1().Namespaces().Get(context.Background(), nmstateNamespace, metav1.GetOptions{})
+		return err == nil && ns.DeletionTimestamp != nil, nil
+	}, "namespace "+nmstateNamespace+" to be terminating")
+	start := time.Now()
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.c.WaitForNodeOperator(t, nmstateWait, 20*time.Millisecond, func(no *nodev1alpha1.NodeOperator) string {
+		if why := framework.ConditionIs("NMStateProgressing", operatorv1.ConditionTrue, "namespace openshift-nmstate to finish terminating")(no); why != "" {
+			if ns, err := e.kube.CoreV1().Namespaces().Get(context.Background(), nmstateNamespace, metav1.GetOptions{}); apierrors.IsNotFound(err) || (err == nil && ns.DeletionTimestamp == nil) {
+				return "" // finalized before the status could be seen: nothing to observe
+			}
+			return why
+		}
+		return ""
+	})
+	e.waitDeployed(t, "OptedIn")
+	t.Logf("deployed %s after opting in again", time.Since(start).Round(100*time.Millisecond))
+	no, err := e.c.NodeOperator(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, operatorv1.ConditionFalse, framework.NodeOperatorCondition(no, "NMStateDegraded").Status)
 }
 
 // testAdoption: an NMState that an administrator created before the stack

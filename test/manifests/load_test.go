@@ -18,6 +18,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	imagev1 "github.com/openshift/api/image/v1"
 	securityv1 "github.com/openshift/api/security/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -82,7 +83,13 @@ var kinds = map[schema.GroupKind]kindInfo{
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:    {"customresourcedefinitions", false, func() any { return &apiextensionsv1.CustomResourceDefinition{} }},
 	{Group: "config.openshift.io", Kind: "ClusterOperator"}:              {"clusteroperators", false, func() any { return &configv1.ClusterOperator{} }},
 	{Group: "security.openshift.io", Kind: "SecurityContextConstraints"}: {"securitycontextconstraints", false, func() any { return &securityv1.SecurityContextConstraints{} }},
-	{Group: nodev1alpha1.GroupName, Kind: "NodeOperator"}:                {"nodeoperators", false, func() any { return &nodev1alpha1.NodeOperator{} }},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}: {"validatingadmissionpolicies", false, func() any {
+		return &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	}},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: {"validatingadmissionpolicybindings", false, func() any {
+		return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	}},
+	{Group: nodev1alpha1.GroupName, Kind: "NodeOperator"}: {"nodeoperators", false, func() any { return &nodev1alpha1.NodeOperator{} }},
 	// No Go types are vendored for these; they are checked as unstructured
 	// objects (and by the API server in the e2e tests).
 	{Group: "monitoring.coreos.com", Kind: "ServiceMonitor"}:            {"servicemonitors", true, nil},

@@ -2,11 +2,17 @@ package manifests
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 )
 
 // request is one API request the operator makes, as RBAC sees it.
@@ -61,6 +67,7 @@ var operatorNeeds = func() []need {
 	add("status controller deletes the ClusterOperator without NodeOperator", "", "config.openshift.io", "clusteroperators", "node", "delete")
 	add("status controller", "", "config.openshift.io", "clusteroperators/status", "node", "update")
 	add("platform decision and leader-election topology", "", "config.openshift.io", "infrastructures", "cluster", "get", "list", "watch")
+	add("TLS profile of kube-rbac-proxy", "", "config.openshift.io", "apiservers", "cluster", "get", "list", "watch")
 	add("metrics endpoint authentication", "", "authentication.k8s.io", "tokenreviews", "", "create")
 	add("metrics endpoint authorization", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
 	add("metrics endpoint client CAs", "kube-system", "", "configmaps", "extension-apiserver-authentication", "get", "list", "watch")
@@ -237,7 +244,7 @@ func (a *rbac) allowedIn(r request, clusterWide bool) bool {
 // unless the operator holds its permissions.
 func operandNeeds(t *testing.T, tr *tree, a *rbac) (needs, optional []need, escalations []string) {
 	t.Helper()
-	for _, o := range tr.operands {
+	for _, o := range append(append([]*object{}, tr.operands...), codeOperands()...) {
 		info, ok := kinds[o.GroupKind()]
 		if !ok {
 			t.Errorf("%s: kind %s is not known to this lint; add it to kinds", o, o.GroupKind())
@@ -249,12 +256,10 @@ func operandNeeds(t *testing.T, tr *tree, a *rbac) (needs, optional []need, esca
 			continue
 		}
 		why := "operand " + o.String()
-		for _, v := range []string{"create", "delete"} {
-			name := o.GetName()
-			if v == "create" {
-				name = ""
-			}
-			needs = append(needs, need{request{ns, o.GroupKind().Group, info.resource, name, v}, why})
+		id := o.GetKind() + "/" + o.GetName()
+		needs = append(needs, need{request{ns, o.GroupKind().Group, info.resource, "", "create"}, why})
+		if neverDeleted[id] == "" {
+			needs = append(needs, need{request{ns, o.GroupKind().Group, info.resource, o.GetName(), "delete"}, why})
 		}
 		// Read (get, or list and watch through an informer) and write (patch
 		// or update): either way will do.
@@ -266,7 +271,7 @@ func operandNeeds(t *testing.T, tr *tree, a *rbac) (needs, optional []need, esca
 		write := request{ns, o.GroupKind().Group, info.resource, o.GetName(), "patch"}
 		update := write
 		update.verb = "update"
-		if !matchesTemplate(a, write) && !matchesTemplate(a, update) {
+		if !matchesTemplate(a, write) && !matchesTemplate(a, update) && neverUpdated[id] == "" {
 			t.Errorf("the operator can neither patch nor update %s", o)
 		}
 		for _, r := range []request{read, list, write, update} {
@@ -304,6 +309,35 @@ func operandNeeds(t *testing.T, tr *tree, a *rbac) (needs, optional []need, esca
 		}
 	}
 	return needs, optional, escalations
+}
+
+// neverDeleted are operands the stacks never delete, and why.
+var neverDeleted = map[string]string{
+	"CustomResourceDefinition/nmstates.nmstate.io": "deleting the CRD would delete the administrator's NMState (pkg/operator/nmstate)",
+}
+
+// neverUpdated are operands the stacks create once and never write again.
+var neverUpdated = map[string]string{
+	"NMState/nmstate": "created once; its spec is then the administrator's (pkg/operator/nmstate)",
+}
+
+// codeOperands are operands the operator's code creates without a manifest
+// in bindata/: the CRI-O metrics certificates (pkg/certrotation), cached by
+// informers, created, rotated (updated) and deleted on opt-out.
+func codeOperands() []*object {
+	mk := func(kind, name string) *object {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind(kind)
+		u.SetNamespace(operatorNamespace)
+		u.SetName(name)
+		return &object{Unstructured: u, File: "pkg/certrotation"}
+	}
+	return []*object{
+		mk("Secret", certrotation.SignerSecretName),
+		mk("Secret", certrotation.ServingSecretName),
+		mk("ConfigMap", certrotation.CABundleName),
+	}
 }
 
 // matchesTemplate is allowed, for an operand whose name may hold ${VARIABLES}:
@@ -380,6 +414,14 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 	a := readRBAC(t, tr)
 	needs, optional, _ := operandNeeds(t, tr, a)
 	needs = append(append(append([]need{}, operatorNeeds...), needs...), optional...)
+	c := readConfinement(t, tr)
+	confined := c.namespaces
+	created := map[string]bool{}
+	for _, o := range tr.operands {
+		if o.GroupKind() == namespaceKind {
+			created[o.GetName()] = true
+		}
+	}
 	escalatable := map[string]bool{}
 	for _, o := range tr.operands {
 		switch o.GetKind() {
@@ -408,7 +450,9 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 					t.Errorf("%s: %s cannot be narrowed by resourceNames (the request names no object); the rule grants nothing", where, v)
 				}
 			case "bind", "escalate", "impersonate":
-				if len(r.ResourceNames) == 0 {
+				// escalate is checked against the request's name, which a
+				// create lacks; an admission policy narrows it instead.
+				if len(r.ResourceNames) == 0 && !(v == "escalate" && c.rbacNames != nil) {
 					t.Errorf("%s: %s must be narrowed by resourceNames", where, v)
 				}
 				for _, n := range r.ResourceNames {
@@ -435,7 +479,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 					}
 					for _, n := range names {
 						req := request{g.namespace, group, res, n, v}
-						if !needed(req, needs) {
+						if !needed(req, needs, created, confined) {
 							t.Errorf("%s: grants %s, which nothing needs", g.source, req)
 						}
 					}
@@ -450,7 +494,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 // interchangeable (an informer lists and watches what the operator gets) and
 // may span a namespace the operator reads in; anything else granted
 // cluster-wide must be narrowed by name to justify a namespaced need.
-func needed(g request, needs []need) bool {
+func needed(g request, needs []need, created, confined map[string]bool) bool {
 	read := isRead(g.verb)
 	for _, n := range needs {
 		if n.group != g.group || n.resource != g.resource {
@@ -462,7 +506,13 @@ func needed(g request, needs []need) bool {
 		nameOK := g.name == n.name ||
 			(g.name != "" && strings.Contains(n.name, "${") && variablePattern(n.name).MatchString(g.name)) ||
 			(g.name == "" && read)
-		nsOK := g.namespace == n.namespace || (g.namespace == "" && n.namespace != "" && g.name != "")
+		// A cluster-wide grant for a namespaced need must be narrowed by name,
+		// unless the namespace is one the operator creates (no Role can be
+		// there before it does): then reads may span the cluster, and writes
+		// too when an admission policy confines them to the namespace.
+		nsOK := g.namespace == n.namespace ||
+			(g.namespace == "" && n.namespace != "" &&
+				(g.name != "" || (created[n.namespace] && (read || confined[n.namespace]))))
 		if nameOK && nsOK {
 			return true
 		}
@@ -497,4 +547,141 @@ func TestRBACIsNotBroad(t *testing.T) {
 	}
 	sort.Strings(refs)
 	t.Logf("bindings: %v", refs)
+}
+
+// policyList parses the list of `<subject> in ['a', 'b']`.
+var policyList = regexp.MustCompile(`^(request\.namespace|object\.metadata\.name) in \[((?:'[a-z0-9.-]+'(?:, )?)+)\]$`)
+
+// confinement is what the manifests' ValidatingAdmissionPolicies, bound with
+// Deny, enforce on the operator's ServiceAccount.
+type confinement struct {
+	// namespaces confines every namespaced write (nil: not confined).
+	namespaces map[string]bool
+	// rbacNames confines the names of the roles and bindings it writes.
+	rbacNames map[string]bool
+}
+
+func readConfinement(t *testing.T, tr *tree) confinement {
+	t.Helper()
+	bound := map[string]bool{}
+	for _, o := range tr.byKind(schema.GroupKind{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}) {
+		b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+		if err := o.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Spec.ValidationActions) == 1 && b.Spec.ValidationActions[0] == admissionregistrationv1.Deny && b.Spec.ParamRef == nil && b.Spec.MatchResources == nil {
+			bound[b.Spec.PolicyName] = true
+		} else {
+			t.Errorf("%s: bind with validationActions [Deny] only, and no parameters or resource selection", o)
+		}
+	}
+	username := "system:serviceaccount:" + operatorNamespace + ":" + operatorName
+	var out confinement
+	for _, o := range tr.byKind(schema.GroupKind{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}) {
+		p := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		if err := o.Decode(p); err != nil {
+			t.Fatal(err)
+		}
+		if !bound[p.Name] {
+			t.Errorf("%s is not bound with validationActions [Deny]", o)
+			continue
+		}
+		if p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != admissionregistrationv1.Fail {
+			t.Errorf("%s: failurePolicy must be Fail, or an error would let writes through", o)
+		}
+		if len(p.Spec.MatchConditions) != 1 || p.Spec.MatchConditions[0].Expression != "request.userInfo.username == '"+username+"'" {
+			t.Errorf("%s: must match exactly the operator's requests (request.userInfo.username == '%s')", o, username)
+			continue
+		}
+		if len(p.Spec.Validations) != 1 {
+			t.Errorf("%s: want one validation", o)
+			continue
+		}
+		m := policyList.FindStringSubmatch(p.Spec.Validations[0].Expression)
+		if m == nil {
+			t.Errorf("%s: validation %q is not <request.namespace|object.metadata.name> in ['...']", o, p.Spec.Validations[0].Expression)
+			continue
+		}
+		list := map[string]bool{}
+		for _, x := range strings.Split(m[2], ", ") {
+			list[strings.Trim(x, "'")] = true
+		}
+		var rule admissionregistrationv1.RuleWithOperations
+		if mc := p.Spec.MatchConstraints; mc != nil && len(mc.ResourceRules) == 1 {
+			rule = mc.ResourceRules[0].RuleWithOperations
+			if mc.ResourceRules[0].ResourceNames != nil || mc.NamespaceSelector != nil && len(mc.NamespaceSelector.MatchLabels)+len(mc.NamespaceSelector.MatchExpressions) > 0 {
+				t.Errorf("%s: must not narrow what it matches", o)
+				continue
+			}
+		}
+		ops := strings.Join(operations(rule.Operations), ",")
+		switch m[1] {
+		case "request.namespace":
+			if strings.Join(rule.APIGroups, ",") != "*" || strings.Join(rule.APIVersions, ",") != "*" || strings.Join(rule.Resources, ",") != "*/*" ||
+				rule.Scope == nil || *rule.Scope != admissionregistrationv1.NamespacedScope || ops != "CREATE,DELETE,UPDATE" {
+				t.Errorf("%s: must match CREATE, UPDATE and DELETE of every namespaced resource and subresource", o)
+				continue
+			}
+			out.namespaces = list
+		case "object.metadata.name":
+			if strings.Join(rule.APIGroups, ",") != "rbac.authorization.k8s.io" || strings.Join(rule.APIVersions, ",") != "*" ||
+				strings.Join(sortedCopy(rule.Resources), ",") != "clusterrolebindings,clusterroles,rolebindings,roles" || ops != "CREATE,UPDATE" {
+				t.Errorf("%s: must match CREATE and UPDATE of every kind of role and binding", o)
+				continue
+			}
+			out.rbacNames = list
+		}
+	}
+	return out
+}
+
+func sortedCopy(in []string) []string {
+	out := append([]string{}, in...)
+	sort.Strings(out)
+	return out
+}
+
+func operations(ops []admissionregistrationv1.OperationType) []string {
+	var out []string
+	for _, o := range ops {
+		out = append(out, string(o))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestAdmissionPoliciesConfineTheOperator: the policies confine the operator's
+// namespaced writes to its own namespace and the namespaces its stacks
+// create, and its RBAC writes to the names of its operands' roles and
+// bindings.
+func TestAdmissionPoliciesConfineTheOperator(t *testing.T) {
+	tr := load(t)
+	c := readConfinement(t, tr)
+	namespaces := map[string]bool{operatorNamespace: true}
+	rbacNames := map[string]bool{}
+	for _, o := range tr.operands {
+		switch o.GetKind() {
+		case "Namespace":
+			namespaces[o.GetName()] = true
+		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+			rbacNames[o.GetName()] = true
+		}
+	}
+	for what, pair := range map[string][2]map[string]bool{"namespaces": {c.namespaces, namespaces}, "role and binding names": {c.rbacNames, rbacNames}} {
+		got, want := pair[0], pair[1]
+		if got == nil {
+			t.Errorf("no ValidatingAdmissionPolicy confines the operator's %s", what)
+			continue
+		}
+		for x := range want {
+			if !got[x] {
+				t.Errorf("the policy on %s does not allow %s, which the operator writes", what, x)
+			}
+		}
+		for x := range got {
+			if !want[x] {
+				t.Errorf("the policy on %s allows %s, which the operator does not write", what, x)
+			}
+		}
+	}
 }

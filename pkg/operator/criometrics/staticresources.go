@@ -1,6 +1,8 @@
 package criometrics
 
 import (
+	"context"
+
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
 
@@ -31,8 +33,13 @@ func newStaticResourcesController(deps stack.Deps) stack.Runnable {
 	return staticresourcecontroller.NewStaticResourceController(
 		"CRIOMetricsStaticResources", bindata.Asset, nil, clients, deps.OperatorClient, deps.Recorder,
 	).
-		WithConditionalResources(bindata.Asset, staticFiles, enabled, disabled).
+		WithConditionalResources(bindata.Asset, staticFiles, enabled,
+			func() bool {
+				return disabled() && stack.AnyExists(context.TODO(), deps.DynamicClient, bindata.Asset, staticFiles...)
+			}).
 		WithConditionalResources(bindata.Asset, monitoringFiles,
 			func() bool { return enabled() && monitoring() },
-			func() bool { return disabled() && monitoring() })
+			func() bool {
+				return disabled() && monitoring() && stack.AnyExists(context.TODO(), deps.DynamicClient, bindata.Asset, monitoringFiles...)
+			})
 }

@@ -82,13 +82,13 @@ func newController(deps stack.Deps) stack.Runnable {
 		WithInformers(deps.NodeOperators.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(DeploymentName), deployments.Informer()).
 		ResyncEvery(resync).
-		WithSync(c.sync).
+		WithSync(c.syncNMState).
 		ToController(ControllerName, deps.Recorder)
 }
 
-// sync deploys or removes the stack as the recorded decision says, and
+// syncNMState deploys or removes the stack as the recorded decision says, and
 // reports NMStateAvailable, NMStateProgressing and NMStateDegraded.
-func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+func (c *controller) syncNMState(ctx context.Context, syncCtx factory.SyncContext) error {
 	state, err := c.readState()
 	if err != nil {
 		return err

@@ -129,7 +129,7 @@ func (f *fixture) trySync() ([]string, error) {
 	}
 
 	f.writes = nil
-	err = f.c.sync(context.Background(), factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock)))
+	err = f.c.syncNMState(context.Background(), factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock)))
 	return f.writes, err
 }
 
@@ -346,7 +346,7 @@ func TestWaitsForTerminatingNamespace(t *testing.T) {
 func TestMissingImagesAreReported(t *testing.T) {
 	f := newFixture(t, onByDefault, nil)
 	f.c.images = images{}
-	err := f.c.sync(context.Background(), factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock)))
+	err := f.c.syncNMState(context.Background(), factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock)))
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "NMSTATE_OPERATOR_IMAGE and NMSTATE_HANDLER_IMAGE"), err.Error())
 	_, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})

@@ -39,9 +39,19 @@ func ApplyUnstructured(ctx context.Context, client dynamic.Interface, gvr schema
 }
 
 // DeleteUnstructured deletes the object named like obj, if it exists, and
-// reports whether it deleted anything.
+// reports whether it deleted anything. It reads first, so that removing what
+// is already gone sends no DELETE.
 func DeleteUnstructured(ctx context.Context, client dynamic.Interface, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (bool, error) {
-	err := resourceFor(client, gvr, obj.GetNamespace()).Delete(ctx, obj.GetName(), metav1.DeleteOptions{})
+	ri := resourceFor(client, gvr, obj.GetNamespace())
+	live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	uid := live.GetUID()
+	err = ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil

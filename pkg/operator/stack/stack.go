@@ -17,6 +17,8 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -215,4 +217,33 @@ type Stack interface {
 // Runnable is a controller.
 type Runnable interface {
 	Run(ctx context.Context, workers int)
+}
+
+// AnyExists reports whether any object of the manifests exists. Removal is
+// gated on it: library-go's DeleteAll sends a DELETE per manifest on every
+// resync, even for objects that are long gone, which would make a stack that
+// is off write on every resync. A failed lookup counts as existing, so
+// removal is retried rather than skipped.
+func AnyExists(ctx context.Context, client dynamic.Interface, asset func(string) ([]byte, error), files ...string) bool {
+	for _, f := range files {
+		raw, err := asset(f)
+		if err != nil {
+			return true
+		}
+		obj, err := ReadUnstructured(raw)
+		if err != nil {
+			return true
+		}
+		gvk := obj.GroupVersionKind()
+		resource, ok := resources[gvk.GroupKind()]
+		if !ok {
+			return true
+		}
+		gvr := gvk.GroupVersion().WithResource(resource)
+		_, err = resourceFor(client, gvr, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,197 @@
+//go:build e2e
+
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// auditEvent is the part of an audit.k8s.io/v1 Event the benchmark reads.
+type auditEvent struct {
+	AuditID    string `json:"auditID"`
+	Stage      string `json:"stage"`
+	RequestURI string `json:"requestURI"`
+	Verb       string `json:"verb"`
+	User       struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	UserAgent string `json:"userAgent"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+		APIGroup    string `json:"apiGroup"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+}
+
+func (e *auditEvent) resource() string {
+	if e.ObjectRef == nil {
+		return e.RequestURI
+	}
+	r := e.ObjectRef.Resource
+	if e.ObjectRef.APIGroup != "" {
+		r += "." + e.ObjectRef.APIGroup
+	}
+	if e.ObjectRef.Subresource != "" {
+		r += "/" + e.ObjectRef.Subresource
+	}
+	if e.ObjectRef.Namespace != "" {
+		r = e.ObjectRef.Namespace + "/" + r
+	}
+	return r
+}
+
+// watchTimeout is the timeoutSeconds the client asked for, 0 if none.
+func (e *auditEvent) watchTimeout() time.Duration {
+	u, err := url.Parse(e.RequestURI)
+	if err != nil {
+		return 0
+	}
+	s, _ := strconv.Atoi(u.Query().Get("timeoutSeconds"))
+	return time.Duration(s) * time.Second
+}
+
+var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
+
+// readOperatorEvents returns the operator's requests from the audit log,
+// one event per request (stage ResponseStarted for watches, whose
+// ResponseComplete comes when the watch ends, ResponseComplete or Panic
+// otherwise), identified by the user agent prefix.
+func readOperatorEvents(path, uaPrefix string) ([]auditEvent, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	var out []auditEvent
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	needle := []byte(`"userAgent":"` + uaPrefix)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, needle) {
+			continue
+		}
+		var e auditEvent
+		if err := json.Unmarshal(line, &e); err != nil {
+			continue
+		}
+		if !strings.HasPrefix(e.UserAgent, uaPrefix) || seen[e.AuditID] {
+			continue
+		}
+		if e.Stage != "ResponseStarted" && e.Stage != "ResponseComplete" && e.Stage != "Panic" {
+			continue
+		}
+		seen[e.AuditID] = true
+		out = append(out, e)
+	}
+	return out, sc.Err()
+}
+
+// windowStats summarises the operator's requests received in [from, to).
+type windowStats struct {
+	Window        time.Duration
+	Writes        int            // create/update/patch/delete(collection), leases excluded
+	WritesBy      map[string]int // "verb resource" -> count
+	LeaseWrites   int
+	Watches       int
+	WatchesBy     map[string]int
+	AllRequests   int
+	PredictedWPH  float64 // sum over the watches open at the end of 3600s/timeout
+	OpenWatches   int
+	NoTimeoutWats int
+}
+
+func isLease(e *auditEvent) bool {
+	return e.ObjectRef != nil && e.ObjectRef.Resource == "leases" && e.ObjectRef.APIGroup == "coordination.k8s.io"
+}
+
+func summarise(events []auditEvent, from, to time.Time) windowStats {
+	s := windowStats{Window: to.Sub(from), WritesBy: map[string]int{}, WatchesBy: map[string]int{}}
+	// the newest watch of each resource opened before `to` is the one open at
+	// the end; its timeout says how often it will be re-opened.
+	latestWatch := map[string]auditEvent{}
+	for i := range events {
+		e := &events[i]
+		if e.Verb == "watch" && e.RequestReceivedTimestamp.Before(to) {
+			k := watchKey(e)
+			if old, ok := latestWatch[k]; !ok || old.RequestReceivedTimestamp.Before(e.RequestReceivedTimestamp) {
+				latestWatch[k] = *e
+			}
+		}
+		if e.RequestReceivedTimestamp.Before(from) || !e.RequestReceivedTimestamp.Before(to) {
+			continue
+		}
+		s.AllRequests++
+		switch {
+		case e.Verb == "watch":
+			s.Watches++
+			s.WatchesBy[e.resource()]++
+		case writeVerbs[e.Verb] && isLease(e):
+			s.LeaseWrites++
+		case writeVerbs[e.Verb]:
+			s.Writes++
+			s.WritesBy[e.Verb+" "+e.resource()+" "+nameOf(e)]++
+		}
+	}
+	for _, e := range latestWatch {
+		s.OpenWatches++
+		d := e.watchTimeout()
+		if d <= 0 {
+			// the API server picks [min-request-timeout, 2x) = 30 to 60 min
+			s.NoTimeoutWats++
+			d = 45 * time.Minute
+		}
+		s.PredictedWPH += float64(time.Hour) / float64(d)
+	}
+	return s
+}
+
+// watchKey identifies an informer's watch: its path and selectors, without
+// the parameters that change with each re-open.
+func watchKey(e *auditEvent) string {
+	u, err := url.Parse(e.RequestURI)
+	if err != nil {
+		return e.RequestURI
+	}
+	q := u.Query()
+	for _, p := range []string{"timeoutSeconds", "resourceVersion", "allowWatchBookmarks", "sendInitialEvents", "resourceVersionMatch"} {
+		q.Del(p)
+	}
+	return e.UserAgent + " " + u.Path + "?" + q.Encode()
+}
+
+func nameOf(e *auditEvent) string {
+	if e.ObjectRef == nil {
+		return ""
+	}
+	return e.ObjectRef.Name
+}
+
+func formatCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || (m[keys[i]] == m[keys[j]] && keys[i] < keys[j]) })
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "    %4d  %s\n", m[k], k)
+	}
+	return b.String()
+}
