@@ -21,7 +21,6 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-
 // TestCoreClusterOperatorStatus: a fresh operator creates ClusterOperator
 // node with the four conditions, the operator version and relatedObjects
 // that all resolve.
