@@ -144,7 +144,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerC
 		loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
 		unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
 		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, staleConditionTypes, operatorClient, recorder),
-		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), discoveryClient, recorder),
+		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), deps.Served.Get, recorder),
 		versioncontroller.New(operatorClient, versionRecorder, operatorVersion, stackNames(stacks), recorder),
 	}
 	for _, s := range stacks {

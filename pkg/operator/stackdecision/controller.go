@@ -35,16 +35,17 @@ const (
 type controller struct {
 	nodeOperators *operatorclient.NodeOperators
 	infraLister   configlistersv1.InfrastructureLister
-	discovery     discovery.DiscoveryInterface
+	served        func() platform.ServedAPIs
 }
 
-// New returns the controller that decides which stacks are deployed.
+// New returns the controller that decides which stacks are deployed. served
+// says which optional APIs the cluster serves (see ServedAPIs).
 func New(nodeOperators *operatorclient.NodeOperators, infraInformer configinformersv1.InfrastructureInformer,
-	discoveryClient discovery.DiscoveryInterface, recorder events.Recorder) factory.Controller {
+	served func() platform.ServedAPIs, recorder events.Recorder) factory.Controller {
 	c := &controller{
 		nodeOperators: nodeOperators,
 		infraLister:   infraInformer.Lister(),
-		discovery:     discoveryClient,
+		served:        served,
 	}
 	return factory.New().
 		WithInformers(nodeOperators.Informer(), infraInformer.Informer()).
@@ -76,7 +77,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	decision := platform.Decide(platform.Input{
 		Infrastructure: infra,
 		Spec:           nodeOperator.Spec,
-		Served:         ServedAPIs(c.discovery),
+		Served:         c.served(),
 		Previous:       nodeOperator.Status.Stacks,
 	})
 	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision))

@@ -1,0 +1,71 @@
+package criometrics
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/openshift/cluster-node-operator/bindata"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+func TestRenderMachineConfigCarriesTheDropIn(t *testing.T) {
+	for _, role := range machineConfigRoles {
+		mc, err := RenderMachineConfig(role)
+		require.NoError(t, err)
+		assert.Equal(t, "50-"+role+"-crio-metrics-tls", mc.GetName())
+		assert.Equal(t, role, mc.GetLabels()["machineconfiguration.openshift.io/role"])
+
+		files, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
+		require.Len(t, files, 1)
+		file := files[0].(map[string]interface{})
+		assert.Equal(t, "/etc/crio/crio.conf.d/50-crio-metrics-tls.conf", file["path"])
+		source, _, _ := unstructured.NestedString(file, "contents", "source")
+		data, ok := strings.CutPrefix(source, "data:,")
+		require.True(t, ok, source)
+		content, err := url.PathUnescape(data)
+		require.NoError(t, err)
+		assert.Equal(t, string(bindata.MustAsset("metrics/crio-dropin.conf")), content)
+		assert.Contains(t, content, `metrics_cert = "/var/lib/crio-metrics/tls.crt"`)
+		assert.Contains(t, content, `metrics_key = "/var/lib/crio-metrics/tls.key"`)
+	}
+}
+
+func TestRenderDaemonSet(t *testing.T) {
+	images := stack.Images{KubeRBACProxy: "example/krp:1", CertSyncer: "example/op:1"}
+	tls12, err := TLSArgs(nil)
+	require.NoError(t, err)
+
+	ds, err := RenderDaemonSet(images, tls12, "bundle-1")
+	require.NoError(t, err)
+	spec := ds.Spec.Template.Spec
+	assert.Equal(t, "example/krp:1", spec.Containers[0].Image)
+	assert.Equal(t, "example/op:1", spec.Containers[1].Image)
+	assert.Subset(t, spec.Containers[0].Args, tls12)
+	assert.Contains(t, spec.Containers[0].Args, "--upstream=https://127.0.0.1:9537/")
+	assert.True(t, spec.HostNetwork)
+	for _, c := range spec.Containers {
+		require.NotNil(t, c.SecurityContext, c.Name)
+		assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation, c.Name)
+		assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem, c.Name)
+		assert.Equal(t, "ALL", string(c.SecurityContext.Capabilities.Drop[0]), c.Name)
+		assert.Nil(t, c.Resources.Limits, c.Name)
+		assert.NotEmpty(t, c.Resources.Requests, c.Name)
+	}
+
+	same, err := RenderDaemonSet(images, tls12, "bundle-1")
+	require.NoError(t, err)
+	assert.Equal(t, ds.Spec.Template, same.Spec.Template, "rendering is deterministic")
+
+	newCA, err := RenderDaemonSet(images, tls12, "bundle-2")
+	require.NoError(t, err)
+	assert.NotEqual(t, ds.Spec.Template.Annotations[caBundleHashAnnotation], newCA.Spec.Template.Annotations[caBundleHashAnnotation],
+		"a new CA bundle rolls the pods: kube-rbac-proxy reads its upstream CA only at start")
+
+	_, err = RenderDaemonSet(stack.Images{}, tls12, "bundle-1")
+	assert.Error(t, err, "missing images are an error, not an empty image")
+}
