@@ -206,7 +206,7 @@ wait_for() {
       [ -n "$comp" ] && { tail -n 30 "$LCP_DIR/logs/$comp.log" >&2 || true; }
       die "timed out after ${timeout}s waiting for $what${comp:+; log: $LCP_DIR/logs/$comp.log}"
     fi
-    sleep 0.5
+    sleep "${WAIT_INTERVAL:-0.5}"
   done
 }
 
@@ -385,7 +385,8 @@ EOF
 start_controller_manager() {
   local kc=$LCP_DIR/kube-controller-manager.kubeconfig
   # Nodes are unhealthy once neither their Lease nor their status was renewed
-  # for this long; kwok renews the Lease every quarter of its duration.
+  # for this long (or, when new, they were not Ready for this long); kwok
+  # renews the Lease every quarter of its duration.
   local grace=$(( LCP_NODE_LEASE_SECONDS + 10 ))
   start kube-controller-manager "$bin/kube-controller-manager" \
     --kubeconfig="$kc" \
@@ -404,6 +405,7 @@ start_controller_manager() {
     --cluster-signing-key-file="$pki/ca.key" \
     --service-cluster-ip-range="$LCP_SERVICE_CIDR" \
     --node-monitor-grace-period="${grace}s" \
+    --node-startup-grace-period="${grace}s" \
     --kube-api-qps=200 \
     --kube-api-burst=400 \
     --leader-elect=false \
@@ -533,12 +535,34 @@ existing_node_indexes() {
   k get nodes -l type=kwok -o go-template='{{range .items}}{{index .metadata.labels "local-cluster/node-index"}}{{"\n"}}{{end}}'
 }
 
-# ready_nodes: simulated nodes that are Ready and free of the not-ready taint.
-ready_nodes() {
-  k get nodes -l type=kwok -o go-template='{{range .items}}{{$ready := false}}{{range .status.conditions}}{{if and (eq .type "Ready") (eq .status "True")}}{{$ready = true}}{{end}}{{end}}{{range .spec.taints}}{{if eq .key "node.kubernetes.io/not-ready"}}{{$ready = false}}{{end}}{{end}}{{if $ready}}{{"x\n"}}{{end}}{{end}}' | wc -l
+# node_states: one line per simulated node, "ready" when it is Ready and free
+# of the not-ready taint, "notready" otherwise.
+node_states() {
+  k get nodes -l type=kwok -o go-template='{{range .items}}{{$ready := false}}{{range .status.conditions}}{{if and (eq .type "Ready") (eq .status "True")}}{{$ready = true}}{{end}}{{end}}{{range .spec.taints}}{{if eq .key "node.kubernetes.io/not-ready"}}{{$ready = false}}{{end}}{{end}}{{if $ready}}{{"ready\n"}}{{else}}{{"notready\n"}}{{end}}{{end}}'
 }
 
-nodes_ready() { [ "$(ready_nodes)" -ge "$1" ]; }
+ready_nodes() { node_states | grep -cx ready || true; }
+
+# nodes_ready N: exactly N simulated nodes exist and all are Ready.
+nodes_ready() {
+  local states
+  states=$(node_states) || return 1
+  [ "$(grep -c . <<<"$states")" -eq "$1" ] && [ "$(grep -cx ready <<<"$states")" -eq "$1" ]
+}
+
+elapsed() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}'; }
+
+# delete_nodes INDEX...: deletes the nodes with these indexes, a collection of
+# up to 500 per request (kubectl deletes one by one at 5 requests a second).
+delete_nodes() {
+  local sel
+  while [ $# -gt 0 ]; do
+    sel="type=kwok,local-cluster/node-index in ($(printf '%s\n' "${@:1:500}" | paste -sd, -))"
+    sel=$(sed 's/%/%25/g; s/ /%20/g; s/=/%3D/g; s/,/%2C/g; s/\//%2F/g; s/(/%28/g; s/)/%29/g' <<<"$sel")
+    k delete --raw "/api/v1/nodes?labelSelector=$sel" >/dev/null
+    shift $(( $# < 500 ? $# : 500 ))
+  done
+}
 
 scale_nodes() {
   local want=$1 start_ts have=() missing=() extra=() i chunks dir n pids=() rc=0
@@ -549,19 +573,22 @@ scale_nodes() {
   for i in "${have[@]}"; do
     [ -n "$i" ] || continue
     exists[$i]=1
-    [ "$i" -ge "$want" ] && extra+=("$(node_name "$i")")
+    [ "$i" -ge "$want" ] && extra+=("$i")
   done
   for (( i=0; i<want; i++ )); do [ -n "${exists[$i]:-}" ] || missing+=("$i"); done
 
   if [ ${#extra[@]} -gt 0 ]; then
     log "deleting ${#extra[@]} nodes"
-    printf '%s\n' "${extra[@]}" | xargs -r -n 500 "$bin/kubectl" --kubeconfig "$kubeconfig" delete node --wait=false >/dev/null
+    delete_nodes "${extra[@]}"
+    log "deleted ${#extra[@]} nodes in $(elapsed "$start_ts")s"
   fi
   if [ ${#missing[@]} -gt 0 ]; then
     log "creating ${#missing[@]} nodes"
-    # Several kubectl processes, each creating a share of the nodes.
+    # kubectl creates objects one by one and throttles itself, so several
+    # processes (up to 8) share the nodes out.
     dir=$(mktemp -d "$LCP_DIR/nodes.XXXXXX")
-    chunks=$(( ${#missing[@]} < 200 ? 1 : 4 ))
+    chunks=$(( (${#missing[@]} + 99) / 100 ))
+    [ "$chunks" -le 8 ] || chunks=8
     n=0
     for i in "${missing[@]}"; do
       node_manifest "$i" >>"$dir/nodes-$(( n % chunks )).yaml"
@@ -574,11 +601,12 @@ scale_nodes() {
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
     rm -rf "$dir"
     [ "$rc" -eq 0 ] || die "creating nodes failed"
-    log "created ${#missing[@]} nodes in $(awk -v s="$start_ts" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}')s"
+    log "created ${#missing[@]} nodes in $(elapsed "$start_ts")s"
   fi
   if [ ${#missing[@]} -gt 0 ] || [ ${#extra[@]} -gt 0 ]; then
-    wait_for "$want nodes Ready" $(( 120 + want / 10 )) kwok nodes_ready "$want"
-    log "$want nodes Ready in $(awk -v s="$start_ts" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}')s"
+    # Listing thousands of nodes is not free: poll less often for many.
+    WAIT_INTERVAL=$(( 1 + want / 1000 )) wait_for "$want nodes Ready" $(( 300 + want / 5 )) kwok nodes_ready "$want"
+    log "$want nodes Ready in $(elapsed "$start_ts")s"
   fi
 }
 

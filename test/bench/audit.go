@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"sort"
@@ -113,6 +114,7 @@ type windowStats struct {
 	WatchesBy     map[string]int
 	AllRequests   int
 	PredictedWPH  float64 // sum over the watches open at the end of 3600s/timeout
+	ExpectedWPH   float64 // the same, with each timeout's expectation (see below)
 	OpenWatches   int
 	NoTimeoutWats int
 }
@@ -123,15 +125,31 @@ func isLease(e *auditEvent) bool {
 
 func summarise(events []auditEvent, from, to time.Time) windowStats {
 	s := windowStats{Window: to.Sub(from), WritesBy: map[string]int{}, WatchesBy: map[string]int{}}
-	// the newest watch of each resource opened before `to` is the one open at
-	// the end; its timeout says how often it will be re-opened.
-	latestWatch := map[string]auditEvent{}
 	for i := range events {
 		e := &events[i]
+		// a watch still open at the end (by its timeoutSeconds) will be
+		// re-opened once per timeout: that is the rate it implies.
 		if e.Verb == "watch" && e.RequestReceivedTimestamp.Before(to) {
-			k := watchKey(e)
-			if old, ok := latestWatch[k]; !ok || old.RequestReceivedTimestamp.Before(e.RequestReceivedTimestamp) {
-				latestWatch[k] = *e
+			d := e.watchTimeout()
+			if d <= 0 {
+				// the API server picks [min-request-timeout, 2x) = 30 to 60 min
+				d = 45 * time.Minute
+				if e.RequestReceivedTimestamp.Add(d).After(to) {
+					s.NoTimeoutWats++
+				}
+			}
+			if e.RequestReceivedTimestamp.Add(d).After(to) {
+				s.OpenWatches++
+				s.PredictedWPH += float64(time.Hour) / float64(d)
+				// Clients draw each timeout uniformly from [lo, 2lo):
+				// client-go's reflector lo = 5 min, pkg/operator/watchtimeout
+				// and the API server's default lo = 30 min. Re-opens per
+				// hour then average ln(2) h/lo.
+				lo := 5 * time.Minute
+				if d >= 30*time.Minute {
+					lo = 30 * time.Minute
+				}
+				s.ExpectedWPH += math.Ln2 * float64(time.Hour) / float64(lo)
 			}
 		}
 		if e.RequestReceivedTimestamp.Before(from) || !e.RequestReceivedTimestamp.Before(to) {
@@ -149,31 +167,7 @@ func summarise(events []auditEvent, from, to time.Time) windowStats {
 			s.WritesBy[e.Verb+" "+e.resource()+" "+nameOf(e)]++
 		}
 	}
-	for _, e := range latestWatch {
-		s.OpenWatches++
-		d := e.watchTimeout()
-		if d <= 0 {
-			// the API server picks [min-request-timeout, 2x) = 30 to 60 min
-			s.NoTimeoutWats++
-			d = 45 * time.Minute
-		}
-		s.PredictedWPH += float64(time.Hour) / float64(d)
-	}
 	return s
-}
-
-// watchKey identifies an informer's watch: its path and selectors, without
-// the parameters that change with each re-open.
-func watchKey(e *auditEvent) string {
-	u, err := url.Parse(e.RequestURI)
-	if err != nil {
-		return e.RequestURI
-	}
-	q := u.Query()
-	for _, p := range []string{"timeoutSeconds", "resourceVersion", "allowWatchBookmarks", "sendInitialEvents", "resourceVersionMatch"} {
-		q.Del(p)
-	}
-	return e.UserAgent + " " + u.Path + "?" + q.Encode()
 }
 
 func nameOf(e *auditEvent) string {

@@ -135,6 +135,24 @@ func (w *conditionWatch) finish(t *testing.T) {
 	}
 }
 
+// eventually polls check, which returns what is still missing ("" when
+// done), every interval, and fails the test with msg and the last answer
+// after timeout.
+func eventually(t *testing.T, timeout, interval time.Duration, msg string, check func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		why := check()
+		if why == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s: %s: %s", timeout, msg, why)
+		}
+		time.Sleep(interval)
+	}
+}
+
 // setTLSProfile sets spec.tlsSecurityProfile of the APIServer "cluster" (nil
 // removes it: Intermediate), creating the object if needed.
 func setTLSProfile(t *testing.T, c *framework.Cluster, profile *configv1.TLSSecurityProfile) {
@@ -353,34 +371,34 @@ func TestFaultOperatorKilledDuringRollouts(t *testing.T) {
 		t.Logf("kill %d/%d: %s changed at %s, SIGKILL %s later", i+1, n, what, killedAt.Add(-delay).Format("15:04:05.000"), delay.Round(time.Millisecond))
 		op = framework.StartOperator(t, framework.OperatorOptions{})
 
-		var why string
-		framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+		eventually(t, 3*time.Minute, time.Second, fmt.Sprintf("kill %d (%s): convergence; operator log %s", i+1, what, op.LogPath), func() string {
+			if op.Exited() {
+				t.Fatalf("kill %d: the restarted operator exited; log %s", i+1, op.LogPath)
+			}
 			co, err := c.ClusterOperator(ctx)
 			if err != nil {
-				return false, err
+				return err.Error()
 			}
-			if why = framework.Settled(co); why != "" {
-				return false, nil
+			if why := framework.Settled(co); why != "" {
+				return why
 			}
 			// status.observedGeneration is not maintained by the operator
 			// (always empty); the stack decisions tell what it has seen.
 			no, err := c.NodeOperator(ctx)
 			if err != nil {
-				return false, err
+				return err.Error()
 			}
 			for name, on := range map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: state.metrics, nodev1alpha1.NMStateStack: state.nmstate} {
 				if s := framework.StackStatus(no, name); s == nil || s.Enabled != on {
-					why = fmt.Sprintf("stack %s not yet enabled=%t", name, on)
-					return false, nil
+					return fmt.Sprintf("stack %s not yet enabled=%t", name, on)
 				}
 			}
 			inv, err := inventory(ctx, kube)
 			if err != nil {
-				return false, err
+				return err.Error()
 			}
-			why = inv.check(state, baseline)
-			return why == "", nil
-		}, fmt.Sprintf("kill %d (%s): convergence (%s); operator log %s", i+1, what, why, op.LogPath))
+			return inv.check(state, baseline)
+		})
 		converge = append(converge, time.Since(killedAt))
 		if op.Exited() {
 			t.Fatalf("the restarted operator exited; log %s", op.LogPath)
@@ -434,8 +452,16 @@ func TestFaultAPIServerRestart(t *testing.T) {
 	if restarts < 2 {
 		restarts = 2
 	}
-	c, op := framework.Setup(t, framework.OperatorOptions{})
+	// The production leader election timings (library-go's OpenShift
+	// defaults: 137 s lease, 107 s renew deadline, 26 s retry), not the
+	// framework's 15 s lease: with a 10 s renew deadline an API server down
+	// for more than about 8 s makes the leader lose its lease and exit, by
+	// design (library-go logs "The kube-apiserver downtime tolerance is 8s").
+	c, op := framework.Setup(t, framework.OperatorOptions{Args: []string{
+		"--leader-election-lease-duration=137s", "--leader-election-renew-deadline=107s", "--leader-election-retry-period=26s",
+	}})
 	pid := op.Pid()
+	t.Cleanup(func() { setTLSProfile(t, c, nil) })
 	watch := watchConditions(c, map[configv1.ClusterStatusConditionType]configv1.ConditionStatus{
 		configv1.OperatorAvailable: configv1.ConditionFalse,
 		configv1.OperatorDegraded:  configv1.ConditionTrue,
@@ -457,15 +483,16 @@ func TestFaultAPIServerRestart(t *testing.T) {
 		state.apply(t, c)
 		kube := framework.KubeClient(t)
 		t1 := time.Now()
-		var why string
-		framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		eventually(t, 2*time.Minute, time.Second, fmt.Sprintf("restart %d: the operator acts on tlsSecurityProfile %s after the API server restart", i+1, state.tlsProfile), func() string {
+			if op.Exited() {
+				t.Fatalf("restart %d: the operator (pid %d) exited; log %s", i+1, pid, op.LogPath)
+			}
 			inv, err := inventory(context.Background(), kube)
 			if err != nil {
-				return false, err
+				return err.Error()
 			}
-			why = inv.check(state, inv)
-			return why == "", nil
-		}, fmt.Sprintf("restart %d: the operator acts on tlsSecurityProfile %s after the API server restart (%s)", i+1, state.tlsProfile, why))
+			return inv.check(state, inv)
+		})
 		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 		t.Logf("restart %d: tlsSecurityProfile %s rolled out and settled %s after the change", i+1, state.tlsProfile, time.Since(t1).Round(time.Millisecond))
 		if op.Exited() || op.Pid() != pid {
@@ -491,7 +518,7 @@ func readLog(t *testing.T, op *framework.Operator) string {
 
 const (
 	logAcquiring = "Attempting to acquire leader lease"
-	logAcquired  = "successfully acquired lease"
+	logAcquired  = "Successfully acquired lease"
 )
 
 // controllerActivity returns the log lines that only a leader writes: the
@@ -499,8 +526,10 @@ const (
 func controllerActivity(log string) []string {
 	var out []string
 	for _, l := range strings.Split(log, "\n") {
-		if strings.Contains(l, logAcquired) || strings.Contains(l, "Starting #") || strings.Contains(l, "Caches are synced") ||
-			strings.Contains(l, "Waiting for caches to sync") {
+		// Caches and the serving endpoint start before leader election;
+		// the controllers' workers and operand events only after it.
+		if strings.Contains(l, logAcquired) || strings.Contains(l, "Starting #") || strings.Contains(l, "clusteroperator/node diff") ||
+			(strings.Contains(l, "Event(") && !strings.Contains(l, "LeaderElection")) {
 			out = append(out, l)
 		}
 	}
@@ -536,7 +565,7 @@ func TestFaultLeaderElection(t *testing.T) {
 	for r := 0; r < rounds; r++ {
 		// Setup returns as soon as the ClusterOperator is settled, which it
 		// may already be from an earlier test: wait for the lease.
-		framework.Eventually(t, leaseDuration+margin, 500*time.Millisecond, func() (bool, error) {
+		framework.Eventually(t, leaseDuration+margin+15*time.Second, 500*time.Millisecond, func() (bool, error) {
 			return strings.Contains(readLog(t, leader), logAcquired), nil
 		}, fmt.Sprintf("round %d: the leader (log %s) acquires the lease", r+1, leader.LogPath))
 		standby := framework.StartOperator(t, framework.OperatorOptions{})

@@ -73,6 +73,28 @@ func TestInstallAsCVO(t *testing.T) {
 	t.Run("MetricsAreServedWithAuthnAndAuthz", in.testMetrics)
 	t.Run("WritesAreConfinedToOwnNamespaces", in.testConfinement)
 	t.Run("EachRuleIsNeeded", in.testEachRuleIsNeeded)
+	t.Run("ADeniedWriteTurnsTheClusterOperatorDegraded", in.testDeniedWriteDegrades)
+}
+
+// TestInstallAsCVOHostedProfile installs the manifests of the hypershift
+// profile, whose clusters have no control-plane nodes: the Deployment's
+// hosted variant runs on a worker, and the install completes.
+func TestInstallAsCVOHostedProfile(t *testing.T) {
+	in := newInstallationFor(t, "hypershift")
+	in.install(installOptions{})
+	ctx := framework.Context(t, time.Minute)
+	pod := in.operatorPod(ctx)
+	node, err := in.kube.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := node.Labels["node-role.kubernetes.io/master"]; ok {
+		t.Errorf("the hosted variant's pod runs on control-plane node %s", node.Name)
+	}
+	if lines := forbidden.FindAllString(in.operatorLog(), 10); len(lines) > 0 {
+		t.Errorf("the operator was denied requests:\n%s", strings.Join(lines, "\n"))
+	}
+	t.Logf("pod %s on worker %s", pod.Name, node.Name)
 }
 
 // installation is the operator installed on the cluster under test.
@@ -114,6 +136,13 @@ type installOptions struct {
 
 func newInstallation(t *testing.T) *installation {
 	t.Helper()
+	return newInstallationFor(t, "")
+}
+
+// newInstallationFor installs the manifests of a release profile ("" for
+// self-managed-high-availability).
+func newInstallationFor(t *testing.T, profile string) *installation {
+	t.Helper()
 	cfg := framework.KubeConfig(t)
 	in := &installation{
 		t:       t,
@@ -122,7 +151,7 @@ func newInstallation(t *testing.T) *installation {
 		dyn:     dynamic.NewForConfigOrDie(cfg),
 		config:  configclient.NewForConfigOrDie(cfg),
 		applier: framework.NewApplier(t, cfg),
-		rel:     framework.ReadRelease(t, framework.ReleaseOptions{Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix())}),
+		rel:     framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix())}),
 	}
 	in.servingCA, in.servingCAKey = newCA(t, "openshift-service-serving-signer@e2e")
 	if in.present() {
@@ -997,7 +1026,7 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, c ruleCase) {
 	// full RBAC gives the opposite outcome.
 	if sc != scenarioInstall && sc != scenarioNoLease {
 		in.runScenario(t, sc, "")
-		if err := in.outcome(t, sc, c, false); err != nil {
+		if err := in.awaitOutcome(t, sc, c, false); err != nil {
 			t.Fatalf("with its full RBAC: %v\n%s", err, in.logTail(20))
 		}
 		in.stopOperator()
@@ -1018,15 +1047,60 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, c ruleCase) {
 	}, fmt.Sprintf("the operator to be denied a request the rule allows (%s); log %s", deny, in.operator.LogPath))
 	t.Logf("denied after %s: %.300s", time.Since(started).Round(time.Second), denial)
 
+	if err := in.awaitOutcome(t, sc, c, true); err != nil {
+		t.Fatalf("%v\n%s", err, in.logTail(20))
+	}
+}
+
+// awaitOutcome waits for the scenario's failure (or, with failed false, its
+// success) to show.
+func (in *installation) awaitOutcome(t *testing.T, sc scenario, c ruleCase, failed bool) error {
 	var last error
 	deadline := time.Now().Add(visibleTimeout)
 	for time.Now().Before(deadline) {
-		if last = in.outcome(t, sc, c, true); last == nil {
-			return
+		if last = in.outcome(t, sc, c, failed); last == nil {
+			return nil
 		}
 		time.Sleep(2 * time.Second)
 	}
-	t.Fatalf("the failure does not show: %v\n%s", last, in.logTail(20))
+	return last
+}
+
+// testDeniedWriteDegrades follows one denied write past library-go's
+// inertia: the ClusterOperator that first only reports it in its Degraded
+// message turns Degraded=True, which makes the CVO report the failure.
+func (in *installation) testDeniedWriteDegrades(t *testing.T) {
+	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
+		t.Skip("E2E_RBAC_SWEEP=none")
+	}
+	var c *ruleCase
+	for i, r := range in.releaseRole(t, "ClusterRole").Rules {
+		if contains(r.Resources, "securitycontextconstraints") && contains(r.Verbs, "create") {
+			c = &ruleCase{role: "ClusterRole", index: i, rule: r}
+		}
+	}
+	if c == nil {
+		t.Fatal("the ClusterRole has no rule to create SecurityContextConstraints")
+	}
+	in.t = t
+	defer func(parent *testing.T) { in.t = parent }(in.t)
+	in.applyReducedRBAC(t, *c)
+	started := in.runScenario(t, scenarioInstall, reducedServiceAccount)
+	defer in.stopOperator()
+	ctx := framework.Context(t, 5*time.Minute)
+	framework.Eventually(t, 4*time.Minute, 5*time.Second, func() (bool, error) {
+		co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, cond := range co.Status.Conditions {
+			if cond.Type == configv1.OperatorDegraded && cond.Status == configv1.ConditionTrue && strings.Contains(cond.Message, "securitycontextconstraints") {
+				t.Logf("Degraded=True after %s: %.300s", time.Since(started).Round(time.Second), cond.Message)
+				return true, nil
+			}
+		}
+		return false, nil
+	}, "clusteroperator/node to turn Degraded=True for the denied SecurityContextConstraints")
 }
 
 // deniedPattern matches the API server's denial of a request the rule

@@ -26,7 +26,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
@@ -64,11 +63,24 @@ func TestScrapeDuringRotations(t *testing.T) {
 		t.Fatalf("want %d crio-metrics pods with a hostIP, have %d", scrapeNodes, len(chosen))
 	}
 	base := filepath.Join(root, "_output", "scrape")
-	nodes := map[string]*framework.SimulatedNode{}
-	for i, p := range chosen {
-		n := framework.StartSimulatedNode(t, c.Config, framework.SimulatedNodeOptions{Pod: p, Dir: filepath.Join(base, fmt.Sprintf("n%d", i))})
+	nodes := map[string]*framework.ScrapeNode{}
+	mcs := schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
+	for _, p := range chosen {
+		node, err := kube.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		role := "worker"
+		if _, ok := node.Labels["node-role.kubernetes.io/master"]; ok {
+			role = "master"
+		}
+		mc, err := c.Dynamic.Resource(mcs).Get(ctx, "50-"+role+"-crio-metrics-tls", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := framework.StartScrapeNode(t, c.Config, framework.ScrapeNodeOptions{Pod: p, MachineConfig: mc})
 		nodes[n.Name] = n
-		t.Logf("node %s: %s, CRI-O on 127.0.0.1:%d (%s)", n.Name, n.ProxyAddr, n.CrioPort, n.CrioDir)
+		t.Logf("node %s (%s): proxy %s, CRI-O on 127.0.0.1:%d (%s)", n.Name, role, n.ProxyAddr, n.CRIO.MetricsPort, n.CRIO.Dir)
 	}
 
 	// Targets: the Service's EndpointSlices, as Prometheus' endpoints
@@ -180,7 +192,8 @@ func TestScrapeDuringRotations(t *testing.T) {
 			"static_configs": statics,
 		}},
 	}
-	raw, err := yaml.Marshal(config)
+	// JSON is YAML: Prometheus reads it as its configuration file.
+	raw, err := json.MarshalIndent(config, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +274,7 @@ func TestScrapeDuringRotations(t *testing.T) {
 		// Each node's CRI-O serves it: projection, cert-syncer, CRI-O reload.
 		framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
 			for _, n := range nodes {
-				cert, err := framework.ServedCertificate(fmt.Sprintf("127.0.0.1:%d", n.CrioPort))
+				cert, err := framework.ServedCertificate(fmt.Sprintf("127.0.0.1:%d", n.CRIO.MetricsPort))
 				if err != nil || cert.SerialNumber.String() != serial {
 					return false, nil
 				}
@@ -306,7 +319,7 @@ func TestScrapeDuringRotations(t *testing.T) {
 	}
 	failed := int(scrapes - good)
 	for _, n := range nodes {
-		for _, p := range []*framework.Operator{n.Proxy, n.Syncer} {
+		for _, p := range []*framework.Process{n.Proxy, n.Syncer} {
 			if p.Exited() {
 				t.Errorf("node %s: process exited during the test; log %s", n.Name, p.LogPath)
 			}

@@ -74,7 +74,7 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
 	if apierrors.IsNotFound(err) {
 		return c.report(ctx, nil,
-			c.conditions.Available(false, "WaitingForCertificates", "waiting for the CRI-O metrics CA bundle to be created"),
+			c.conditions.Available(true, "WaitingForCertificates", stack.Join(state.Decision.Message, "deploying: waiting for the CRI-O metrics CA bundle to be created")),
 			c.conditions.Progressing(true, "WaitingForCertificates", "waiting for the CRI-O metrics certificates"),
 			c.conditions.Degraded(false, "AsExpected", ""))
 	}
@@ -101,7 +101,7 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 		return c.report(ctx, nil, c.conditions.Degraded(true, "ApplyFailed", fmt.Sprintf("unable to apply DaemonSet %s/%s: %v", namespace, daemonSetName, err)))
 	}
 
-	rollout := Rollout(ds)
+	rollout := Rollout(ds, time.Now())
 	message := stack.Join(rollout.Message, state.Decision.Message)
 	generation := applyoperatorv1.GenerationStatus().
 		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(daemonSetName).
@@ -117,7 +117,10 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 }
 
 func availableReason(r RolloutState) string {
-	if r.Available {
+	switch {
+	case r.Deploying:
+		return "Deploying"
+	case r.Available:
 		return "AsExpected"
 	}
 	return "NoNodeServesMetrics"

@@ -2,9 +2,12 @@ package criometrics
 
 import (
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
 // RolloutState summarises a DaemonSet's status the way an administrator
@@ -20,11 +23,13 @@ type RolloutState struct {
 	// TooManyUnavailable: more nodes lack metrics than a rolling update may
 	// take down at once (maxUnavailable). It turns Degraded after inertia.
 	TooManyUnavailable bool
-	Message            string
+	// Deploying: the DaemonSet was just created and no node serves yet.
+	Deploying bool
+	Message   string
 }
 
-// Rollout reads a DaemonSet's status.
-func Rollout(ds *appsv1.DaemonSet) RolloutState {
+// Rollout reads a DaemonSet's status at time now.
+func Rollout(ds *appsv1.DaemonSet, now time.Time) RolloutState {
 	st := ds.Status
 	desired, ready := st.DesiredNumberScheduled, st.NumberAvailable
 	state := RolloutState{
@@ -36,6 +41,17 @@ func Rollout(ds *appsv1.DaemonSet) RolloutState {
 	}
 	allowed := maxUnavailable(ds, desired)
 	state.TooManyUnavailable = desired-ready > allowed
+
+	// A DaemonSet that was just created (the stack was switched on) is
+	// deploying, not broken.
+	if !state.Available && now.Sub(ds.CreationTimestamp.Time) < stack.FirstRolloutGrace {
+		state.Available = true
+		state.Progressing = true
+		state.Deploying = true
+		state.TooManyUnavailable = false
+		state.Message = fmt.Sprintf("deploying: %d of %d nodes serve metrics so far", ready, desired)
+		return state
+	}
 
 	switch {
 	case state.Progressing:

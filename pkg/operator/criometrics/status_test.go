@@ -2,14 +2,19 @@ package criometrics
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
+
+var created = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func ds(generation, observed int64, desired, current, updated, available int32) *appsv1.DaemonSet {
 	d := &appsv1.DaemonSet{}
 	d.Generation = generation
+	d.CreationTimestamp = metav1.NewTime(created)
 	d.Status = appsv1.DaemonSetStatus{
 		ObservedGeneration: observed, DesiredNumberScheduled: desired, CurrentNumberScheduled: current,
 		UpdatedNumberScheduled: updated, NumberAvailable: available,
@@ -38,11 +43,25 @@ func TestRollout(t *testing.T) {
 		{"small cluster, one node down", ds(2, 2, 3, 3, 3, 2), true, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Rollout(tc.ds)
+			got := Rollout(tc.ds, created.Add(time.Hour))
 			assert.Equal(t, tc.available, got.Available, "available")
 			assert.Equal(t, tc.progressing, got.Progressing, "progressing")
 			assert.Equal(t, tc.tooMany, got.TooManyUnavailable, "too many unavailable")
 			assert.NotEmpty(t, got.Message)
 		})
 	}
+}
+
+func TestRolloutOfANewDaemonSetIsProgressingNotUnavailable(t *testing.T) {
+	fresh := ds(1, 1, 3, 3, 3, 0)
+	got := Rollout(fresh, created.Add(time.Minute))
+	assert.True(t, got.Available, "a stack being switched on is not broken")
+	assert.True(t, got.Progressing)
+	assert.False(t, got.TooManyUnavailable)
+	assert.Contains(t, got.Message, "deploying")
+	assert.True(t, got.Deploying)
+
+	got = Rollout(fresh, created.Add(11*time.Minute))
+	assert.False(t, got.Available, "past the grace, no node serving metrics is unavailable")
+	assert.True(t, got.TooManyUnavailable)
 }

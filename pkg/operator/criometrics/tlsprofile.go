@@ -1,6 +1,7 @@
 package criometrics
 
 import (
+	"crypto/tls"
 	"fmt"
 	"strings"
 
@@ -24,13 +25,34 @@ func TLSArgs(profile *configv1.TLSSecurityProfile) ([]string, error) {
 	// Go does not let TLS 1.3 cipher suites be chosen; list only the 1.2 ones
 	// and none at all when 1.2 is not allowed.
 	if spec.MinTLSVersion != configv1.VersionTLS13 {
-		suites := crypto.OpenSSLToIANACipherSuites(spec.Ciphers)
+		suites := configurableSuites(crypto.OpenSSLToIANACipherSuites(spec.Ciphers))
 		if len(suites) == 0 {
 			return nil, fmt.Errorf("tlsSecurityProfile allows TLS 1.2 but names no cipher suite that Go supports")
 		}
 		args = append(args, "--tls-cipher-suites="+strings.Join(suites, ","))
 	}
 	return args, nil
+}
+
+// configurableSuites keeps the suites that Go lets a server choose: those of
+// TLS 1.2 and older (the profiles also list TLS 1.3 suites, which Go always
+// enables).
+func configurableSuites(names []string) []string {
+	tls12 := map[string]bool{}
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		for _, v := range s.SupportedVersions {
+			if v <= tls.VersionTLS12 {
+				tls12[s.Name] = true
+			}
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if tls12[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func profileSpec(profile *configv1.TLSSecurityProfile) (*configv1.TLSProfileSpec, error) {

@@ -52,6 +52,7 @@ func TestTLSArgs(t *testing.T) {
 			if ok {
 				for _, s := range strings.Split(ciphers, ",") {
 					assert.True(t, known[s], "unknown cipher suite %q", s)
+					assert.False(t, strings.HasPrefix(s, "TLS_AES_") || strings.HasPrefix(s, "TLS_CHACHA20_"), "TLS 1.3 suite %q cannot be configured", s)
 				}
 			}
 		})

@@ -75,6 +75,9 @@ type observation struct {
 	// failed in a row.
 	SyncError  error
 	FailingFor time.Duration
+
+	// Now is when the observation was made.
+	Now time.Time
 }
 
 // condition is one condition before it becomes an apply configuration.
@@ -168,6 +171,11 @@ func deployConditions(o observation, out conditions) conditions {
 		out.Progressing = condition{Status: true, Reason: ReasonDeploying, Message: "deploying the NMState stack: " + cr}
 	}
 
+	// A stack that is being switched on is deploying, not broken: it reports
+	// Available=False only when its Deployment has had stack.FirstRolloutGrace
+	// to become available.
+	deploying := d == nil || o.Now.Sub(d.CreationTimestamp.Time) < stack.FirstRolloutGrace
+
 	switch {
 	case available && crPresent:
 		out.Available = condition{Status: true, Reason: o.Decision.Reason,
@@ -180,7 +188,7 @@ func deployConditions(o observation, out conditions) conditions {
 		if o.Waiting != "" {
 			detail = "waiting for " + o.Waiting
 		}
-		out.Available = condition{Status: false, Reason: ReasonDeploying, Message: stack.Join(o.Decision.Message, "not available yet: "+detail)}
+		out.Available = condition{Status: deploying, Reason: ReasonDeploying, Message: stack.Join(o.Decision.Message, "not available yet: "+detail)}
 	case !available:
 		out.Available = condition{Status: false, Reason: ReasonDeploymentUnavailable,
 			Message: stack.Join(o.Decision.Message, fmt.Sprintf("Deployment %s/%s is not available: %s", Namespace, DeploymentName, replicas(d)))}
@@ -189,7 +197,7 @@ func deployConditions(o observation, out conditions) conditions {
 		if o.Waiting != "" {
 			detail = "waiting for " + o.Waiting
 		}
-		out.Available = condition{Status: false, Reason: ReasonDeploying, Message: stack.Join(o.Decision.Message, "not available yet: "+detail)}
+		out.Available = condition{Status: deploying, Reason: ReasonDeploying, Message: stack.Join(o.Decision.Message, "not available yet: "+detail)}
 	}
 	return out
 }

@@ -88,7 +88,7 @@ func TestConditionsFor(t *testing.T) {
 		name: "on, nothing created yet",
 		obs:  observation{Decision: onByDefault},
 		want: conditions{
-			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: Deployment openshift-nmstate/nmstate-operator not created yet"},
+			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: Deployment openshift-nmstate/nmstate-operator not created yet"},
 			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: creating Deployment openshift-nmstate/nmstate-operator"},
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
@@ -96,7 +96,7 @@ func TestConditionsFor(t *testing.T) {
 		name: "on, waiting for the namespace of the last opt-out to go",
 		obs:  observation{Decision: onByDefault, Waiting: "namespace openshift-nmstate to finish terminating"},
 		want: conditions{
-			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: waiting for namespace openshift-nmstate to finish terminating"},
+			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: waiting for namespace openshift-nmstate to finish terminating"},
 			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: waiting for namespace openshift-nmstate to finish terminating"},
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
@@ -104,15 +104,23 @@ func TestConditionsFor(t *testing.T) {
 		name: "on, Deployment created, not observed yet",
 		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse)},
 		want: conditions{
+			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
+			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, Deployment created long ago and still not rolled out: unavailable",
+		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
+		want: conditions{
 			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
 			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"},
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
 	}, {
-		name: "on, Deployment available, CR not there yet: not available (both are required)",
+		name: "on, Deployment available, CR not there yet: still deploying (both are required)",
 		obs:  observation{Decision: onByDefault, Deployment: ready},
 		want: conditions{
-			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: NMState nmstate is created once the Deployment is available"},
+			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: NMState nmstate is created once the Deployment is available"},
 			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: NMState nmstate is created once the Deployment is available"},
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},

@@ -113,6 +113,7 @@ func (c *controller) syncNMState(ctx context.Context, syncCtx factory.SyncContex
 	o.Decision = state.Decision
 
 	now := c.clock.Now()
+	o.Now = now
 	switch {
 	case syncErr == nil:
 		c.failingSince = time.Time{}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -93,6 +94,12 @@ func Read(nodeOperators *operatorclient.NodeOperators, name nodev1alpha1.StackNa
 	s.Enabled = s.Decided && s.Decision.Enabled
 	return s, nil
 }
+
+// FirstRolloutGrace is how long a newly created operand may take to become
+// available before its stack reports Available=False. Until then the stack is
+// Progressing: switching a stack on must not make the ClusterOperator look
+// broken, but an operand that never comes up must.
+const FirstRolloutGrace = 10 * time.Minute
 
 // Conditions builds a stack's Available, Progressing and Degraded conditions.
 type Conditions struct {

@@ -80,7 +80,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		Served:         c.served(),
 		Previous:       nodeOperator.Status.Stacks,
 	})
-	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision))
+	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation))
 }
 
 // statusFor turns a decision into the status fields this controller owns.

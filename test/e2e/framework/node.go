@@ -350,8 +350,8 @@ func (v *KubeletVolume) File(key string) []byte {
 // Path is the path a container sees key at.
 func (v *KubeletVolume) Path(key string) string { return filepath.Join(v.Dir, key) }
 
-// Updates returns the times the files were written (the first projection
-// included).
+// Updates returns the times "..data" was swapped to new content (the first
+// projection included).
 func (v *KubeletVolume) Updates() []time.Time {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -424,56 +424,60 @@ func (v *KubeletVolume) doSync(ctx context.Context) error {
 		v.mu.Unlock()
 		return nil
 	}
-	if err := v.write(payload, modes); err != nil {
+	swapped, err := v.write(payload, modes)
+	if err != nil {
 		return err
 	}
 	v.mu.Lock()
 	v.current, v.version = payload, version
-	v.updates = append(v.updates, time.Now())
+	v.updates = append(v.updates, swapped)
 	v.mu.Unlock()
 	return nil
 }
 
-// write performs one atomic-writer update of the volume directory.
-func (v *KubeletVolume) write(payload map[string][]byte, modes map[string]os.FileMode) error {
+// write performs one atomic-writer update of the volume directory and
+// returns when "..data" was swapped, i.e. when readers started to see the
+// new content.
+func (v *KubeletVolume) write(payload map[string][]byte, modes map[string]os.FileMode) (swapped time.Time, err error) {
 	dataLink := filepath.Join(v.Dir, "..data")
 	old, _ := os.Readlink(dataLink)
 
 	ts, err := os.MkdirTemp(v.Dir, time.Now().UTC().Format("..2006_01_02_15_04_05."))
 	if err != nil {
-		return err
+		return swapped, err
 	}
 	if err := os.Chmod(ts, 0o755); err != nil {
-		return err
+		return swapped, err
 	}
 	for k, d := range payload {
 		p := filepath.Join(ts, k)
 		if err := os.WriteFile(p, d, modes[k]); err != nil {
-			return err
+			return swapped, err
 		}
 		if err := os.Chmod(p, modes[k]); err != nil {
-			return err
+			return swapped, err
 		}
 	}
 	tmpLink := filepath.Join(v.Dir, "..data_tmp")
 	_ = os.Remove(tmpLink)
 	if err := os.Symlink(filepath.Base(ts), tmpLink); err != nil {
-		return err
+		return swapped, err
 	}
 	if err := os.Rename(tmpLink, dataLink); err != nil {
-		return err
+		return swapped, err
 	}
+	swapped = time.Now()
 	for k := range payload {
 		link := filepath.Join(v.Dir, k)
 		if _, err := os.Lstat(link); os.IsNotExist(err) {
 			if err := os.Symlink(filepath.Join("..data", k), link); err != nil {
-				return err
+				return swapped, err
 			}
 		}
 	}
 	entries, err := os.ReadDir(v.Dir)
 	if err != nil {
-		return err
+		return swapped, err
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "..") {
@@ -484,9 +488,9 @@ func (v *KubeletVolume) write(payload map[string][]byte, modes map[string]os.Fil
 		}
 	}
 	if old != "" && old != filepath.Base(ts) {
-		return os.RemoveAll(filepath.Join(v.Dir, old))
+		return swapped, os.RemoveAll(filepath.Join(v.Dir, old))
 	}
-	return nil
+	return swapped, nil
 }
 
 // WriteServiceAccountKubeconfig writes, below the node's root, a kubeconfig

@@ -1,14 +1,9 @@
 package framework
 
-// Simulated nodes for real scrapes: for a node of the local cluster, the
-// crio-metrics DaemonSet's two containers run as local processes next to a
-// real CRI-O of their own, and a stand-in for the kubelet keeps the pod's
-// Secret and ConfigMap volumes up to date the way the kubelet does (atomic
-// "..data" symlink swaps). And a real Prometheus to scrape them.
+// Real scrapes: simulated nodes with the crio-metrics pod's containers and a
+// real CRI-O each (on top of Node, node.go), and a real Prometheus.
 
 import (
-	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -21,29 +16,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
 
-// StartProcess runs binary with args as a local process whose output goes to
-// _output/e2e-logs/<test>-<name>-*.log, stopped when the test ends.
+// StartProcess runs binary with args as a local process (for programs that
+// are no container of a pod, e.g. Prometheus) whose output goes to
+// _output/e2e-logs, stopped when the test ends.
 func StartProcess(t testing.TB, name, binary string, args, env []string) *Operator {
 	t.Helper()
-	logDir := filepath.Join(RepoRoot(t), "_output", "e2e-logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(logDir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+"-"+name+fmt.Sprintf("-%d.log", time.Now().UnixNano()))
+	logPath := e2eLogPath(t, name)
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -68,323 +56,124 @@ func StartProcess(t testing.TB, name, binary string, args, env []string) *Operat
 	return o
 }
 
-// ProjectFiles writes files into dir the way the kubelet's atomic writer
-// updates a Secret or ConfigMap volume: a new timestamped directory, the
-// "..data" symlink swapped to it with a rename, one symlink per key through
-// "..data", then the old directory removed. Readers never see a mix.
-func ProjectFiles(dir string, files map[string][]byte, mode os.FileMode) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ts := ".." + time.Now().UTC().Format("2006_01_02_15_04_05.000000000")
-	tsDir := filepath.Join(dir, ts)
-	if err := os.Mkdir(tsDir, 0o755); err != nil {
-		return err
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(tsDir, name), data, mode); err != nil {
-			return err
-		}
-		if err := os.Chmod(filepath.Join(tsDir, name), mode); err != nil {
-			return err
-		}
-	}
-	old, _ := os.Readlink(filepath.Join(dir, "..data"))
-	tmp := filepath.Join(dir, "..data_tmp")
-	_ = os.Remove(tmp)
-	if err := os.Symlink(ts, tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
-		return err
-	}
-	for name := range files {
-		link := filepath.Join(dir, name)
-		if _, err := os.Lstat(link); err == nil {
-			continue
-		}
-		if err := os.Symlink(filepath.Join("..data", name), link); err != nil {
-			return err
-		}
-	}
-	if old != "" && old != ts {
-		return os.RemoveAll(filepath.Join(dir, old))
-	}
-	return nil
-}
-
-// VolumeProjector keeps local copies of Secret and ConfigMap volumes in sync
-// with the API, polling every interval (the kubelet's own period is about a
-// minute; a shorter one only makes rotations reach the files sooner). A
-// source that disappears keeps its last files, as with the kubelet.
-type VolumeProjector struct {
-	mu      sync.Mutex
-	updates int
-	stop    chan struct{}
-	done    chan struct{}
-}
-
-// ProjectedVolume is one volume to keep in sync.
-type ProjectedVolume struct {
-	Dir       string
-	Secret    string // or
-	ConfigMap string
-	Mode      os.FileMode
-}
-
-// StartVolumeProjector projects vols from namespace and keeps them in sync
-// until the test ends. It returns after the first projection of each.
-func StartVolumeProjector(t testing.TB, client kubernetes.Interface, namespace string, interval time.Duration, vols ...ProjectedVolume) *VolumeProjector {
-	t.Helper()
-	p := &VolumeProjector{stop: make(chan struct{}), done: make(chan struct{})}
-	last := make([]string, len(vols))
-	syncOnce := func(ctx context.Context) error {
-		for i, v := range vols {
-			var files map[string][]byte
-			if v.Secret != "" {
-				s, err := client.CoreV1().Secrets(namespace).Get(ctx, v.Secret, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				files = s.Data
-			} else {
-				cm, err := client.CoreV1().ConfigMaps(namespace).Get(ctx, v.ConfigMap, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				files = map[string][]byte{}
-				for k, s := range cm.Data {
-					files[k] = []byte(s)
-				}
-			}
-			key := fingerprint(files)
-			if key == last[i] {
-				continue
-			}
-			if err := ProjectFiles(v.Dir, files, v.Mode); err != nil {
-				return err
-			}
-			last[i] = key
-			p.mu.Lock()
-			p.updates++
-			p.mu.Unlock()
-		}
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := Poll(ctx, time.Second, func() (bool, error) {
-		err := syncOnce(ctx)
-		return err == nil, nil
-	}); err != nil {
-		t.Fatalf("projecting volumes %+v: %v", vols, err)
-	}
-	go func() {
-		defer close(p.done)
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-time.After(interval):
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := syncOnce(ctx); err != nil && !apierrors.IsNotFound(err) {
-				t.Logf("volume projector: %v", err)
-			}
-			cancel()
-		}
-	}()
-	t.Cleanup(func() { close(p.stop); <-p.done })
-	return p
-}
-
-// Updates is how many times a volume's files were (re)written.
-func (p *VolumeProjector) Updates() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.updates
-}
-
-func fingerprint(files map[string][]byte) string {
-	keys := make([]string, 0, len(files))
-	for k := range files {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b bytes.Buffer
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s=%d:%s;", k, len(files[k]), files[k])
-	}
-	return b.String()
-}
-
-// SimulatedNode is one node of the cluster with a real CRI-O, and the
-// crio-metrics pod's kube-rbac-proxy and cert-syncer as local processes.
-type SimulatedNode struct {
-	Name, IP  string
-	Dir       string
-	CrioDir   string
-	CrioPort  int
+// ScrapeNode is one node of the cluster simulated for real scrapes (built
+// on Node, node.go): the crio-metrics pod's volumes projected as the kubelet
+// does, its cert-syncer and kube-rbac-proxy containers as local processes,
+// and a real CRI-O configured by the operator's MachineConfig drop-in.
+type ScrapeNode struct {
+	*Node
+	CRIO      *CRIO
 	ProxyAddr string // the node's address and the proxy's port
-	Proxy     *Operator
-	Syncer    *Operator
-	Projector *VolumeProjector
+	Proxy     *Process
+	Syncer    *Process
 }
 
-// SimulatedNodeOptions configure StartSimulatedNode.
-type SimulatedNodeOptions struct {
-	// Pod is the crio-metrics DaemonSet's pod on the node.
+// ScrapeNodeOptions configure StartScrapeNode.
+type ScrapeNodeOptions struct {
+	// Pod is the crio-metrics DaemonSet's pod on the node (status.hostIP is
+	// the node's address: kwok nodes have distinct 127.0.1.x addresses).
 	Pod *corev1.Pod
-	// Dir holds the node's files; keep it short: CRI-O's socket
-	// $Dir/crio/crio.sock must stay under 108 bytes.
-	Dir string
-	// ProjectInterval is the volume projector's period (default 500 ms).
-	ProjectInterval time.Duration
+	// MachineConfig is the operator's CRI-O drop-in MachineConfig for the
+	// node's role.
+	MachineConfig *unstructured.Unstructured
+	// SyncPeriod is the volume projection's period (default 500 ms).
+	SyncPeriod time.Duration
 }
 
-// StartSimulatedNode runs, for the node of opts.Pod: the pod's volumes
-// projected and kept in sync, the real cert-syncer with the pod's arguments
-// writing the pair into the node's "host" directory, a real CRI-O reading
-// its metrics certificate from there (hack/crio.sh, its own CRIO_DIR and
-// metrics port), and a real kube-rbac-proxy with the pod's arguments bound
-// to the node's address, authenticating to the API server as the pod's
-// ServiceAccount. The paths of the pod's mounts are mapped to local
-// directories, $(NODE_IP) is the node's InternalIP and the upstream port is
-// the CRI-O instance's; nothing else in the arguments changes.
-func StartSimulatedNode(t testing.TB, admin *rest.Config, opts SimulatedNodeOptions) *SimulatedNode {
+// StartScrapeNode runs, for the node of opts.Pod: the pod's volumes
+// projected and kept in sync, the MachineConfig's files written, the real
+// cert-syncer with the pod's arguments writing the pair into the node's
+// /var/lib/crio-metrics, a real CRI-O started with the node's drop-ins (so it
+// reads that pair) on a metrics port of its own, and the real
+// kube-rbac-proxy with the pod's arguments listening on the node's address,
+// authenticating to the API server as the pod's ServiceAccount. Only the
+// upstream port changes (one CRI-O per node shares this machine) and
+// --kubeconfig is added (a pod uses its in-cluster configuration).
+func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *ScrapeNode {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("CRI-O runs as root")
-	}
 	root := RepoRoot(t)
-	for _, b := range []string{"crio", "kube-rbac-proxy", "cert-syncer"} {
-		if _, err := os.Stat(filepath.Join(root, "_output", "bin", b)); err != nil {
-			t.Skipf("_output/bin/%s is missing: run hack/build-tools.sh kube-rbac-proxy crio and make build", b)
+	for _, tool := range []string{"crio", "kube-rbac-proxy"} {
+		if err := EnsureTool(t, tool); err != nil {
+			t.Skipf("%s is not available: %v", tool, err)
 		}
 	}
-	client := kubernetes.NewForConfigOrDie(admin)
-	pod := opts.Pod
-	if opts.ProjectInterval == 0 {
-		opts.ProjectInterval = 500 * time.Millisecond
+	if _, err := os.Stat(filepath.Join(root, "_output", "bin", "cert-syncer")); err != nil {
+		t.Skip("_output/bin/cert-syncer is missing: run make build")
 	}
-	n := &SimulatedNode{Name: pod.Spec.NodeName, IP: pod.Status.HostIP, Dir: opts.Dir, CrioDir: filepath.Join(opts.Dir, "crio")}
-	if n.IP == "" {
+	if opts.SyncPeriod == 0 {
+		opts.SyncPeriod = 500 * time.Millisecond
+	}
+	pod := opts.Pod
+	if pod.Status.HostIP == "" {
 		t.Fatalf("pod %s has no hostIP", pod.Name)
 	}
-	if len(filepath.Join(n.CrioDir, "crio.sock")) >= 108 {
-		t.Fatalf("CRI-O socket path %s is too long for a unix socket", filepath.Join(n.CrioDir, "crio.sock"))
-	}
-	_ = os.RemoveAll(opts.Dir)
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	// Volumes: local directory for each.
-	volDir := map[string]string{}
-	var projected []ProjectedVolume
-	for _, v := range pod.Spec.Volumes {
-		dir := filepath.Join(opts.Dir, "volumes", v.Name)
-		volDir[v.Name] = dir
-		switch {
-		case v.Secret != nil:
-			mode := os.FileMode(0o644)
-			if v.Secret.DefaultMode != nil {
-				mode = os.FileMode(*v.Secret.DefaultMode)
-			}
-			projected = append(projected, ProjectedVolume{Dir: dir, Secret: v.Secret.SecretName, Mode: mode})
-		case v.ConfigMap != nil:
-			mode := os.FileMode(0o644)
-			if v.ConfigMap.DefaultMode != nil {
-				mode = os.FileMode(*v.ConfigMap.DefaultMode)
-			}
-			projected = append(projected, ProjectedVolume{Dir: dir, ConfigMap: v.ConfigMap.Name, Mode: mode})
-		case v.HostPath != nil:
-			// The node's own file system, under the node's directory.
-			dir = filepath.Join(opts.Dir, "host", v.HostPath.Path)
-			volDir[v.Name] = dir
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		case v.Projected != nil:
-			// The ServiceAccount token volume admission adds: the proxy gets
-			// a kubeconfig with a token of the same ServiceAccount instead.
-		default:
-			t.Fatalf("volume %s: unsupported", v.Name)
+	// Without the ServiceAccount token volume admission added: the proxy
+	// gets a kubeconfig with a token of the same ServiceAccount instead.
+	spec := *pod.Spec.DeepCopy()
+	projected := map[string]bool{}
+	var volumes []corev1.Volume
+	for _, v := range spec.Volumes {
+		if v.Projected != nil {
+			projected[v.Name] = true
+			continue
 		}
+		volumes = append(volumes, v)
 	}
-	n.Projector = StartVolumeProjector(t, client, pod.Namespace, opts.ProjectInterval, projected...)
-
-	n.CrioPort = FreePort(t)
-	args := func(c corev1.Container) []string {
-		repl := []string{"$(NODE_IP)", n.IP, "https://127.0.0.1:9537/", fmt.Sprintf("https://127.0.0.1:%d/", n.CrioPort)}
-		for _, m := range c.VolumeMounts {
-			repl = append(repl, m.MountPath, volDir[m.Name])
-		}
-		r := strings.NewReplacer(repl...)
-		var out []string
-		for _, a := range c.Args {
-			out = append(out, r.Replace(a))
-		}
-		return out
-	}
-	container := func(name string) corev1.Container {
-		for _, c := range pod.Spec.Containers {
-			if c.Name == name {
-				return c
+	spec.Volumes = volumes
+	for i := range spec.Containers {
+		var mounts []corev1.VolumeMount
+		for _, m := range spec.Containers[i].VolumeMounts {
+			if !projected[m.Name] {
+				mounts = append(mounts, m)
 			}
 		}
-		t.Fatalf("pod %s has no container %s", pod.Name, name)
-		return corev1.Container{}
+		spec.Containers[i].VolumeMounts = mounts
 	}
+	n := &ScrapeNode{Node: NewNode(t, admin, pod.Namespace, spec)}
+	n.IP, n.Name = pod.Status.HostIP, pod.Spec.NodeName
+	n.MountVolumes(t, opts.SyncPeriod)
+	n.ApplyMachineConfig(t, opts.MachineConfig)
 
 	// cert-syncer first: CRI-O must find a matching pair at start.
-	syncer := container("cert-syncer")
-	n.Syncer = StartProcess(t, "cert-syncer-"+n.Name, filepath.Join(root, "_output", "bin", "cert-syncer"), args(syncer), nil)
+	n.Syncer = n.StartContainer(t, "cert-syncer", ContainerOptions{Binary: filepath.Join(root, "_output", "bin", "cert-syncer")})
 	var hostDir string
-	for _, m := range syncer.VolumeMounts {
-		if strings.HasPrefix(m.MountPath, "/host/") {
-			hostDir = volDir[m.Name]
+	for _, v := range pod.Spec.Volumes {
+		if v.HostPath != nil {
+			hostDir = n.HostPath(v.HostPath.Path)
 		}
 	}
-	certFile, keyFile := filepath.Join(hostDir, "tls.crt"), filepath.Join(hostDir, "tls.key")
 	Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
-		_, err := tls.LoadX509KeyPair(certFile, keyFile)
+		_, err := tls.LoadX509KeyPair(filepath.Join(hostDir, "tls.crt"), filepath.Join(hostDir, "tls.key"))
 		return err == nil, nil
 	}, fmt.Sprintf("cert-syncer of %s writes a matching pair to %s (log %s)", n.Name, hostDir, n.Syncer.LogPath))
 
-	// CRI-O.
-	caFile := ""
-	for _, v := range projected {
-		if v.ConfigMap != "" {
-			caFile = filepath.Join(v.Dir, "ca-bundle.crt")
+	var probeCA string
+	for _, v := range pod.Spec.Volumes {
+		if v.ConfigMap != nil {
+			probeCA = n.Volume(v.Name).Path("ca-bundle.crt")
 		}
 	}
-	crio := func(cmd string) bool {
-		c := exec.Command(filepath.Join(root, "hack", "crio.sh"), cmd)
-		c.Env = append(os.Environ(), "CRIO_DIR="+n.CrioDir, fmt.Sprintf("CRIO_METRICS_PORT=%d", n.CrioPort),
-			"CRIO_METRICS_CERT="+certFile, "CRIO_METRICS_KEY="+keyFile, "CRIO_METRICS_CA="+caFile)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Errorf("hack/crio.sh %s (%s): %v\n%s", cmd, n.Name, err, out)
-			return false
-		}
-		return true
-	}
-	t.Cleanup(func() { crio("stop") })
-	if !crio("start") {
-		t.FailNow()
-	}
+	n.CRIO = StartCRIO(t, CRIOOptions{Dir: filepath.Join(n.Root, "crio"), MetricsPort: FreePort(t), DropIns: n.CRIODropIns(t), ProbeCA: probeCA})
 
-	// kube-rbac-proxy, as the pod's ServiceAccount.
-	proxy := container("kube-rbac-proxy")
-	kubeconfig := ServiceAccountKubeconfig(t, admin, pod.Namespace, pod.Spec.ServiceAccountName)
-	pargs := append(args(proxy), "--kubeconfig="+kubeconfig)
-	for _, a := range pargs {
+	kubeconfig := n.WriteServiceAccountKubeconfig(t, admin, pod.Namespace, pod.Spec.ServiceAccountName)
+	n.Proxy = n.StartContainer(t, "kube-rbac-proxy", ContainerOptions{
+		Binary:   filepath.Join(root, "_output", "bin", "kube-rbac-proxy"),
+		NotPaths: []string{"--allow-paths", "--ignore-paths"},
+		RewriteArgs: func(args []string) []string {
+			for i, a := range args {
+				if strings.HasPrefix(a, "--upstream=https://127.0.0.1:9537/") {
+					args[i] = fmt.Sprintf("--upstream=https://127.0.0.1:%d/", n.CRIO.MetricsPort)
+				}
+			}
+			return args
+		},
+		ExtraArgs: []string{"--kubeconfig=" + kubeconfig},
+	})
+	for _, a := range n.Proxy.Args {
 		if strings.HasPrefix(a, "--secure-listen-address=") {
 			n.ProxyAddr = strings.TrimPrefix(a, "--secure-listen-address=")
 		}
 	}
-	n.Proxy = StartProcess(t, "kube-rbac-proxy-"+n.Name, filepath.Join(root, "_output", "bin", "kube-rbac-proxy"), pargs, nil)
 	Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
 		if n.Proxy.Exited() {
 			return false, fmt.Errorf("kube-rbac-proxy exited; log %s", n.Proxy.LogPath)
