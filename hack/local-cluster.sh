@@ -625,7 +625,8 @@ go_mod_version() {
 
 module_dir() {
   local dir
-  dir=$(cd "$LCP_DIR" && GOFLAGS=-mod=mod go mod download -json "$1@$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+  # Outside any module, so that neither go.mod nor go.sum is touched.
+  dir=$(cd / && GOFLAGS= GOWORK=off go mod download -json "$1@$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
   [ -n "$dir" ] && [ -d "$dir" ] || die "cannot download $1@$2"
   echo "$dir"
 }

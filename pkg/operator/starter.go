@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -137,6 +138,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerC
 		clk,
 	)
 	statusController.WithRelatedObjectsFunc(relatedObjects(nodeOperators, stacks))
+	statusController = statusController.WithDegradedInertia(degradedInertia)
 
 	controllers := []stack.Runnable{
 		statusController,
@@ -160,6 +162,16 @@ func (o *Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerC
 	<-ctx.Done()
 	return nil
 }
+
+// degradedInertia is how long a <X>Degraded condition must hold before the
+// ClusterOperator turns Degraded: library-go's two minutes, except for
+// MetricsDegraded (nodes without a ready crio-metrics pod), which a rolling
+// reboot or hundreds of nodes joining at once cause for a while without
+// anything being wrong.
+var degradedInertia = status.MustNewInertia(2*time.Minute, status.InertiaCondition{
+	ConditionTypeMatcher: regexp.MustCompile("^" + criometrics.Prefix + "Degraded$"),
+	Duration:             30 * time.Minute,
+}).Inertia
 
 // newStacks builds every stack the operator knows.
 func newStacks(deps stack.Deps) ([]stack.Stack, error) {

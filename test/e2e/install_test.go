@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,14 +43,15 @@ import (
 )
 
 const (
-	operatorNamespace  = "openshift-cluster-node-operator"
-	operatorName       = "cluster-node-operator"
-	clusterOperator    = "node"
-	metricsServerName  = "metrics." + operatorNamespace + ".svc"
-	leaseName          = "cluster-node-operator-lock"
-	defaultListen      = "0.0.0.0:8443"
-	installTimeout     = 4 * time.Minute
-	operatorBinaryName = "cluster-node-operator"
+	// operatorNamespace is also used by the other tests of this package.
+	operatorNamespace         = "openshift-cluster-node-operator"
+	nodeOperatorName          = "cluster-node-operator"
+	nodeClusterOperator       = "node"
+	operatorMetricsServerName = "metrics." + operatorNamespace + ".svc"
+	operatorLeaseName         = "cluster-node-operator-lock"
+	deploymentListen          = "0.0.0.0:8443"
+	installTimeout            = 4 * time.Minute
+	nodeOperatorBinary        = "cluster-node-operator"
 )
 
 // TestInstallAsCVO installs the operator from manifests/ as the
@@ -91,7 +91,7 @@ func TestInstallAsCVOHostedProfile(t *testing.T) {
 	if _, ok := node.Labels["node-role.kubernetes.io/master"]; ok {
 		t.Errorf("the hosted variant's pod runs on control-plane node %s", node.Name)
 	}
-	if lines := forbidden.FindAllString(in.operatorLog(), 10); len(lines) > 0 {
+	if lines := forbiddenLines.FindAllString(in.operatorLog(), 10); len(lines) > 0 {
 		t.Errorf("the operator was denied requests:\n%s", strings.Join(lines, "\n"))
 	}
 	t.Logf("pod %s on worker %s", pod.Name, node.Name)
@@ -153,7 +153,7 @@ func newInstallationFor(t *testing.T, profile string) *installation {
 		applier: framework.NewApplier(t, cfg),
 		rel:     framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix())}),
 	}
-	in.servingCA, in.servingCAKey = newCA(t, "openshift-service-serving-signer@e2e")
+	in.servingCA, in.servingCAKey = newTestCA(t, "openshift-service-serving-signer@e2e")
 	if in.present() {
 		t.Logf("the cluster is not fresh (a previous run left the operator installed); removing it first")
 		in.uninstall()
@@ -166,7 +166,7 @@ func newInstallationFor(t *testing.T, profile string) *installation {
 func (in *installation) present() bool {
 	ctx := framework.Context(in.t, time.Minute)
 	_, nsErr := in.kube.CoreV1().Namespaces().Get(ctx, operatorNamespace, metav1.GetOptions{})
-	_, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+	_, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 	return !apierrors.IsNotFound(nsErr) || !apierrors.IsNotFound(coErr)
 }
 
@@ -210,8 +210,8 @@ func (in *installation) install(opts installOptions) {
 		t.Fatal("the release has no ClusterOperator manifest")
 	}
 	if !opts.NoWait && !opts.NoOperator {
-		t.Logf("the CVO would move past clusteroperator/%s after %s", clusterOperator, time.Since(in.started).Round(time.Second))
-		live, err := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+		t.Logf("the CVO would move past clusteroperator/%s after %s", nodeClusterOperator, time.Since(in.started).Round(time.Second))
+		live, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +256,7 @@ func (in *installation) waitHealthy(ctx context.Context, expected *configv1.Clus
 
 // expectedClusterOperator is the release's ClusterOperator manifest.
 func (in *installation) expectedClusterOperator() *configv1.ClusterOperator {
-	obj := in.rel.Find("ClusterOperator", clusterOperator)
+	obj := in.rel.Find("ClusterOperator", nodeClusterOperator)
 	co := &configv1.ClusterOperator{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, co); err != nil {
 		in.t.Fatal(err)
@@ -272,7 +272,7 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	pod := in.operatorPod(ctx)
 	binary := os.Getenv("OPERATOR_BINARY")
 	if binary == "" {
-		binary = filepath.Join(framework.RepoRoot(t), "_output", "bin", operatorBinaryName)
+		binary = filepath.Join(framework.RepoRoot(t), "_output", "bin", nodeOperatorBinary)
 	}
 	if _, err := os.Stat(binary); err != nil {
 		t.Fatalf("operator binary: %v (run make build)", err)
@@ -281,11 +281,11 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	in.operator = framework.StartPodProcess(t, in.cfg, framework.PodProcessOptions{
 		Pod:                pod,
 		ServiceAccountName: serviceAccount,
-		Binaries:           map[string]string{operatorBinaryName: binary},
+		Binaries:           map[string]string{nodeOperatorBinary: binary},
 		RewriteArgs: func(args []string) []string {
 			out := append([]string{}, args...)
 			for i, a := range out {
-				if a == "--listen="+defaultListen {
+				if a == "--listen="+deploymentListen {
 					// The process shares this machine's network with other
 					// tests; the pod would have its own.
 					out[i] = "--listen=127.0.0.1:" + strconv.Itoa(in.listenPort)
@@ -301,7 +301,7 @@ func (in *installation) operatorPod(ctx context.Context) *corev1.Pod {
 	t := in.t
 	var pod *corev1.Pod
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		pods, err := in.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + operatorName})
+		pods, err := in.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + nodeOperatorName})
 		if err != nil {
 			return false, err
 		}
@@ -360,7 +360,7 @@ func (in *installation) issueServingCert(ctx context.Context, svc *unstructured.
 		return
 	}
 	dns := []string{svc.GetName() + "." + svc.GetNamespace() + ".svc", svc.GetName() + "." + svc.GetNamespace() + ".svc.cluster.local"}
-	certPEM, keyPEM := newServingCert(t, in.servingCA, in.servingCAKey, dns)
+	certPEM, keyPEM := newTestServingCert(t, in.servingCA, in.servingCAKey, dns)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: svc.GetNamespace(), Annotations: map[string]string{
 			"service.beta.openshift.io/originating-service-name": svc.GetName(),
@@ -407,7 +407,7 @@ func (in *installation) testPodSecurity(t *testing.T) {
 	}
 	defer in.kube.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
 	d := &appsv1.Deployment{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(in.rel.Find("Deployment", operatorName).Object, d); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(in.rel.Find("Deployment", nodeOperatorName).Object, d); err != nil {
 		t.Fatal(err)
 	}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "restricted-check", Namespace: ns.Name}, Spec: d.Spec.Template.Spec}
@@ -427,11 +427,11 @@ func (in *installation) testPodSecurity(t *testing.T) {
 }
 
 // forbidden matches the API server's authorization errors in a log.
-var forbidden = regexp.MustCompile(`(?i)[^\n]*forbidden[^\n]*`)
+var forbiddenLines = regexp.MustCompile(`(?i)[^\n]*forbidden[^\n]*`)
 
 // testNothingForbidden: with its RBAC, the operator was never denied.
 func (in *installation) testNothingForbidden(t *testing.T) {
-	if lines := forbidden.FindAllString(in.operatorLog(), 10); len(lines) > 0 {
+	if lines := forbiddenLines.FindAllString(in.operatorLog(), 10); len(lines) > 0 {
 		t.Errorf("the operator was denied requests its RBAC should allow:\n%s", strings.Join(lines, "\n"))
 	}
 }
@@ -464,7 +464,7 @@ func (in *installation) testOperandImages(t *testing.T) {
 		}
 	}
 	if found == 0 {
-		t.Error("found no operand containers")
+		t.Error("found no bindataOperand containers")
 	}
 }
 
@@ -595,7 +595,7 @@ func (in *installation) scrape(token string) (int, string, error) {
 	pool := x509.NewCertPool()
 	pool.AddCert(in.servingCA)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: metricsServerName, MinVersion: tls.VersionTLS12},
+		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: operatorMetricsServerName, MinVersion: tls.VersionTLS12},
 	}}
 	var lastErr error
 	// The process may have just started serving.
@@ -627,7 +627,7 @@ func (in *installation) scrape(token string) (int, string, error) {
 // the manifests' admission policy confines its writes to its namespaces.
 func (in *installation) testConfinement(t *testing.T) {
 	ctx := framework.Context(t, time.Minute)
-	asOperator := kubernetes.NewForConfigOrDie(framework.ServiceAccountConfig(t, in.cfg, operatorNamespace, operatorName))
+	asOperator := kubernetes.NewForConfigOrDie(framework.ServiceAccountConfig(t, in.cfg, operatorNamespace, nodeOperatorName))
 	deployment := func(ns string) *appsv1.Deployment {
 		labels := map[string]string{"app": "e2e-confinement"}
 		return &appsv1.Deployment{
@@ -652,6 +652,19 @@ func (in *installation) testConfinement(t *testing.T) {
 		strings.Contains(err.Error(), "cluster-node-operator-namespaces") {
 		t.Errorf("the policy denies the operator's own namespace: %v", err)
 	}
+
+	// RBAC lets it create (and escalate) any role; the policy only its
+	// operands'.
+	_, err = asOperator.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-not-an-bindataOperand"}}, dryRun)
+	if err == nil || !strings.Contains(err.Error(), "cluster-node-operator-rbac-names") {
+		t.Errorf("creating ClusterRole e2e-not-an-bindataOperand as the operator: got %v, want a denial by the policy cluster-node-operator-rbac-names", err)
+	} else {
+		t.Logf("denied as expected: %v", err)
+	}
+	if _, err := asOperator.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "crio-metrics-client"}}, dryRun); err != nil &&
+		!apierrors.IsAlreadyExists(err) {
+		t.Errorf("the operator may not create its bindataOperand's ClusterRole crio-metrics-client: %v", err)
+	}
 }
 
 // --- removal ----------------------------------------------------------------
@@ -667,7 +680,7 @@ func (in *installation) uninstall() {
 
 	var victims []*unstructured.Unstructured
 	// What the operator said it owns, and what it applies.
-	co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+	co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 	if err == nil {
 		for _, ref := range co.Status.RelatedObjects {
 			if obj, err := in.getReference(ctx, ref); err == nil {
@@ -693,7 +706,7 @@ func (in *installation) uninstall() {
 		if err != nil {
 			continue // its API is gone with its CRD
 		}
-		err = ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)})
+		err = ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: pointerTo(metav1.DeletePropagationBackground)})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Logf("uninstall: deleting %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 		}
@@ -711,18 +724,18 @@ func (in *installation) uninstall() {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func pointerTo[T any](v T) *T { return &v }
 
-// operand is an object the operator applies, from bindata/; its name may hold
+// bindataOperand is an object the operator applies, from bindata/; its name may hold
 // ${VARIABLES}.
-type operand struct {
+type bindataOperand struct {
 	gvk       schema.GroupVersionKind
 	namespace string
 	name      *regexp.Regexp
 }
 
 // operands reads bindata/.
-func operands(t testing.TB) []operand {
+func bindataOperands(t testing.TB) []bindataOperand {
 	var files []string
 	err := filepath.Walk(filepath.Join(framework.RepoRoot(t), "bindata"), func(path string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() && strings.HasSuffix(path, ".yaml") {
@@ -733,13 +746,13 @@ func operands(t testing.TB) []operand {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []operand
+	var out []bindataOperand
 	for _, obj := range framework.ReadManifests(t, files...) {
 		parts := regexp.MustCompile(`\$\{[A-Z0-9_]+\}`).Split(obj.GetName(), -1)
 		for i := range parts {
 			parts[i] = regexp.QuoteMeta(parts[i])
 		}
-		out = append(out, operand{obj.GroupVersionKind(), obj.GetNamespace(), regexp.MustCompile("^" + strings.Join(parts, "[a-z0-9.-]+") + "$")})
+		out = append(out, bindataOperand{obj.GroupVersionKind(), obj.GetNamespace(), regexp.MustCompile("^" + strings.Join(parts, "[a-z0-9.-]+") + "$")})
 	}
 	return out
 }
@@ -748,7 +761,7 @@ func operands(t testing.TB) []operand {
 func (in *installation) liveOperands(ctx context.Context) []*unstructured.Unstructured {
 	applier := in.applier
 	var out []*unstructured.Unstructured
-	for _, o := range operands(in.t) {
+	for _, o := range bindataOperands(in.t) {
 		probe := &unstructured.Unstructured{}
 		probe.SetGroupVersionKind(o.gvk)
 		probe.SetNamespace(o.namespace)
@@ -772,7 +785,7 @@ func (in *installation) liveOperands(ctx context.Context) []*unstructured.Unstru
 // operandNamespaces are the namespaces the operator creates.
 func (in *installation) operandNamespaces() []string {
 	var out []string
-	for _, o := range operands(in.t) {
+	for _, o := range bindataOperands(in.t) {
 		if o.gvk.Kind == "Namespace" && o.gvk.Group == "" {
 			out = append(out, strings.Trim(o.name.String(), "^$"))
 		}
@@ -782,7 +795,7 @@ func (in *installation) operandNamespaces() []string {
 
 // --- certificates -------------------------------------------------------------
 
-func newCA(t testing.TB, cn string) (*x509.Certificate, *ecdsa.PrivateKey) {
+func newTestCA(t testing.TB, cn string) (*x509.Certificate, *ecdsa.PrivateKey) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -807,7 +820,7 @@ func newCA(t testing.TB, cn string) (*x509.Certificate, *ecdsa.PrivateKey) {
 	return cert, key
 }
 
-func newServingCert(t testing.TB, ca *x509.Certificate, caKey *ecdsa.PrivateKey, dns []string) (certPEM, keyPEM []byte) {
+func newTestServingCert(t testing.TB, ca *x509.Certificate, caKey *ecdsa.PrivateKey, dns []string) (certPEM, keyPEM []byte) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -832,20 +845,6 @@ func newServingCert(t testing.TB, ca *x509.Certificate, caKey *ecdsa.PrivateKey,
 	certPEM = append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw})...)
 	return certPEM, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 }
-
-// --- helpers shared with other tests ------------------------------------------
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-var errTimeout = errors.New("timed out")
 
 // --- each rule is needed ------------------------------------------------------
 
@@ -884,11 +883,11 @@ func (c ruleCase) String() string {
 	return s
 }
 
-var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true, "escalate": true, "bind": true}
+var ruleWriteVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true, "escalate": true, "bind": true}
 
 func (c ruleCase) writes() bool {
 	for _, v := range c.rule.Verbs {
-		if writeVerbs[v] {
+		if ruleWriteVerbs[v] {
 			return true
 		}
 	}
@@ -896,10 +895,10 @@ func (c ruleCase) writes() bool {
 }
 
 func (c ruleCase) has(resource, verb string) bool {
-	return contains(c.rule.Resources, resource) && contains(c.rule.Verbs, verb)
+	return hasString(c.rule.Resources, resource) && hasString(c.rule.Verbs, verb)
 }
 
-func contains(list []string, s string) bool {
+func hasString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true
@@ -909,31 +908,31 @@ func contains(list []string, s string) bool {
 }
 
 // scenario is the state a reduced run starts from, and what failure shows.
-type scenario string
+type rbacScenario string
 
 const (
 	// scenarioInstall: a fresh install (the previous run's lease, released,
 	// is kept). The failure shows on the ClusterOperator: the CVO's criteria
 	// are not met, or its conditions report the denied request (Degraded
 	// turns True after library-go's two-minute inertia).
-	scenarioInstall scenario = "install"
+	scenarioInstall rbacScenario = "install"
 	// scenarioNoLease: a fresh install without the Lease.
-	scenarioNoLease scenario = "install without a Lease"
+	scenarioNoLease rbacScenario = "install without a Lease"
 	// scenarioNoClusterOperator: the CVO has not created the ClusterOperator.
-	scenarioNoClusterOperator scenario = "ClusterOperator missing"
+	scenarioNoClusterOperator rbacScenario = "ClusterOperator missing"
 	// scenarioNoNodeOperator: NodeOperator cluster is gone; the operator
 	// must delete its ClusterOperator.
-	scenarioNoNodeOperator scenario = "NodeOperator missing"
+	scenarioNoNodeOperator rbacScenario = "NodeOperator missing"
 	// scenarioEvents: the operator's events are missing.
-	scenarioEvents scenario = "events"
+	scenarioEvents rbacScenario = "events"
 	// scenarioEventOwner: the events are not about the operator's Deployment.
-	scenarioEventOwner scenario = "event owner"
+	scenarioEventOwner rbacScenario = "event owner"
 	// scenarioRemoval: both stacks are opted out after a full install; the
 	// rule's objects are not removed.
-	scenarioRemoval scenario = "stacks removed"
+	scenarioRemoval rbacScenario = "stacks removed"
 )
 
-func scenarioFor(c ruleCase) scenario {
+func scenarioFor(c ruleCase) rbacScenario {
 	switch {
 	case c.has("leases", "create"):
 		return scenarioNoLease
@@ -952,7 +951,7 @@ func scenarioFor(c ruleCase) scenario {
 			onlyUpdateDelete = false
 		}
 	}
-	if onlyUpdateDelete && contains(c.rule.Verbs, "delete") {
+	if onlyUpdateDelete && hasString(c.rule.Verbs, "delete") {
 		return scenarioRemoval
 	}
 	return scenarioInstall
@@ -1005,9 +1004,9 @@ func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 
 // releaseRole is the release's ClusterRole or Role of the operator.
 func (in *installation) releaseRole(t *testing.T, kind string) *rbacv1.ClusterRole {
-	obj := in.rel.Find(kind, operatorName)
+	obj := in.rel.Find(kind, nodeOperatorName)
 	if obj == nil {
-		t.Fatalf("the release has no %s %s", kind, operatorName)
+		t.Fatalf("the release has no %s %s", kind, nodeOperatorName)
 	}
 	r := &rbacv1.ClusterRole{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, r); err != nil {
@@ -1054,7 +1053,7 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, c ruleCase) {
 
 // awaitOutcome waits for the scenario's failure (or, with failed false, its
 // success) to show.
-func (in *installation) awaitOutcome(t *testing.T, sc scenario, c ruleCase, failed bool) error {
+func (in *installation) awaitOutcome(t *testing.T, sc rbacScenario, c ruleCase, failed bool) error {
 	var last error
 	deadline := time.Now().Add(visibleTimeout)
 	for time.Now().Before(deadline) {
@@ -1075,7 +1074,7 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	}
 	var c *ruleCase
 	for i, r := range in.releaseRole(t, "ClusterRole").Rules {
-		if contains(r.Resources, "securitycontextconstraints") && contains(r.Verbs, "create") {
+		if hasString(r.Resources, "securitycontextconstraints") && hasString(r.Verbs, "create") {
 			c = &ruleCase{role: "ClusterRole", index: i, rule: r}
 		}
 	}
@@ -1089,7 +1088,7 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	defer in.stopOperator()
 	ctx := framework.Context(t, 5*time.Minute)
 	framework.Eventually(t, 4*time.Minute, 5*time.Second, func() (bool, error) {
-		co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+		co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -1189,7 +1188,7 @@ func (in *installation) deleteReducedRBAC(ctx context.Context) {
 // runScenario brings the cluster to the scenario's starting state and starts
 // the operator as the ServiceAccount ("" for its own). It returns when the
 // operator started.
-func (in *installation) runScenario(t *testing.T, sc scenario, serviceAccount string) time.Time {
+func (in *installation) runScenario(t *testing.T, sc rbacScenario, serviceAccount string) time.Time {
 	ctx := framework.Context(t, 5*time.Minute)
 	in.reset(ctx, sc != scenarioNoLease)
 	if sc == scenarioRemoval {
@@ -1202,7 +1201,7 @@ func (in *installation) runScenario(t *testing.T, sc scenario, serviceAccount st
 		}
 		in.stopOperator()
 		patch := []byte(`{"spec":{"metrics":{"managementState":"Removed"},"nmstate":{"managementState":"Removed"}}}`)
-		if _, err := in.dyn.Resource(nodeOperatorsGVR).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+		if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	} else {
@@ -1219,7 +1218,7 @@ func (in *installation) runScenario(t *testing.T, sc scenario, serviceAccount st
 	return start
 }
 
-var nodeOperatorsGVR = schema.GroupVersionResource{Group: "nodeoperator.openshift.io", Version: "v1alpha1", Resource: "nodeoperators"}
+var nodeOperatorsResource = schema.GroupVersionResource{Group: "nodeoperator.openshift.io", Version: "v1alpha1", Resource: "nodeoperators"}
 
 // reset stops the operator and removes what it created, its ClusterOperator
 // and its NodeOperator; with keepLease the released Lease stays.
@@ -1244,17 +1243,17 @@ func (in *installation) reset(ctx context.Context, keepLease bool) {
 		u.SetName(s)
 		victims = append(victims, u)
 	}
-	_ = in.config.ConfigV1().ClusterOperators().Delete(ctx, clusterOperator, metav1.DeleteOptions{})
-	_ = in.dyn.Resource(nodeOperatorsGVR).Delete(ctx, "cluster", metav1.DeleteOptions{})
+	_ = in.config.ConfigV1().ClusterOperators().Delete(ctx, nodeClusterOperator, metav1.DeleteOptions{})
+	_ = in.dyn.Resource(nodeOperatorsResource).Delete(ctx, "cluster", metav1.DeleteOptions{})
 	if !keepLease {
-		_ = in.kube.CoordinationV1().Leases(operatorNamespace).Delete(ctx, leaseName, metav1.DeleteOptions{})
+		_ = in.kube.CoordinationV1().Leases(operatorNamespace).Delete(ctx, operatorLeaseName, metav1.DeleteOptions{})
 	}
 	for _, obj := range victims {
 		ri, err := in.applier.Resource(obj)
 		if err != nil {
 			continue
 		}
-		if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}); err != nil && !apierrors.IsNotFound(err) {
+		if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: pointerTo(metav1.DeletePropagationBackground)}); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatalf("reset: deleting %s %s: %v", obj.GetKind(), obj.GetName(), err)
 		}
 	}
@@ -1269,7 +1268,7 @@ func (in *installation) reset(ctx context.Context, keepLease bool) {
 				return false, nil
 			}
 		}
-		_, err := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+		_, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
 	}, "the operator's objects to be gone")
 }
@@ -1286,7 +1285,7 @@ func (in *installation) createNodeOperator(ctx context.Context) {
 	obj := in.rel.Find("NodeOperator", "cluster").DeepCopy()
 	var err error
 	for i := 0; i < 30; i++ {
-		if _, err = in.dyn.Resource(nodeOperatorsGVR).Create(ctx, obj, metav1.CreateOptions{}); err == nil || apierrors.IsAlreadyExists(err) {
+		if _, err = in.dyn.Resource(nodeOperatorsResource).Create(ctx, obj, metav1.CreateOptions{}); err == nil || apierrors.IsAlreadyExists(err) {
 			return
 		}
 		time.Sleep(time.Second)
@@ -1296,7 +1295,7 @@ func (in *installation) createNodeOperator(ctx context.Context) {
 
 // outcome returns nil when the scenario's outcome is the failure (failed
 // true) or the success (failed false) it should be.
-func (in *installation) outcome(t *testing.T, sc scenario, c ruleCase, failed bool) error {
+func (in *installation) outcome(t *testing.T, sc rbacScenario, c ruleCase, failed bool) error {
 	ctx := framework.Context(t, time.Minute)
 	want := func(failure bool, what string) error {
 		if failure == failed {
@@ -1307,7 +1306,7 @@ func (in *installation) outcome(t *testing.T, sc scenario, c ruleCase, failed bo
 		}
 		return fmt.Errorf("want no failure, but %s", what)
 	}
-	co, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+	co, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 	switch sc {
 	case scenarioNoClusterOperator:
 		if failed {
@@ -1335,11 +1334,11 @@ func (in *installation) outcome(t *testing.T, sc scenario, c ruleCase, failed bo
 			if ev.CreationTimestamp.Time.Before(in.started.Add(-time.Second)) {
 				continue
 			}
-			if !strings.HasPrefix(ev.Source.Component, operatorName) && !strings.HasPrefix(ev.ReportingController, operatorName) {
+			if !strings.HasPrefix(ev.Source.Component, nodeOperatorName) && !strings.HasPrefix(ev.ReportingController, nodeOperatorName) {
 				continue
 			}
 			ours++
-			if ev.InvolvedObject.Kind == "Deployment" && ev.InvolvedObject.Name == operatorName {
+			if ev.InvolvedObject.Kind == "Deployment" && ev.InvolvedObject.Name == nodeOperatorName {
 				aboutDeployment++
 			}
 		}
@@ -1383,7 +1382,7 @@ func (in *installation) outcome(t *testing.T, sc scenario, c ruleCase, failed bo
 	}
 	for _, cond := range co.Status.Conditions {
 		if strings.Contains(cond.Message, "forbidden") || strings.Contains(cond.Message, "not currently held") {
-			return want(true, fmt.Sprintf("clusteroperator/%s %s reports %.200s", clusterOperator, cond.Type, cond.Message))
+			return want(true, fmt.Sprintf("clusteroperator/%s %s reports %.200s", nodeClusterOperator, cond.Type, cond.Message))
 		}
 	}
 	return want(false, "the ClusterOperator is healthy")

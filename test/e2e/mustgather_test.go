@@ -19,10 +19,10 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// namespaceResources are what `oc adm inspect` collects in a namespace that a
+// inspectNamespaceResources are what `oc adm inspect` collects in a namespace that a
 // relatedObject names ("all" is the API's category: pods, services,
 // deployments, daemonsets, replicasets, ...).
-var namespaceResources = []string{"all", "configmaps", "events", "endpoints", "endpointslices", "persistentvolumeclaims", "poddisruptionbudgets", "secrets"}
+var inspectNamespaceResources = []string{"all", "configmaps", "events", "endpoints", "endpointslices", "persistentvolumeclaims", "poddisruptionbudgets", "secrets"}
 
 // TestMustGather collects, with kubectl, what `oc adm inspect
 // clusteroperator/node` (and so must-gather) collects: the ClusterOperator,
@@ -39,7 +39,7 @@ func TestMustGather(t *testing.T) {
 		// relatedObjects before it applies anything else; here the operator
 		// never starts.
 		in.install(installOptions{NoOperator: true})
-		g := gather(t, in)
+		g := inspectClusterOperator(t, in)
 		g.requireRelatedPresent(t)
 		if g.relatedCount() == 0 {
 			t.Fatal("the precreated ClusterOperator names nothing to collect")
@@ -57,7 +57,7 @@ func TestMustGather(t *testing.T) {
 		if err := in.waitHealthy(framework.Context(t, installTimeout), in.expectedClusterOperator(), installTimeout); err != nil {
 			t.Fatal(err)
 		}
-		co, err := in.config.ConfigV1().ClusterOperators().Get(framework.Context(t, time.Minute), clusterOperator, metav1.GetOptions{})
+		co, err := in.config.ConfigV1().ClusterOperators().Get(framework.Context(t, time.Minute), nodeClusterOperator, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestMustGather(t *testing.T) {
 			t.Fatalf("want both stacks enabled on this cluster (BareMetal), got %v", stacks)
 		}
 
-		g := gather(t, in)
+		g := inspectClusterOperator(t, in)
 		g.requireRelatedPresent(t)
 
 		// Everything the stacks deployed is collected, directly or through
@@ -101,7 +101,7 @@ func TestMustGather(t *testing.T) {
 		}
 		sort.Strings(missed)
 		for _, m := range missed {
-			t.Errorf("must-gather would miss operand %s: it is neither a relatedObject nor in a related namespace", m)
+			t.Errorf("must-gather would miss bindataOperand %s: it is neither a relatedObject nor in a related namespace", m)
 		}
 		t.Logf("collected %d objects; all %d operands among them", len(g.objects), len(operands))
 	})
@@ -125,19 +125,19 @@ func (in *installation) enabledStacks(t *testing.T) []string {
 	return out
 }
 
-// gathered is what the inspection collected, by group/resource/namespace/name.
-type gathered struct {
+// inspection is what the inspection collected, by group/resource/namespace/name.
+type inspection struct {
 	in       *installation
 	objects  map[string]bool
 	related  []configv1.ObjectReference
 	failures map[string]string
 }
 
-func (g *gathered) has(key string) bool { return g.objects[key] }
+func (g *inspection) has(key string) bool { return g.objects[key] }
 
-func (g *gathered) relatedCount() int { return len(g.related) }
+func (g *inspection) relatedCount() int { return len(g.related) }
 
-func refKey(ref configv1.ObjectReference) string {
+func referenceKey(ref configv1.ObjectReference) string {
 	r := ref.Resource
 	if ref.Group != "" {
 		r = ref.Group + "/" + ref.Resource
@@ -146,7 +146,7 @@ func refKey(ref configv1.ObjectReference) string {
 }
 
 // keyFor returns an object's key, finding its resource through discovery.
-func (g *gathered) keyFor(obj *unstructured.Unstructured) (string, error) {
+func (g *inspection) keyFor(obj *unstructured.Unstructured) (string, error) {
 	gvk := obj.GroupVersionKind()
 	mapping, err := g.in.applier.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
@@ -155,14 +155,14 @@ func (g *gathered) keyFor(obj *unstructured.Unstructured) (string, error) {
 			return "", err
 		}
 	}
-	return refKey(configv1.ObjectReference{Group: gvk.Group, Resource: mapping.Resource.Resource, Namespace: obj.GetNamespace(), Name: obj.GetName()}), nil
+	return referenceKey(configv1.ObjectReference{Group: gvk.Group, Resource: mapping.Resource.Resource, Namespace: obj.GetNamespace(), Name: obj.GetName()}), nil
 }
 
 // requireRelatedPresent: every relatedObject of the ClusterOperator was found.
-func (g *gathered) requireRelatedPresent(t *testing.T) {
+func (g *inspection) requireRelatedPresent(t *testing.T) {
 	t.Helper()
 	for _, ref := range g.related {
-		key := refKey(ref)
+		key := referenceKey(ref)
 		if msg, failed := g.failures[key]; failed {
 			t.Errorf("relatedObject %s could not be collected: %s", key, msg)
 		} else if !g.has(key) {
@@ -172,10 +172,10 @@ func (g *gathered) requireRelatedPresent(t *testing.T) {
 }
 
 // gather inspects clusteroperator/node with kubectl, as oc adm inspect does.
-func gather(t *testing.T, in *installation) *gathered {
+func inspectClusterOperator(t *testing.T, in *installation) *inspection {
 	t.Helper()
-	g := &gathered{in: in, objects: map[string]bool{}, failures: map[string]string{}}
-	out, err := framework.Kubectl(t, "get", "clusteroperator", clusterOperator, "-o", "json")
+	g := &inspection{in: in, objects: map[string]bool{}, failures: map[string]string{}}
+	out, err := framework.Kubectl(t, "get", "clusteroperator", nodeClusterOperator, "-o", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,13 +183,13 @@ func gather(t *testing.T, in *installation) *gathered {
 	if err := json.Unmarshal(out, &co.Object); err != nil {
 		t.Fatal(err)
 	}
-	g.related = relatedOf(t, co)
+	g.related = relatedObjectsOf(t, co)
 	g.record(t, co)
 	visited := map[string]bool{}
 	var follow func(refs []configv1.ObjectReference)
 	follow = func(refs []configv1.ObjectReference) {
 		for _, ref := range refs {
-			key := refKey(ref)
+			key := referenceKey(ref)
 			if visited[key] {
 				continue
 			}
@@ -219,7 +219,7 @@ func gather(t *testing.T, in *installation) *gathered {
 			if ref.Group == "" && ref.Resource == "namespaces" {
 				g.gatherNamespace(t, ref.Name)
 			}
-			follow(relatedOf(t, obj))
+			follow(relatedObjectsOf(t, obj))
 		}
 	}
 	follow(g.related)
@@ -227,8 +227,8 @@ func gather(t *testing.T, in *installation) *gathered {
 }
 
 // gatherNamespace collects what oc adm inspect collects in a namespace.
-func (g *gathered) gatherNamespace(t *testing.T, ns string) {
-	out, err := framework.Kubectl(t, "get", strings.Join(namespaceResources, ","), "-n", ns, "-o", "json")
+func (g *inspection) gatherNamespace(t *testing.T, ns string) {
+	out, err := framework.Kubectl(t, "get", strings.Join(inspectNamespaceResources, ","), "-n", ns, "-o", "json")
 	if err != nil {
 		g.failures["namespaces//"+ns+"/*"] = err.Error()
 		return
@@ -243,7 +243,7 @@ func (g *gathered) gatherNamespace(t *testing.T, ns string) {
 	}
 }
 
-func (g *gathered) record(t *testing.T, obj *unstructured.Unstructured) {
+func (g *inspection) record(t *testing.T, obj *unstructured.Unstructured) {
 	key, err := g.keyFor(obj)
 	if err != nil {
 		t.Fatalf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
@@ -251,7 +251,7 @@ func (g *gathered) record(t *testing.T, obj *unstructured.Unstructured) {
 	g.objects[key] = true
 }
 
-func relatedOf(t *testing.T, obj *unstructured.Unstructured) []configv1.ObjectReference {
+func relatedObjectsOf(t *testing.T, obj *unstructured.Unstructured) []configv1.ObjectReference {
 	raw, found, _ := unstructured.NestedSlice(obj.Object, "status", "relatedObjects")
 	if !found {
 		return nil
