@@ -988,18 +988,18 @@ func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 			cases = append(cases, ruleCase{binding: binding})
 		}
 	}
-	tested := 0
+	selected := 0
 	for _, c := range cases {
 		c := c
 		if mode != "all" && !c.writes() {
 			continue
 		}
-		tested++
+		selected++
 		t.Run(strings.NewReplacer(" ", "_", "[", "", "]", "").Replace(c.String()), func(t *testing.T) {
 			in.checkRuleIsNeeded(t, c)
 		})
 	}
-	t.Logf("checked %d of %d rules", tested, len(cases))
+	t.Logf("%d of the %d rules (and bindings) selected (E2E_RBAC_SWEEP=%q)", selected, len(cases), mode)
 }
 
 // releaseRole is the release's ClusterRole or Role of the operator.
@@ -1086,8 +1086,8 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	in.applyReducedRBAC(t, *c)
 	started := in.runScenario(t, scenarioInstall, reducedServiceAccount)
 	defer in.stopOperator()
-	ctx := framework.Context(t, 5*time.Minute)
-	framework.Eventually(t, 4*time.Minute, 5*time.Second, func() (bool, error) {
+	ctx := framework.Context(t, 6*time.Minute)
+	framework.Eventually(t, 5*time.Minute, 5*time.Second, func() (bool, error) {
 		co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 		if err != nil {
 			return false, err
