@@ -29,7 +29,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // Node simulates one node of the cluster on this machine, for the parts of a
@@ -499,19 +498,7 @@ func (v *KubeletVolume) write(payload map[string][]byte, modes map[string]os.Fil
 // any user, and returns its path.
 func (n *Node) WriteServiceAccountKubeconfig(t testing.TB, admin *rest.Config, namespace, name string) string {
 	t.Helper()
-	cfg := ServiceAccountConfig(t, admin, namespace, name)
-	ca := cfg.TLSClientConfig.CAData
-	if len(ca) == 0 && cfg.TLSClientConfig.CAFile != "" {
-		var err error
-		if ca, err = os.ReadFile(cfg.TLSClientConfig.CAFile); err != nil {
-			t.Fatal(err)
-		}
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["cluster"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: ca}
-	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
-	kc.Contexts["default"] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: name, Namespace: namespace}
-	kc.CurrentContext = "default"
+	kc := serviceAccountKubeconfig(t, admin, namespace, name)
 	dir := n.volumeDir("kubernetes.io~projected", "kube-api-access-"+name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

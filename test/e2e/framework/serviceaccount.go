@@ -76,6 +76,18 @@ func ServiceAccountConfig(t testing.TB, admin *rest.Config, namespace, name stri
 // ends.
 func ServiceAccountKubeconfig(t testing.TB, admin *rest.Config, namespace, name string) string {
 	t.Helper()
+	kc := serviceAccountKubeconfig(t, admin, namespace, name)
+	path := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// serviceAccountKubeconfig is a kubeconfig that authenticates as the
+// ServiceAccount namespace/name with a fresh TokenRequest token.
+func serviceAccountKubeconfig(t testing.TB, admin *rest.Config, namespace, name string) *clientcmdapi.Config {
+	t.Helper()
 	cfg := ServiceAccountConfig(t, admin, namespace, name)
 	ca := cfg.TLSClientConfig.CAData
 	if len(ca) == 0 && cfg.TLSClientConfig.CAFile != "" {
@@ -89,9 +101,5 @@ func ServiceAccountKubeconfig(t testing.TB, admin *rest.Config, namespace, name 
 	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
 	kc.Contexts["default"] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: name, Namespace: namespace}
 	kc.CurrentContext = "default"
-	path := filepath.Join(t.TempDir(), name+".kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return kc
 }
