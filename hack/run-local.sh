@@ -37,5 +37,5 @@ export KUBE_RBAC_PROXY_IMAGE=${KUBE_RBAC_PROXY_IMAGE:-quay.io/openshift/origin-k
 export NMSTATE_OPERATOR_IMAGE=${NMSTATE_OPERATOR_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-operator:latest}
 export NMSTATE_HANDLER_IMAGE=${NMSTATE_HANDLER_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-handler:latest}
 exec _output/bin/cluster-node-operator operator --kubeconfig "$KUBECONFIG" \
-  --namespace openshift-cluster-node-operator --listen 127.0.0.1:${OPERATOR_PORT:-18443} \
+  --namespace openshift-cluster-node-operator --listen 127.0.0.1:${OPERATOR_PORT:-18080} \
   --leader-election-lease-duration=15s --leader-election-renew-deadline=10s --leader-election-retry-period=2s

@@ -11,7 +11,6 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
-	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
 	"github.com/openshift/library-go/pkg/operator/staleconditions"
@@ -29,6 +28,7 @@ import (
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
@@ -57,7 +57,7 @@ func NewOptions() *Options {
 }
 
 // RunOperator starts every controller and blocks until ctx is done.
-func (o *Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
+func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clk := clock.RealClock{}
 	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
 	recorder := cc.EventRecorder

@@ -761,14 +761,7 @@ func TestFaultOddInfrastructure(t *testing.T) {
 	case err != nil:
 		t.Fatal(err)
 	default:
-		no := c.WaitForNodeOperator(t, 2*time.Minute, time.Second, func(no *nodev1alpha1.NodeOperator) string {
-			s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
-			if s == nil || s.Enabled || !strings.Contains(s.Message, "None") {
-				return fmt.Sprintf("nmstate stack %+v: want off, treated as platform None", s)
-			}
-			return ""
-		})
-		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+		no := waitNMStateOffFor(t, c, "None")
 		t.Logf("unknown platform FutureCloud:\n%s", framework.DescribeNodeOperator(no))
 	}
 
@@ -779,14 +772,7 @@ func TestFaultOddInfrastructure(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	no := c.WaitForNodeOperator(t, 2*time.Minute, time.Second, func(no *nodev1alpha1.NodeOperator) string {
-		s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
-		if s == nil || s.Enabled || !strings.Contains(s.Message, "AWS") {
-			return fmt.Sprintf("nmstate stack %+v: want off for the deprecated status.platform AWS", s)
-		}
-		return ""
-	})
-	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	no := waitNMStateOffFor(t, c, "AWS")
 	t.Logf("platformStatus missing, status.platform AWS:\n%s", framework.DescribeNodeOperator(no))
 
 	// 3. Neither: the last decision stands, and the status says why.
@@ -822,4 +808,20 @@ func TestFaultOddInfrastructure(t *testing.T) {
 	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 	t.Logf("test took %s", time.Since(start).Round(time.Second))
+}
+
+// waitNMStateOffFor waits until the NMState stack is off with a message that
+// names platform (the one the decision took), and the ClusterOperator
+// settled.
+func waitNMStateOffFor(t *testing.T, c *framework.Cluster, platform string) *nodev1alpha1.NodeOperator {
+	t.Helper()
+	no := c.WaitForNodeOperator(t, 2*time.Minute, time.Second, func(no *nodev1alpha1.NodeOperator) string {
+		s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
+		if s == nil || s.Enabled || !strings.Contains(s.Message, platform) {
+			return fmt.Sprintf("nmstate stack %+v: want off, decided for platform %s", s, platform)
+		}
+		return ""
+	})
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	return no
 }

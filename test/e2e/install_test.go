@@ -49,16 +49,25 @@ const (
 	nodeClusterOperator       = "node"
 	operatorMetricsServerName = "metrics." + operatorNamespace + ".svc"
 	operatorLeaseName         = "cluster-node-operator-lock"
-	deploymentListen          = "0.0.0.0:8443"
-	installTimeout            = 4 * time.Minute
-	nodeOperatorBinary        = "cluster-node-operator"
+	// deploymentListen is the operator's --listen in the Deployment (plain
+	// HTTP on the pod's loopback); deploymentProxyListen and
+	// deploymentProxyUpstream are its kube-rbac-proxy container's
+	// --secure-listen-address and --upstream.
+	deploymentListen        = "127.0.0.1:8080"
+	deploymentProxyListen   = "0.0.0.0:8443"
+	deploymentProxyUpstream = "http://" + deploymentListen + "/"
+	proxyContainer          = "kube-rbac-proxy"
+	installTimeout          = 4 * time.Minute
+	nodeOperatorBinary      = "cluster-node-operator"
 )
 
 // TestInstallAsCVO installs the operator from manifests/ as the
-// cluster-version operator would on a fresh cluster, and runs it as its
-// Deployment's pod would run: exactly the Deployment's command, arguments and
-// environment, as its ServiceAccount, with its volumes and securityContext
-// (framework.StartPodProcess). It then waits for what the CVO waits for.
+// cluster-version operator would on a fresh cluster, and runs its
+// Deployment's pod as the pod would run: both containers (the operator and
+// the kube-rbac-proxy in front of its metrics), each with exactly the
+// Deployment's command, arguments and environment, as its ServiceAccount,
+// with its volumes and securityContext (framework.StartPodProcess). It then
+// waits for what the CVO waits for.
 // Finally it runs the same install with the operator's RBAC reduced by one
 // rule at a time, and checks each one fails visibly.
 func TestInstallAsCVO(t *testing.T) {
@@ -113,9 +122,15 @@ type installation struct {
 	servingCA    *x509.Certificate
 	servingCAKey *ecdsa.PrivateKey
 
-	operator   *framework.Operator
-	listenPort int
-	started    time.Time
+	operator *framework.Operator
+	// proxy is the pod's kube-rbac-proxy container, when started.
+	proxy *framework.Operator
+	// operatorPort is where the operator's --listen was moved to;
+	// listenPort is where the proxy's --secure-listen-address was, which
+	// scrapes go to.
+	operatorPort int
+	listenPort   int
+	started      time.Time
 	// relatedObjects are those the operator reported once Available.
 	relatedObjects []configv1.ObjectReference
 }
@@ -185,7 +200,7 @@ func (in *installation) install(opts installOptions) {
 				in.issueServingCert(ctx, m.Object)
 			case "Deployment":
 				if !opts.NoOperator {
-					in.startOperator(ctx, opts.ServiceAccount)
+					in.startOperator(ctx, opts.ServiceAccount, true)
 				}
 			}
 		},
@@ -265,8 +280,13 @@ func (in *installation) expectedClusterOperator() *configv1.ClusterOperator {
 }
 
 // startOperator runs the Deployment's pod, once the cluster has scheduled and
-// (simulated) started it, as a local process.
-func (in *installation) startOperator(ctx context.Context, serviceAccount string) {
+// (simulated) started it, as local processes: the operator container and,
+// withProxy, the kube-rbac-proxy container, which serves its metrics. Both
+// run as the pod's ServiceAccount, or as serviceAccount when set. The
+// processes share this machine's network, where the pod would have its own:
+// the only change to their arguments is the ports they listen on (and the
+// proxy's upstream, which is the operator's).
+func (in *installation) startOperator(ctx context.Context, serviceAccount string, withProxy bool) {
 	t := in.t
 	t.Helper()
 	pod := in.operatorPod(ctx)
@@ -277,23 +297,57 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	if _, err := os.Stat(binary); err != nil {
 		t.Fatalf("operator binary: %v (run make build)", err)
 	}
-	in.listenPort = framework.FreePort(t)
+	in.operatorPort = framework.FreePort(t)
+	operatorListen := "127.0.0.1:" + strconv.Itoa(in.operatorPort)
 	in.operator = framework.StartPodProcess(t, in.cfg, framework.PodProcessOptions{
 		Pod:                pod,
+		Container:          nodeOperatorName,
 		ServiceAccountName: serviceAccount,
 		Binaries:           map[string]string{nodeOperatorBinary: binary},
 		RewriteArgs: func(args []string) []string {
-			out := append([]string{}, args...)
-			for i, a := range out {
-				if a == "--listen="+deploymentListen {
-					// The process shares this machine's network with other
-					// tests; the pod would have its own.
-					out[i] = "--listen=127.0.0.1:" + strconv.Itoa(in.listenPort)
-				}
-			}
-			return out
+			return rewriteArgs(t, args, map[string]string{"--listen=" + deploymentListen: "--listen=" + operatorListen})
 		},
 	})
+	if !withProxy {
+		return
+	}
+	if err := framework.EnsureTool(t, "kube-rbac-proxy"); err != nil {
+		t.Fatal(err)
+	}
+	in.listenPort = framework.FreePort(t)
+	in.proxy = framework.StartPodProcess(t, in.cfg, framework.PodProcessOptions{
+		Pod:                pod,
+		Container:          proxyContainer,
+		ServiceAccountName: serviceAccount,
+		Binaries:           map[string]string{"kube-rbac-proxy": filepath.Join(framework.RepoRoot(t), "_output", "bin", "kube-rbac-proxy")},
+		RewriteArgs: func(args []string) []string {
+			return rewriteArgs(t, args, map[string]string{
+				"--secure-listen-address=" + deploymentProxyListen: "--secure-listen-address=127.0.0.1:" + strconv.Itoa(in.listenPort),
+				"--upstream=" + deploymentProxyUpstream:            "--upstream=http://" + operatorListen + "/",
+			})
+		},
+	})
+}
+
+// rewriteArgs replaces each argument of replace, all of which must be there:
+// a Deployment whose arguments changed must fail the test, not run with
+// arguments that were not rewritten.
+func rewriteArgs(t *testing.T, args []string, replace map[string]string) []string {
+	t.Helper()
+	out := append([]string{}, args...)
+	seen := map[string]bool{}
+	for i, a := range out {
+		if r, ok := replace[a]; ok {
+			out[i] = r
+			seen[a] = true
+		}
+	}
+	for a := range replace {
+		if !seen[a] {
+			t.Fatalf("the container's arguments %q lack %s", args, a)
+		}
+	}
+	return out
 }
 
 // operatorPod waits for the Deployment's pod to run.
@@ -317,8 +371,13 @@ func (in *installation) operatorPod(ctx context.Context) *corev1.Pod {
 	return pod
 }
 
-// stopOperator stops the operator, which releases its lease.
+// stopOperator stops the operator, which releases its lease, and its
+// kube-rbac-proxy.
 func (in *installation) stopOperator() {
+	if in.proxy != nil {
+		in.proxy.Stop()
+		in.proxy = nil
+	}
 	if in.operator != nil {
 		in.operator.Stop()
 		in.operator = nil
@@ -330,7 +389,19 @@ func (in *installation) logTail(lines int) string {
 	if in.operator == nil {
 		return "(the operator is not running)"
 	}
-	raw, _ := os.ReadFile(in.operator.LogPath)
+	return processLogTail("operator", in.operator, lines)
+}
+
+// proxyLogTail returns the end of the kube-rbac-proxy's log.
+func (in *installation) proxyLogTail(lines int) string {
+	if in.proxy == nil {
+		return "(kube-rbac-proxy is not running)"
+	}
+	return processLogTail(proxyContainer, in.proxy, lines)
+}
+
+func processLogTail(what string, p *framework.Operator, lines int) string {
+	raw, _ := os.ReadFile(p.LogPath)
 	all := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
 	if len(all) > lines {
 		all = all[len(all)-lines:]
@@ -340,7 +411,7 @@ func (in *installation) logTail(lines int) string {
 			all[i] = l[:500] + " [...]"
 		}
 	}
-	return "operator log (" + in.operator.LogPath + "), last lines:\n  " + strings.Join(all, "\n  ")
+	return what + " log (" + p.LogPath + "), last lines:\n  " + strings.Join(all, "\n  ")
 }
 
 func (in *installation) operatorLog() string {
@@ -517,39 +588,42 @@ func (in *installation) getReference(ctx context.Context, ref configv1.ObjectRef
 	return ri.Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
-// testMetrics: the operator serves /metrics over TLS with the service CA's
-// certificate for metrics.<namespace>.svc; it authenticates the caller
-// (TokenReview) and authorizes it (SubjectAccessReview; Prometheus' identity
-// is allowed by library-go without one).
+// testMetrics: the pod's kube-rbac-proxy serves the operator's /metrics over
+// TLS with the service CA's certificate for metrics.<namespace>.svc; it
+// authenticates the caller (TokenReview: no token is 401) and authorizes it
+// (SubjectAccessReview for get on /metrics: 403 without RBAC for it;
+// prometheus-k8s is allowed by the manifests' ClusterRoleBinding
+// cluster-node-operator-metrics-reader), then proxies to the operator's
+// plain-HTTP endpoint on loopback. Other paths of the operator (/healthz)
+// are not served to the cluster.
 func (in *installation) testMetrics(t *testing.T) {
 	ctx := framework.Context(t, 2*time.Minute)
+	if in.proxy == nil || in.proxy.Exited() {
+		t.Fatalf("the pod's kube-rbac-proxy is not running\n%s", in.proxyLogTail(30))
+	}
 	reader, nobody := in.metricsClients(t)
 
 	for _, tc := range []struct {
-		name, token string
-		want        int
+		name, path, token string
+		want              int
 	}{
-		{"anonymous", "", http.StatusForbidden},
-		{"a ServiceAccount without RBAC for /metrics", nobody, http.StatusForbidden},
-		{"openshift-monitoring/prometheus-k8s", in.token(ctx, "openshift-monitoring", "prometheus-k8s"), http.StatusOK},
-		{"a ServiceAccount granted get on /metrics", reader, http.StatusOK},
+		{"anonymous", "/metrics", "", http.StatusUnauthorized},
+		{"a ServiceAccount without RBAC for /metrics", "/metrics", nobody, http.StatusForbidden},
+		{"openshift-monitoring/prometheus-k8s", "/metrics", in.token(ctx, "openshift-monitoring", "prometheus-k8s"), http.StatusOK},
+		{"a ServiceAccount granted get on /metrics", "/metrics", reader, http.StatusOK},
+		{"a ServiceAccount granted get on /metrics, for /healthz", "/healthz", reader, http.StatusNotFound},
 	} {
-		code, body, err := in.scrape(tc.token)
+		code, body, err := in.scrape(tc.path, tc.token)
 		if err != nil {
-			t.Errorf("%s: %v", tc.name, err)
+			t.Errorf("%s: %v\n%s", tc.name, err, in.proxyLogTail(20))
 			continue
 		}
-		if tc.want == http.StatusForbidden && code != http.StatusForbidden && code != http.StatusUnauthorized {
-			t.Errorf("%s: HTTP %d, want 401 or 403", tc.name, code)
+		if code != tc.want {
+			t.Errorf("%s: GET %s: HTTP %d, want %d: %.300s\n%s", tc.name, tc.path, code, tc.want, body, in.proxyLogTail(20))
+		} else if tc.want == http.StatusOK && !strings.Contains(body, "openshift_cluster_node_operator_build_info") {
+			t.Errorf("%s: the metrics lack openshift_cluster_node_operator_build_info", tc.name)
 		}
-		if tc.want == http.StatusOK {
-			if code != http.StatusOK {
-				t.Errorf("%s: HTTP %d, want 200: %s", tc.name, code, body)
-			} else if !strings.Contains(body, "openshift_cluster_node_operator_build_info") {
-				t.Errorf("%s: the metrics lack openshift_cluster_node_operator_build_info", tc.name)
-			}
-		}
-		t.Logf("%s: HTTP %d", tc.name, code)
+		t.Logf("%s: GET %s: HTTP %d", tc.name, tc.path, code)
 	}
 }
 
@@ -589,9 +663,10 @@ func (in *installation) token(ctx context.Context, namespace, name string) strin
 	return token
 }
 
-// scrape gets /metrics as Prometheus would: TLS verified against the service
-// CA for the Service's name, with a bearer token.
-func (in *installation) scrape(token string) (int, string, error) {
+// scrape gets a path of the metrics endpoint (kube-rbac-proxy) as Prometheus
+// would: TLS verified against the service CA for the Service's name, with a
+// bearer token.
+func (in *installation) scrape(path, token string) (int, string, error) {
 	pool := x509.NewCertPool()
 	pool.AddCert(in.servingCA)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
@@ -600,7 +675,7 @@ func (in *installation) scrape(token string) (int, string, error) {
 	var lastErr error
 	// The process may have just started serving.
 	for i := 0; i < 20; i++ {
-		req, _ := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(in.listenPort)+"/metrics", nil)
+		req, _ := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(in.listenPort)+path, nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
@@ -860,18 +935,14 @@ const (
 	visibleTimeout = 30 * time.Second
 )
 
-// ruleCase is one rule of the operator's RBAC, or the kube-system binding.
+// ruleCase is one rule of the operator's RBAC.
 type ruleCase struct {
-	role    string // "ClusterRole" or "Role", or "" for the binding
-	index   int
-	rule    rbacv1.PolicyRule
-	binding *rbacv1.RoleBinding
+	role  string // "ClusterRole" or "Role"
+	index int
+	rule  rbacv1.PolicyRule
 }
 
 func (c ruleCase) String() string {
-	if c.binding != nil {
-		return fmt.Sprintf("RoleBinding %s/%s to %s", c.binding.Namespace, c.binding.Name, c.binding.RoleRef.Name)
-	}
 	r := c.rule
 	s := fmt.Sprintf("%s rule %d: %v %v", c.role, c.index, r.Verbs, r.Resources)
 	if len(r.APIGroups) > 0 && r.APIGroups[0] != "" {
@@ -945,7 +1016,7 @@ func scenarioFor(c ruleCase) rbacScenario {
 	case c.has("pods", "get") && len(c.rule.Resources) == 1, c.has("replicasets", "get"):
 		return scenarioEventOwner
 	}
-	onlyUpdateDelete := c.binding == nil
+	onlyUpdateDelete := true
 	for _, v := range c.rule.Verbs {
 		if v != "update" && v != "delete" {
 			onlyUpdateDelete = false
@@ -959,10 +1030,11 @@ func scenarioFor(c ruleCase) rbacScenario {
 
 // testEachRuleIsNeeded runs the operator once per rule of its ClusterRole and
 // Role (by default the rules that allow writes; E2E_RBAC_SWEEP=all adds the
-// reads and the kube-system binding, =none skips), each time as a
-// ServiceAccount bound to copies of the roles without that rule, from a
-// state where the rule is needed. Each run must make a request the API
-// server denies for lack of the rule, and fail visibly.
+// reads, =none skips), each time as a ServiceAccount bound to copies of the
+// roles without that rule, from a state where the rule is needed. Only the
+// operator container runs: the rules are the operator's, and no scenario
+// scrapes. Each run must make a request the API server denies for lack of
+// the rule, and fail visibly.
 func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 	mode := os.Getenv("E2E_RBAC_SWEEP")
 	if mode == "none" {
@@ -979,15 +1051,6 @@ func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 			cases = append(cases, ruleCase{role: role, index: i, rule: r})
 		}
 	}
-	binding := &rbacv1.RoleBinding{}
-	for _, m := range in.rel.Manifests {
-		if m.Object.GetKind() == "RoleBinding" && m.Object.GetNamespace() == "kube-system" {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m.Object.Object, binding); err != nil {
-				t.Fatal(err)
-			}
-			cases = append(cases, ruleCase{binding: binding})
-		}
-	}
 	selected := 0
 	for _, c := range cases {
 		c := c
@@ -999,7 +1062,7 @@ func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 			in.checkRuleIsNeeded(t, c)
 		})
 	}
-	t.Logf("%d of the %d rules (and bindings) selected (E2E_RBAC_SWEEP=%q)", selected, len(cases), mode)
+	t.Logf("%d of the %d rules selected (E2E_RBAC_SWEEP=%q)", selected, len(cases), mode)
 }
 
 // releaseRole is the release's ClusterRole or Role of the operator.
@@ -1107,9 +1170,6 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 // check's "attempting to grant RBAC permissions not currently held" for
 // escalate and bind, and for permissions held so that they may be bound.
 func deniedPattern(c ruleCase) *regexp.Regexp {
-	if c.binding != nil {
-		return regexp.MustCompile(`[^\n]*"extension-apiserver-authentication" is forbidden[^\n]*`)
-	}
 	var alts []string
 	for _, v := range c.rule.Verbs {
 		for _, r := range c.rule.Resources {
@@ -1136,7 +1196,7 @@ func deniedPattern(c ruleCase) *regexp.Regexp {
 }
 
 // applyReducedRBAC binds the reduced ServiceAccount to copies of the
-// operator's roles without the rule (or without the binding).
+// operator's roles without the rule.
 func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
 	ctx := framework.Context(t, time.Minute)
 	in.deleteReducedRBAC(ctx)
@@ -1165,11 +1225,6 @@ func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
 	_, err = in.kube.RbacV1().RoleBindings(operatorNamespace).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta(operatorNamespace), Subjects: subject,
 		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: reducedRoleName}}, metav1.CreateOptions{})
 	errs = append(errs, err)
-	if c.binding == nil {
-		_, err = in.kube.RbacV1().RoleBindings("kube-system").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta("kube-system"), Subjects: subject,
-			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "extension-apiserver-authentication-reader"}}, metav1.CreateOptions{})
-		errs = append(errs, err)
-	}
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
@@ -1179,10 +1234,8 @@ func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
 func (in *installation) deleteReducedRBAC(ctx context.Context) {
 	_ = in.kube.RbacV1().ClusterRoleBindings().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
 	_ = in.kube.RbacV1().ClusterRoles().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-	for _, ns := range []string{operatorNamespace, "kube-system"} {
-		_ = in.kube.RbacV1().RoleBindings(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-		_ = in.kube.RbacV1().Roles(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-	}
+	_ = in.kube.RbacV1().RoleBindings(operatorNamespace).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+	_ = in.kube.RbacV1().Roles(operatorNamespace).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
 }
 
 // runScenario brings the cluster to the scenario's starting state and starts
@@ -1195,7 +1248,7 @@ func (in *installation) runScenario(t *testing.T, sc rbacScenario, serviceAccoun
 		// A complete install first, then the opt-out.
 		in.precreateClusterOperator(ctx)
 		in.createNodeOperator(ctx)
-		in.startOperator(ctx, "")
+		in.startOperator(ctx, "", false)
 		if err := in.waitHealthy(ctx, in.expectedClusterOperator(), installTimeout); err != nil {
 			t.Fatal(err)
 		}
@@ -1214,7 +1267,9 @@ func (in *installation) runScenario(t *testing.T, sc rbacScenario, serviceAccoun
 	}
 	start := time.Now()
 	in.started = start
-	in.startOperator(ctx, serviceAccount)
+	// The operator only: the rules are the operator's, and the scenarios
+	// scrape nothing.
+	in.startOperator(ctx, serviceAccount, false)
 	return start
 }
 

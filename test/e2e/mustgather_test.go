@@ -53,7 +53,7 @@ func TestMustGather(t *testing.T) {
 	})
 
 	t.Run("WithBothStacks", func(t *testing.T) {
-		in.startOperator(framework.Context(t, 2*time.Minute), "")
+		in.startOperator(framework.Context(t, 2*time.Minute), "", false)
 		if err := in.waitHealthy(framework.Context(t, installTimeout), in.expectedClusterOperator(), installTimeout); err != nil {
 			t.Fatal(err)
 		}

@@ -44,10 +44,12 @@ type need struct {
 	why string
 }
 
-// operatorNeeds are the requests of the operator's own machinery (library-go's
-// controllercmd, operator client and status controller, and the controllers
-// in pkg/operator that are not stacks). The operands' needs are derived from
-// bindata/ by operandNeeds.
+// operatorNeeds are the requests of the operator's own machinery (its
+// launcher's leader election and events, library-go's operator client and
+// status controller, and the controllers in pkg/operator that are not
+// stacks) and of the kube-rbac-proxy container of its pod, which runs as the
+// same ServiceAccount. The operands' needs are derived from bindata/ by
+// operandNeeds.
 var operatorNeeds = func() []need {
 	var out []need
 	add := func(why string, ns, group, resource, name string, verbs ...string) {
@@ -68,19 +70,28 @@ var operatorNeeds = func() []need {
 	add("status controller", "", "config.openshift.io", "clusteroperators/status", "node", "update")
 	add("platform decision and leader-election topology", "", "config.openshift.io", "infrastructures", "cluster", "get", "list", "watch")
 	add("TLS profile of kube-rbac-proxy", "", "config.openshift.io", "apiservers", "cluster", "get", "list", "watch")
-	add("metrics endpoint authentication", "", "authentication.k8s.io", "tokenreviews", "", "create")
-	add("metrics endpoint authorization", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
-	add("metrics endpoint client CAs", "kube-system", "", "configmaps", "extension-apiserver-authentication", "get", "list", "watch")
+	add("the metrics endpoint's kube-rbac-proxy authenticates scrapers", "", "authentication.k8s.io", "tokenreviews", "", "create")
+	add("the metrics endpoint's kube-rbac-proxy authorizes scrapers", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
 	return out
 }()
 
-// externalRoles are roles the manifests bind but do not define, with their
-// rules: the kube-apiserver's bootstrap policy creates them.
-var externalRoles = map[string][]rbacv1.PolicyRule{
-	"Role/kube-system/extension-apiserver-authentication-reader": {{
-		APIGroups: []string{""}, Resources: []string{"configmaps"},
-		ResourceNames: []string{"extension-apiserver-authentication"}, Verbs: []string{"get", "list", "watch"},
-	}},
+// externalRoles are roles the manifests may bind but do not define, with
+// their rules: the kube-apiserver's bootstrap policy creates them. None is
+// bound today (the operator no longer reads
+// kube-system/extension-apiserver-authentication: it has no delegated
+// authentication of its own).
+var externalRoles = map[string][]rbacv1.PolicyRule{}
+
+// prometheusBindings are the roles the manifests bind to the platform
+// Prometheus: discovery of the metrics endpoint, and get on /metrics, which
+// the Deployment's kube-rbac-proxy authorizes.
+var prometheusBindings = map[string]bool{
+	"Role/" + operatorNamespace + "/cluster-node-operator-prometheus": true,
+	"ClusterRole/cluster-node-operator-metrics-reader":                true,
+}
+
+func isPrometheus(s rbacv1.Subject) bool {
+	return s.Kind == "ServiceAccount" && s.Namespace == "openshift-monitoring" && s.Name == "prometheus-k8s"
 }
 
 // grant is a rule the operator holds, cluster-wide when namespace is "".
@@ -155,7 +166,7 @@ func readRBAC(t *testing.T, tr *tree) *rbac {
 				for _, r := range rules {
 					out.grants = append(out.grants, grant{namespace, r, key})
 				}
-			case s.Kind == "ServiceAccount" && s.Namespace == "openshift-monitoring" && s.Name == "prometheus-k8s" && ref.Name == "cluster-node-operator-prometheus":
+			case isPrometheus(s) && prometheusBindings[key]:
 			default:
 				t.Errorf("%s: binds %s to %s %s/%s, which is not the operator", o, key, s.Kind, s.Namespace, s.Name)
 			}
@@ -683,5 +694,77 @@ func TestAdmissionPoliciesConfineTheOperator(t *testing.T) {
 				t.Errorf("the policy on %s allows %s, which the operator does not write", what, x)
 			}
 		}
+	}
+}
+
+// TestPrometheusMayScrape: the platform Prometheus may read the operator's
+// metrics through the Deployment's kube-rbac-proxy, whatever the CRI-O
+// metrics stack (whose crio-metrics-client grants the same) is doing: a
+// ClusterRole of the manifests, bound to openshift-monitoring/prometheus-k8s,
+// grants get on each path the proxy allows, and nothing else.
+func TestPrometheusMayScrape(t *testing.T) {
+	tr := load(t)
+	roles := map[string][]rbacv1.PolicyRule{}
+	for _, o := range tr.byKind(schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}) {
+		r := &rbacv1.ClusterRole{}
+		if err := o.Decode(r); err != nil {
+			t.Fatal(err)
+		}
+		roles[r.Name] = r.Rules
+	}
+	granted := map[string]bool{}
+	for _, o := range tr.byKind(schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}) {
+		b := &rbacv1.ClusterRoleBinding{}
+		if err := o.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		prometheus := false
+		for _, s := range b.Subjects {
+			prometheus = prometheus || isPrometheus(s)
+		}
+		if !prometheus {
+			continue
+		}
+		if len(b.Subjects) != 1 {
+			t.Errorf("%s: binds %v; bind the metrics reader to prometheus-k8s only", o, b.Subjects)
+		}
+		for _, r := range roles[b.RoleRef.Name] {
+			if len(r.APIGroups)+len(r.Resources)+len(r.ResourceNames) > 0 || len(r.Verbs) != 1 || r.Verbs[0] != "get" {
+				t.Errorf("%s: ClusterRole %s rule %+v; Prometheus needs only get on /metrics", o, b.RoleRef.Name, r)
+				continue
+			}
+			for _, u := range r.NonResourceURLs {
+				granted[u] = true
+			}
+		}
+	}
+	served := map[string]bool{}
+	for o, d := range tr.deployments(t) {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if c.Name != proxyName {
+				continue
+			}
+			for _, a := range c.Args {
+				paths, ok := strings.CutPrefix(a, "--allow-paths=")
+				if !ok {
+					continue
+				}
+				for _, p := range strings.Split(paths, ",") {
+					if !granted[p] {
+						t.Errorf("%s: kube-rbac-proxy allows %s, but no ClusterRole of the manifests lets prometheus-k8s get it", o, p)
+					}
+					served[p] = true
+				}
+			}
+		}
+	}
+	if len(served) == 0 {
+		t.Errorf("no Deployment's %s sets --allow-paths", proxyName)
+	}
+	for u := range granted {
+		if served[u] {
+			continue
+		}
+		t.Errorf("prometheus-k8s is granted get on %s, which kube-rbac-proxy does not serve", u)
 	}
 }

@@ -64,7 +64,7 @@ func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx facto
 	if syncErr != nil {
 		cond = stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(true, "SyncError", syncErr.Error())
 	}
-	if err := (stack.Conditions{}).Apply(ctx, c.deps.OperatorClient, nodeConfigFieldManager, cond); err != nil {
+	if err := stack.ApplyConditions(ctx, c.deps.OperatorClient, nodeConfigFieldManager, cond); err != nil {
 		return err
 	}
 	return syncErr

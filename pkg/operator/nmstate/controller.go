@@ -367,9 +367,9 @@ func (c *controller) deleteStatic(ctx context.Context, file string) (deleted, re
 		return "", "", fmt.Errorf("%s: %w", file, err)
 	}
 	gvk := obj.GroupVersionKind()
-	resource, ok := staticResources[gvk.Kind]
+	resource, ok := stack.ResourceFor(gvk.GroupKind())
 	if !ok {
-		return "", "", fmt.Errorf("%s: no resource known for kind %s", file, gvk.Kind)
+		return "", "", fmt.Errorf("%s: no resource known for kind %s", file, gvk.GroupKind())
 	}
 	gvr := gvk.GroupVersion().WithResource(resource)
 	var ri dynamic.ResourceInterface = c.dynamic.Resource(gvr)
@@ -402,14 +402,4 @@ func (c *controller) deleteStatic(ctx context.Context, file string) (deleted, re
 		return what, what, nil
 	}
 	return what, "", nil
-}
-
-// staticResources maps the kinds of staticFiles to their resources.
-var staticResources = map[string]string{
-	"Namespace":          "namespaces",
-	"ServiceAccount":     "serviceaccounts",
-	"ClusterRole":        "clusterroles",
-	"ClusterRoleBinding": "clusterrolebindings",
-	"Role":               "roles",
-	"RoleBinding":        "rolebindings",
 }

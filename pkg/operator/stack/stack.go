@@ -106,10 +106,10 @@ type Conditions struct {
 	Prefix string
 }
 
-// Apply writes the conditions through library-go's operator client, which
-// skips the write when nothing changed. fieldManager must be unique to the
-// controller.
-func (c Conditions) Apply(ctx context.Context, client v1helpers.OperatorClient, fieldManager string, conds ...*applyoperatorv1.OperatorConditionApplyConfiguration) error {
+// ApplyConditions writes conditions through library-go's operator client,
+// which skips the write when nothing changed. fieldManager must be unique to
+// the controller.
+func ApplyConditions(ctx context.Context, client v1helpers.OperatorClient, fieldManager string, conds ...*applyoperatorv1.OperatorConditionApplyConfiguration) error {
 	return client.ApplyOperatorStatus(ctx, fieldManager, applyoperatorv1.OperatorStatus().WithConditions(conds...))
 }
 
@@ -158,6 +158,13 @@ var resources = map[schema.GroupKind]string{
 	{Group: "policy", Kind: "PodDisruptionBudget"}:                       "poddisruptionbudgets",
 }
 
+// ResourceFor returns the resource of a kind we ship, e.g. "clusterroles"
+// for rbac.authorization.k8s.io ClusterRole.
+func ResourceFor(gk schema.GroupKind) (string, bool) {
+	r, ok := resources[gk]
+	return r, ok
+}
+
 // RelatedObjects derives relatedObjects from manifests, so the list cannot
 // drift from what is applied.
 func RelatedObjects(asset func(string) ([]byte, error), files ...string) ([]configv1.ObjectReference, error) {
@@ -172,7 +179,7 @@ func RelatedObjects(asset func(string) ([]byte, error), files ...string) ([]conf
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 		gvk := obj.GetObjectKind().GroupVersionKind()
-		resource, ok := resources[gvk.GroupKind()]
+		resource, ok := ResourceFor(gvk.GroupKind())
 		if !ok {
 			return nil, fmt.Errorf("%s: no resource known for kind %s", f, gvk.GroupKind())
 		}

@@ -716,27 +716,10 @@ func (n *Node) StartContainer(t testing.TB, name string, opts ContainerOptions) 
 	}
 	setpriv = append(append(setpriv, "--", opts.Binary), args...)
 
-	logPath := e2eLogPath(t, name)
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command("setpriv", setpriv...)
 	cmd.Env = env.list()
-	cmd.Dir = "/"
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &Process{Operator: &Operator{cmd: cmd, LogPath: logPath, done: make(chan struct{})}, Args: args}
-	go func() {
-		_ = cmd.Wait()
-		logFile.Close()
-		close(p.done)
-	}()
-	t.Logf("node %s: container %s runs as process %d (uid %d): %s %q; log: %s", n.Name, name, cmd.Process.Pid, uid, opts.Binary, args, logPath)
-	t.Cleanup(p.Stop)
+	p := &Process{Operator: startLogged(t, cmd, e2eLogPath(t, name)), Args: args}
+	t.Logf("node %s: container %s runs as process %d (uid %d): %s %q; log: %s", n.Name, name, cmd.Process.Pid, uid, opts.Binary, args, p.LogPath)
 	return p
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -224,7 +226,10 @@ type OperatorOptions struct {
 type Operator struct {
 	cmd     *exec.Cmd
 	LogPath string
-	done    chan struct{}
+	// Listen is the address of the process's /metrics, /healthz and
+	// /readyz; empty for a pod's container (StartPodProcess).
+	Listen string
+	done   chan struct{}
 }
 
 // StartOperator runs `cluster-node-operator operator` against the cluster and
@@ -243,20 +248,12 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
 	if opts.Version == "" {
 		opts.Version = "0.0.1-e2e"
 	}
-	logDir := filepath.Join(root, "_output", "e2e-logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(logDir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+fmt.Sprintf("-%d.log", time.Now().UnixNano()))
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Short leader election so that a restarted or killed operator is
 	// replaced within seconds, and a port of its own for the metrics and
 	// health endpoint so that several test runs can share a machine.
+	listen := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 	args := append([]string{"operator", "--kubeconfig", kubeconfig, "--namespace", OperatorNamespace,
-		"--listen", fmt.Sprintf("127.0.0.1:%d", FreePort(t)),
+		"--listen", listen,
 		"--leader-election-lease-duration=15s", "--leader-election-renew-deadline=10s", "--leader-election-retry-period=2s",
 	}, opts.Args...)
 	cmd := exec.Command(binary, args...)
@@ -268,10 +265,28 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
 		"NMSTATE_HANDLER_IMAGE=quay.io/openshift/origin-kubernetes-nmstate-handler:e2e",
 	)
 	cmd.Env = append(cmd.Env, opts.Env...)
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
+	o := startLogged(t, cmd, e2eLogPath(t, "operator"))
+	o.Listen = listen
+	t.Logf("operator started (pid %d), log: %s", cmd.Process.Pid, o.LogPath)
+	return o
+}
+
+// startLogged starts cmd in a process group of its own (so that Stop and
+// Kill reach its children) with its output in a new file at logPath, and
+// stops it when the test ends.
+func startLogged(t testing.TB, cmd *exec.Cmd, logPath string) *Operator {
+	t.Helper()
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if cmd.Dir == "" {
+		cmd.Dir = "/"
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
+		logFile.Close()
 		t.Fatal(err)
 	}
 	o := &Operator{cmd: cmd, LogPath: logPath, done: make(chan struct{})}
@@ -280,8 +295,7 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
 		logFile.Close()
 		close(o.done)
 	}()
-	t.Logf("operator started (pid %d), log: %s", cmd.Process.Pid, logPath)
-	t.Cleanup(func() { o.Stop() })
+	t.Cleanup(o.Stop)
 	return o
 }
 
@@ -297,6 +311,32 @@ func (o *Operator) Stop() {
 	case <-o.done:
 	case <-time.After(30 * time.Second):
 		o.Kill()
+	}
+}
+
+// WaitLeading waits until the process holds the lease and runs its
+// controllers (its /readyz answers 200), so that a status it is then found in
+// is its own and not one a previous process left behind.
+func (o *Operator) WaitLeading(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second}
+	var last string
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		if o.Exited() {
+			return false, fmt.Errorf("the operator exited; log: %s", o.LogPath)
+		}
+		resp, err := client.Get("http://" + o.Listen + "/readyz")
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		t.Fatalf("operator (log %s) not leading within %s: %v (last /readyz: %s)", o.LogPath, timeout, err, last)
 	}
 }
 

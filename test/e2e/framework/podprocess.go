@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,7 +54,8 @@ type PodProcessOptions struct {
 //     ConfigMap keys) plus what the kubelet adds (KUBERNETES_SERVICE_*,
 //     HOSTNAME), and nothing of the test's own environment;
 //   - every volume mount at its mountPath in a private mount namespace
-//     (unshare): Secrets and ConfigMaps with their keys, projected
+//     (unshare; a mount point this machine lacks is made in an overlay of
+//     its nearest existing ancestor, in that namespace only): Secrets and ConfigMaps with their keys, projected
 //     ServiceAccount tokens minted with the TokenRequest API (bound to the pod
 //     when the ServiceAccount is the pod's), kube-root-ca.crt and the
 //     namespace, emptyDirs as tmpfs; read-only mounts read-only. So the
@@ -127,6 +127,47 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	// The host's /run (and /var/run) is replaced by an empty tmpfs, in which
 	// the pod's mounts below /run are made.
 	script.WriteString("mount -n -t tmpfs -o mode=0755 tmpfs /run\n")
+	// A mount point elsewhere that this machine lacks (an image would have
+	// it, e.g. /etc/tls/private) is made in the mount namespace only: its
+	// nearest existing ancestor directory is covered with an overlay whose
+	// writable layer is a tmpfs, and the directory created there. Nothing is
+	// written to this machine's filesystem. Mounts below that ancestor are
+	// not carried into the overlay.
+	overlays := map[string]bool{}
+	var overlaid []string
+	overlay := func(target string) {
+		anc := path.Dir(target)
+		for {
+			if fi, err := os.Stat(anc); err == nil {
+				if !fi.IsDir() {
+					t.Fatalf("mount point %s: %s is not a directory", target, anc)
+				}
+				break
+			}
+			anc = path.Dir(anc)
+		}
+		if anc == "/" {
+			t.Fatalf("mount point %s: no directory of its path but / exists on this machine; overlaying / is not supported", target)
+		}
+		if !overlays[anc] {
+			overlays[anc] = true
+			overlaid = append(overlaid, anc)
+			layer := filepath.Join(stage, "overlay-"+strconv.Itoa(len(overlays)))
+			if err := os.MkdirAll(layer, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&script, "mount -n -t tmpfs -o mode=0755 tmpfs %q\nmkdir %q/upper %q/work\n", layer, layer, layer)
+			fmt.Fprintf(&script, "mount -n -t overlay overlay -o lowerdir=%s,upperdir=%s/upper,workdir=%s/work %q\n", anc, layer, layer, anc)
+		}
+	}
+	// Overlays first, so that they cover none of the pod's mounts.
+	for _, m := range c.VolumeMounts {
+		target := path.Clean(m.MountPath)
+		underRun := target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
+		if _, err := os.Stat(target); err != nil && !underRun {
+			overlay(target)
+		}
+	}
 	for i, m := range c.VolumeMounts {
 		if m.SubPath != "" || m.SubPathExpr != "" {
 			t.Fatalf("volume mount %s: subPath is not supported", m.Name)
@@ -138,8 +179,8 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		target := path.Clean(m.MountPath)
 		underRun := target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
 		if !underRun {
-			if fi, err := os.Stat(target); err != nil || !fi.IsDir() {
-				t.Fatalf("volume mount %s at %s: the directory does not exist on this machine, and this helper creates none outside /run", m.Name, target)
+			if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
+				t.Fatalf("volume mount %s at %s: not a directory on this machine", m.Name, target)
 			}
 		}
 		dir := filepath.Join(stage, strconv.Itoa(i))
@@ -200,6 +241,9 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	}
 	if readOnlyRoot {
 		script.WriteString("mount -n -o remount,bind,ro /\n")
+		for _, anc := range overlaid {
+			fmt.Fprintf(&script, "mount -n -o remount,bind,ro %q\n", anc)
+		}
 	}
 	workDir := c.WorkingDir
 	if workDir == "" {
@@ -220,34 +264,12 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	}
 	script.WriteString("exec " + strings.Join(setpriv, " ") + " -- \"$@\"\n")
 
-	logDir := filepath.Join(root, "_output", "e2e-logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(logDir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+fmt.Sprintf("-%d.log", time.Now().UnixNano()))
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	args := append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", script.String(), "pod-" + pod.Name, binary}, argv[1:]...)
 	cmd := exec.Command("unshare", args...)
 	cmd.Env = env.list()
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	o := &Operator{cmd: cmd, LogPath: logPath, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		logFile.Close()
-		close(o.done)
-	}()
+	o := startLogged(t, cmd, e2eLogPath(t, c.Name))
 	t.Logf("container %s of pod %s/%s runs as local process %d (uid %d, ServiceAccount %s): %q; log: %s",
-		c.Name, pod.Namespace, pod.Name, cmd.Process.Pid, uid, sa, argv, logPath)
-	t.Cleanup(o.Stop)
+		c.Name, pod.Namespace, pod.Name, cmd.Process.Pid, uid, sa, argv, o.LogPath)
 	return o
 }
 

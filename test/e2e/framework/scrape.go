@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,28 +30,10 @@ import (
 // _output/e2e-logs, stopped when the test ends.
 func StartProcess(t testing.TB, name, binary string, args, env []string) *Operator {
 	t.Helper()
-	logPath := e2eLogPath(t, name)
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	o := &Operator{cmd: cmd, LogPath: logPath, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		logFile.Close()
-		close(o.done)
-	}()
-	t.Logf("%s started (pid %d): %s %q; log %s", name, cmd.Process.Pid, binary, args, logPath)
-	t.Cleanup(o.Stop)
+	o := startLogged(t, cmd, e2eLogPath(t, name))
+	t.Logf("%s started (pid %d): %s %q; log %s", name, cmd.Process.Pid, binary, args, o.LogPath)
 	return o
 }
 

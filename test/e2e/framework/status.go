@@ -191,6 +191,7 @@ func Setup(t testing.TB, opts OperatorOptions) (*Cluster, *Operator) {
 		c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
 		c.ResetNodeOperator(t)
 	})
+	op.WaitLeading(t, 2*time.Minute)
 	c.WaitForClusterOperator(t, 4*time.Minute, Settled)
 	return c, op
 }
