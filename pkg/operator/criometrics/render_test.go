@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+
 	"github.com/openshift/cluster-node-operator/bindata"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
@@ -56,6 +58,29 @@ func TestRenderDaemonSet(t *testing.T) {
 		assert.Nil(t, c.Resources.Limits, c.Name)
 		assert.NotEmpty(t, c.Resources.Requests, c.Name)
 	}
+
+	// On RHCOS the hostPath keeps var_lib_t: only a container that writes it
+	// needs spc_t, and the SCC must allow that type.
+	for _, c := range spec.Containers {
+		writesHostPath := false
+		for _, m := range c.VolumeMounts {
+			for _, v := range spec.Volumes {
+				writesHostPath = writesHostPath || (v.Name == m.Name && v.HostPath != nil && !m.ReadOnly)
+			}
+		}
+		var seType string
+		if c.SecurityContext.SELinuxOptions != nil {
+			seType = c.SecurityContext.SELinuxOptions.Type
+		}
+		if writesHostPath {
+			assert.Equal(t, "spc_t", seType, "%s writes a hostPath", c.Name)
+		} else {
+			assert.Empty(t, seType, "%s writes no hostPath and needs no SELinux type of its own", c.Name)
+		}
+	}
+	scc := resourceread.ReadUnstructuredOrDie(bindata.MustAsset("metrics/scc.yaml"))
+	seStrategy, _, _ := unstructured.NestedString(scc.Object, "seLinuxContext", "type")
+	assert.Equal(t, "RunAsAny", seStrategy, "the SCC must admit cert-syncer's spc_t")
 
 	same, err := RenderDaemonSet(images, tls12, "bundle-1")
 	require.NoError(t, err)
