@@ -22,7 +22,8 @@
 #   LCP_INFRA_TOPOLOGY      Infrastructure status.infrastructureTopology
 #                           [HighlyAvailable, SingleReplica if LCP_TOPOLOGY is]
 #   LCP_MONITORING_CRDS     0 leaves out ServiceMonitor and PrometheusRule [1]
-#   LCP_MACHINECONFIG_CRDS  0 leaves out MachineConfig and MachineConfigPool [1]
+#   LCP_MACHINECONFIG_CRDS  0 leaves out MachineConfig, MachineConfigPool and
+#                           MachineConfiguration (and its object cluster) [1]
 #   LCP_NODE_LEASE_SECONDS  node lease duration; kwok renews every quarter of
 #                           it, so N nodes cost 4N/LEASE writes a second [300]
 #   LCP_KWOK_LOG_LEVEL      kwok's log level: DEBUG, INFO, WARN or ERROR [WARN]
@@ -662,7 +663,10 @@ install_crds() {
   if [ "$LCP_MACHINECONFIG_CRDS" != 0 ]; then
     files+=("$(pick_crd "$api/machineconfiguration/v1/zz_generated.crd-manifests" machineconfigs)")
     files+=("$(pick_crd "$api/machineconfiguration/v1/zz_generated.crd-manifests" machineconfigpools)")
-    names+=(machineconfigs.machineconfiguration.openshift.io machineconfigpools.machineconfiguration.openshift.io)
+    # MCO's operator config, where the node disruption policy lives.
+    files+=("$(pick_crd "$api/operator/v1/zz_generated.crd-manifests" machineconfigurations)")
+    names+=(machineconfigs.machineconfiguration.openshift.io machineconfigpools.machineconfiguration.openshift.io
+            machineconfigurations.operator.openshift.io)
   fi
   if [ "$LCP_MONITORING_CRDS" != 0 ]; then
     prom=$(module_dir github.com/prometheus-operator/prometheus-operator "$prometheus_operator_version")
@@ -719,6 +723,17 @@ metadata:
   name: cluster
 spec: {}
 EOF
+  # MCO's MachineConfiguration cluster, which MCO creates on a real cluster.
+  if [ "$LCP_MACHINECONFIG_CRDS" != 0 ]; then
+    k apply --server-side --field-manager=local-cluster -f - >/dev/null <<EOF
+apiVersion: operator.openshift.io/v1
+kind: MachineConfiguration
+metadata:
+  name: cluster
+spec:
+  managementState: Managed
+EOF
+  fi
   # ClusterVersion's clusterID is set once; keep it when re-applied.
   if ! k get clusterversion version >/dev/null 2>&1; then
     k create -f - >/dev/null <<EOF

@@ -273,6 +273,13 @@ func TestCoreNoWritesAtSteadyState(t *testing.T) {
 			require.NoError(t, err, "%+v", ref)
 			out[ref.Resource+"/"+ref.Namespace+"/"+ref.Name] = obj.GetResourceVersion()
 		}
+		// MCO's MachineConfiguration, where the metrics stack applies its
+		// node disruption policy entry: not ours, so not a relatedObject.
+		if mc, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{}); err == nil {
+			out["machineconfigurations//cluster"] = mc.GetResourceVersion()
+		} else if !apierrors.IsNotFound(err) {
+			require.NoError(t, err)
+		}
 		return out
 	}
 	before := snapshot()

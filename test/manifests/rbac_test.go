@@ -70,6 +70,8 @@ var operatorNeeds = func() []need {
 	add("status controller", "", "config.openshift.io", "clusteroperators/status", "node", "update")
 	add("platform decision and leader-election topology", "", "config.openshift.io", "infrastructures", "cluster", "get", "list", "watch")
 	add("TLS profile of kube-rbac-proxy", "", "config.openshift.io", "apiservers", "cluster", "get", "list", "watch")
+	add("CRI-O metrics node disruption policy: read MCO's MachineConfiguration and server-side apply our one entry of spec.nodeDisruptionPolicy.files (pkg/operator/criometrics/disruptionpolicy.go)",
+		"", "operator.openshift.io", "machineconfigurations", "cluster", "get", "patch")
 	add("the metrics endpoint's kube-rbac-proxy authenticates scrapers", "", "authentication.k8s.io", "tokenreviews", "", "create")
 	add("the metrics endpoint's kube-rbac-proxy authorizes scrapers", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
 	return out

@@ -44,7 +44,9 @@ type nodeConfigController struct {
 
 // newNodeConfigController keeps the SecurityContextConstraints and the CRI-O
 // drop-in MachineConfigs, kinds that library-go's resourceapply does not
-// handle. It applies only when the live object differs from ours.
+// handle, and, before the MachineConfigs, the drop-in's entry in MCO's node
+// disruption policy (disruptionpolicy.go). It applies only when the live
+// object differs from ours.
 func newNodeConfigController(deps stack.Deps) stack.Runnable {
 	c := &nodeConfigController{deps: deps}
 	return factory.New().
@@ -59,8 +61,8 @@ func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx facto
 	if err != nil || !state.Act || !state.Decided {
 		return err
 	}
-	syncErr := c.reconcile(ctx, state.Enabled)
-	cond := stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(false, "AsExpected", "")
+	notes, syncErr := c.reconcile(ctx, state.Enabled)
+	cond := stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(false, "AsExpected", strings.Join(notes, "; "))
 	if syncErr != nil {
 		cond = stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(true, "SyncError", syncErr.Error())
 	}
@@ -70,20 +72,48 @@ func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx facto
 	return syncErr
 }
 
-func (c *nodeConfigController) reconcile(ctx context.Context, enabled bool) error {
+// reconcile applies or removes the stack's node configuration. It returns
+// notes on parts skipped because MCO's API or object is missing.
+func (c *nodeConfigController) reconcile(ctx context.Context, enabled bool) ([]string, error) {
 	scc, err := renderSCC()
 	if err != nil {
-		return err
+		return nil, err
+	}
+	served := c.deps.Served.Get()
+	var notes, errs []string
+	// The node disruption policy entry goes in before the MachineConfigs:
+	// MCO decides how to roll out a rendered config when it renders it, so
+	// an entry that comes after them would not spare the first rollout its
+	// reboots. Without the entry in place (a failed write) the
+	// MachineConfigs are held back. On removal the entry stays: see
+	// ensureDisruptionPolicy.
+	holdBack := false
+	if enabled && served.MachineConfig {
+		switch {
+		case !served.MachineConfiguration:
+			notes = append(notes, SkippedDisruptionPolicyNotServed)
+		default:
+			wrote, skipped, err := ensureDisruptionPolicy(ctx, c.deps.DynamicClient)
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Sprintf("MachineConfiguration %s node disruption policy: %v; CRI-O drop-in MachineConfigs held back until it is in place", MachineConfigurationName, err))
+				holdBack = true
+			case skipped != "":
+				notes = append(notes, skipped)
+			case wrote:
+				c.deps.Recorder.Eventf("CRIOMetricsNodeConfig", "applied node disruption policy entry for %s (restart %s) to MachineConfiguration %s", DropInPath, crioService, MachineConfigurationName)
+			}
+		}
 	}
 	objects := []struct {
 		gvr schema.GroupVersionResource
 		obj *unstructured.Unstructured
 	}{{sccGVR, scc}}
-	if c.deps.Served.Get().MachineConfig {
+	if served.MachineConfig && !holdBack {
 		for _, role := range machineConfigRoles {
 			mc, err := RenderMachineConfig(role)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			objects = append(objects, struct {
 				gvr schema.GroupVersionResource
@@ -91,7 +121,6 @@ func (c *nodeConfigController) reconcile(ctx context.Context, enabled bool) erro
 			}{machineConfigGVR, mc})
 		}
 	}
-	var errs []string
 	for _, o := range objects {
 		var changed bool
 		var err error
@@ -113,7 +142,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, enabled bool) erro
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
+		return notes, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
-	return nil
+	return notes, nil
 }

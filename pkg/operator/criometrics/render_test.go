@@ -22,10 +22,18 @@ func TestRenderMachineConfigCarriesTheDropIn(t *testing.T) {
 		assert.Equal(t, "50-"+role+"-crio-metrics-tls", mc.GetName())
 		assert.Equal(t, role, mc.GetLabels()["machineconfiguration.openshift.io/role"])
 
+		// The MCO reconciles only files (and units, kernel arguments, ...)
+		// on a running cluster; any other storage section degrades the pool.
+		storage, _, _ := unstructured.NestedMap(mc.Object, "spec", "config", "storage")
+		for section := range storage {
+			assert.Equal(t, "files", section, "storage.%s cannot be applied to a running cluster", section)
+		}
 		files, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
 		require.Len(t, files, 1)
 		file := files[0].(map[string]interface{})
 		assert.Equal(t, "/etc/crio/crio.conf.d/50-crio-metrics-tls.conf", file["path"])
+		// The node disruption policy entry names the same file.
+		assert.Equal(t, DropInPath, file["path"])
 		source, _, _ := unstructured.NestedString(file, "contents", "source")
 		data, ok := strings.CutPrefix(source, "data:,")
 		require.True(t, ok, source)

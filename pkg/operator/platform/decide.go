@@ -36,6 +36,10 @@ type ServedAPIs struct {
 	Monitoring bool
 	// MachineConfig is machineconfiguration.openshift.io/v1 (MachineConfig).
 	MachineConfig bool
+	// MachineConfiguration is operator.openshift.io/v1 machineconfigurations
+	// (MCO's node disruption policy). The decision does not depend on it:
+	// the CRIOMetricsNodeConfig condition says when it is skipped.
+	MachineConfiguration bool
 }
 
 // Input is everything a decision depends on.

@@ -110,11 +110,11 @@ func TestDecideEveryPlatformTopologyKnobAndServedAPIs(t *testing.T) {
 }
 
 func TestDecideMessagesTellTheAdministratorWhatToDo(t *testing.T) {
-	got := Decide(Input{Infrastructure: infra(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{true, true}})
+	got := Decide(Input{Infrastructure: infra(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{Monitoring: true, MachineConfig: true}})
 	assert.Equal(t, "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)", got.NMState.Message)
 	assert.Contains(t, got.Metrics.Message, "spec.metrics.managementState=Removed to opt out")
 
-	got = Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{true, true}})
+	got = Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{Monitoring: true, MachineConfig: true}})
 	assert.Contains(t, got.NMState.Message, "platform BareMetal")
 	assert.Contains(t, got.NMState.Message, "spec.nmstate.managementState=Removed to opt out")
 }

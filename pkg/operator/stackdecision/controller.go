@@ -103,8 +103,9 @@ func statusFor(decision platform.Decision) *applynodev1alpha1.NodeOperatorStatus
 // lookup counts as not served; the next resync looks again.
 func ServedAPIs(d discovery.DiscoveryInterface) platform.ServedAPIs {
 	return platform.ServedAPIs{
-		Monitoring:    serves(d, "monitoring.coreos.com/v1", "servicemonitors", "prometheusrules"),
-		MachineConfig: serves(d, "machineconfiguration.openshift.io/v1", "machineconfigs"),
+		Monitoring:           serves(d, "monitoring.coreos.com/v1", "servicemonitors", "prometheusrules"),
+		MachineConfig:        serves(d, "machineconfiguration.openshift.io/v1", "machineconfigs"),
+		MachineConfiguration: serves(d, "operator.openshift.io/v1", "machineconfigurations"),
 	}
 }
 

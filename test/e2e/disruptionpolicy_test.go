@@ -1,0 +1,287 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+var (
+	machineConfigurationGVR = schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "machineconfigurations"}
+	machineConfigGVR        = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
+	dropInMachineConfigs    = []string{"50-master-crio-metrics-tls", "50-worker-crio-metrics-tls"}
+)
+
+const (
+	otherPolicyManager = "e2e-other-policy-manager"
+	otherPolicyPath    = "/etc/e2e/other.conf"
+)
+
+// applyMachineConfiguration creates MachineConfiguration cluster, as MCO
+// would, with one node disruption policy entry of another field manager.
+func applyMachineConfiguration(t *testing.T, c *framework.Cluster) {
+	t.Helper()
+	body := map[string]interface{}{
+		"apiVersion": "operator.openshift.io/v1",
+		"kind":       "MachineConfiguration",
+		"metadata":   map[string]interface{}{"name": "cluster"},
+		"spec": map[string]interface{}{
+			"managementState": "Managed",
+			"nodeDisruptionPolicy": map[string]interface{}{"files": []interface{}{
+				map[string]interface{}{"path": otherPolicyPath, "actions": []interface{}{map[string]interface{}{"type": "None"}}},
+			}},
+		},
+	}
+	data, err := json.Marshal(body)
+	require.NoError(t, err)
+	_, err = c.Dynamic.Resource(machineConfigurationGVR).Patch(context.Background(), "cluster", types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: otherPolicyManager, Force: ptr(true)})
+	require.NoError(t, err)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deleteMachineConfiguration(t *testing.T, c *framework.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	err := c.Dynamic.Resource(machineConfigurationGVR).Delete(ctx, "cluster", metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+		_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	}, "MachineConfiguration cluster to be gone")
+}
+
+func getMachineConfiguration(t *testing.T, c *framework.Cluster) (*operatorv1.MachineConfiguration, *unstructured.Unstructured) {
+	t.Helper()
+	u, err := c.Dynamic.Resource(machineConfigurationGVR).Get(context.Background(), "cluster", metav1.GetOptions{})
+	require.NoError(t, err)
+	mc := &operatorv1.MachineConfiguration{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, mc))
+	return mc, u
+}
+
+func policyFile(mc *operatorv1.MachineConfiguration, path string) *operatorv1.NodeDisruptionPolicySpecFile {
+	for i := range mc.Spec.NodeDisruptionPolicy.Files {
+		if mc.Spec.NodeDisruptionPolicy.Files[i].Path == path {
+			return &mc.Spec.NodeDisruptionPolicy.Files[i]
+		}
+	}
+	return nil
+}
+
+// managedBy returns the managedFields entry of a field manager and
+// operation, or nil.
+func managedBy(mc *operatorv1.MachineConfiguration, manager string, op metav1.ManagedFieldsOperationType) *metav1.ManagedFieldsEntry {
+	for i := range mc.ManagedFields {
+		if mc.ManagedFields[i].Manager == manager && mc.ManagedFields[i].Operation == op && mc.ManagedFields[i].Subresource == "" {
+			return &mc.ManagedFields[i]
+		}
+	}
+	return nil
+}
+
+// TestMetricsNodeDisruptionPolicy: the CRI-O drop-in's node disruption
+// policy entry (restart crio.service) is applied to MCO's MachineConfiguration
+// cluster before the drop-in MachineConfigs are created, owned by a field
+// manager of its own that touches nothing else, and left in place when the
+// stack is removed. Without MachineConfiguration cluster the stack deploys
+// and the status says the policy was skipped.
+func TestMetricsNodeDisruptionPolicy(t *testing.T) {
+	c := framework.NewCluster(t)
+	if !framework.Served(t, framework.KubeClient(t), machineConfigurationGVR) || !framework.Served(t, framework.KubeClient(t), machineConfigGVR) {
+		t.Skip("operator.openshift.io/v1 machineconfigurations or machineconfiguration.openshift.io/v1 machineconfigs is not served (LCP_MACHINECONFIG_CRDS=0?)")
+	}
+	ctx := context.Background()
+	framework.InstallOperatorPrerequisites(t, c.Config)
+	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
+	c.ResetNodeOperator(t)
+	t.Cleanup(func() {
+		c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
+		c.ResetNodeOperator(t)
+		// Leave a MachineConfiguration cluster, as hack/local-cluster.sh does.
+		if _, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			applyMachineConfiguration(t, c)
+		}
+	})
+
+	// Start from nothing: no MachineConfiguration, no drop-in
+	// MachineConfigs (the operator is not running).
+	deleteMachineConfiguration(t, c)
+	for _, name := range dropInMachineConfigs {
+		if err := c.Dynamic.Resource(machineConfigGVR).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+
+	t.Log("without MachineConfiguration cluster: the stack deploys, the policy is skipped")
+	op := framework.StartOperator(t, framework.OperatorOptions{})
+	op.WaitLeading(t, 2*time.Minute)
+	waitForMetricsObjects(t, c, true, 3*time.Minute)
+	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
+		framework.ConditionIs("CRIOMetricsNodeConfigDegraded", operatorv1.ConditionFalse, criometrics.SkippedDisruptionPolicyNoCluster))
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the operator must never create MachineConfiguration cluster: %v", err)
+
+	t.Log("opt out, then MCO's MachineConfiguration appears with another manager's entry, then opt in")
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
+	waitForMetricsObjects(t, c, false, 2*time.Minute)
+	applyMachineConfiguration(t, c)
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": nil}})
+	waitForMetricsObjects(t, c, true, 3*time.Minute)
+	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
+		cond := framework.NodeOperatorCondition(no, "CRIOMetricsNodeConfigDegraded")
+		if cond == nil || cond.Status != operatorv1.ConditionFalse || strings.Contains(cond.Message, "skipped") {
+			return fmt.Sprintf("CRIOMetricsNodeConfigDegraded: %+v", cond)
+		}
+		return ""
+	})
+
+	mc, _ := getMachineConfiguration(t, c)
+	ours := policyFile(mc, criometrics.DropInPath)
+	require.NotNil(t, ours, "no node disruption policy entry for %s: %+v", criometrics.DropInPath, mc.Spec.NodeDisruptionPolicy)
+	assert.Equal(t, []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: "crio.service"}}}, ours.Actions)
+	other := policyFile(mc, otherPolicyPath)
+	require.NotNil(t, other, "the other manager's entry is gone: %+v", mc.Spec.NodeDisruptionPolicy)
+	assert.Equal(t, []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.NoneSpecAction}}, other.Actions)
+	assert.Equal(t, operatorv1.Managed, mc.Spec.ManagementState)
+
+	// Field ownership: our manager owns our entry and nothing else; the
+	// other manager still owns its entry and managementState.
+	owned := managedBy(mc, criometrics.DisruptionPolicyFieldManager, metav1.ManagedFieldsOperationApply)
+	require.NotNil(t, owned, "no Apply managedFields entry of %s: %+v", criometrics.DisruptionPolicyFieldManager, mc.ManagedFields)
+	fields := string(owned.FieldsV1.Raw)
+	assert.Contains(t, fields, fmt.Sprintf(`k:{\"path\":\"%s\"}`, criometrics.DropInPath))
+	for _, notOurs := range []string{otherPolicyPath, "managementState", "f:status"} {
+		assert.NotContains(t, fields, notOurs)
+	}
+	theirs := managedBy(mc, otherPolicyManager, metav1.ManagedFieldsOperationApply)
+	require.NotNil(t, theirs, "the other manager lost all its fields: %+v", mc.ManagedFields)
+	assert.Contains(t, string(theirs.FieldsV1.Raw), otherPolicyPath)
+	assert.Contains(t, string(theirs.FieldsV1.Raw), "managementState")
+	for _, m := range mc.ManagedFields {
+		if m.Manager != criometrics.DisruptionPolicyFieldManager && m.Manager != otherPolicyManager {
+			t.Errorf("unexpected writer of MachineConfiguration cluster: %s %s", m.Manager, m.Operation)
+		}
+	}
+
+	// Order: the entry was written no later than the MachineConfigs were
+	// created (both to the second).
+	for _, name := range dropInMachineConfigs {
+		obj, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		created := obj.GetCreationTimestamp()
+		require.NotNil(t, owned.Time)
+		assert.False(t, owned.Time.After(created.Time), "policy entry written at %s, after MachineConfig %s was created at %s", owned.Time, name, created)
+		t.Logf("policy entry written at %s, MachineConfig %s created at %s", owned.Time.UTC(), name, created.UTC())
+	}
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+
+	t.Log("opt out: the MachineConfigs go, the entry stays")
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
+	waitForMetricsObjects(t, c, false, 2*time.Minute)
+	// Give the controller a resync to (wrongly) remove it.
+	time.Sleep(70 * time.Second)
+	after, _ := getMachineConfiguration(t, c)
+	assert.NotNil(t, policyFile(after, criometrics.DropInPath), "the entry was removed with the stack: %+v", after.Spec.NodeDisruptionPolicy)
+	assert.NotNil(t, policyFile(after, otherPolicyPath))
+	assert.NotNil(t, managedBy(after, criometrics.DisruptionPolicyFieldManager, metav1.ManagedFieldsOperationApply))
+	assert.Equal(t, mc.ResourceVersion, after.ResourceVersion, "MachineConfiguration cluster written after the entry was in place")
+}
+
+// TestMetricsNodeDisruptionPolicyAPINotServed: without the
+// operator.openshift.io/v1 machineconfigurations API the drop-in
+// MachineConfigs stay and the status says the policy was skipped; when the
+// API and MachineConfiguration cluster come back, the entry is applied.
+func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
+	lcpDir := os.Getenv("LCP_DIR")
+	if lcpDir == "" {
+		t.Skip("LCP_DIR is not set: restoring the CRD needs $LCP_DIR/crds.txt")
+	}
+	raw, err := os.ReadFile(filepath.Join(lcpDir, "crds.txt"))
+	require.NoError(t, err)
+	crdFile := ""
+	for _, f := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if strings.Contains(f, "_machineconfigurations") {
+			crdFile = f
+		}
+	}
+	if crdFile == "" {
+		t.Skipf("no MachineConfiguration CRD in %s/crds.txt (LCP_MACHINECONFIG_CRDS=0?)", lcpDir)
+	}
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	ctx := context.Background()
+	const crd = "crd/machineconfigurations.operator.openshift.io"
+	kubectl := func(args ...string) {
+		t.Helper()
+		if out, err := framework.Kubectl(t, args...); err != nil {
+			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
+		}
+	}
+	restored := false
+	restore := func() {
+		kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=local-cluster", "-f", crdFile)
+		kubectl("wait", "--for=condition=Established", "--timeout=120s", crd)
+		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+			return framework.Served(t, framework.KubeClient(t), machineConfigurationGVR), nil
+		}, "machineconfigurations to be served")
+		applyMachineConfiguration(t, c)
+		restored = true
+	}
+	t.Cleanup(func() {
+		if !restored {
+			restore()
+		}
+	})
+
+	kubectl("delete", "--wait=true", crd)
+	t0 := time.Now()
+	c.WaitForNodeOperator(t, 3*time.Minute, 2*time.Second,
+		framework.ConditionIs("CRIOMetricsNodeConfigDegraded", operatorv1.ConditionFalse, criometrics.SkippedDisruptionPolicyNotServed))
+	t.Logf("CRD deleted: %s later CRIOMetricsNodeConfigDegraded says it", time.Since(t0).Round(time.Second))
+	for _, name := range dropInMachineConfigs {
+		_, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
+		assert.NoError(t, err, "MachineConfig %s without the MachineConfiguration API", name)
+	}
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+
+	t1 := time.Now()
+	restore()
+	framework.Eventually(t, 3*time.Minute, 2*time.Second, func() (bool, error) {
+		mc, _ := getMachineConfiguration(t, c)
+		return policyFile(mc, criometrics.DropInPath) != nil, nil
+	}, "the policy entry to be applied once MachineConfiguration cluster is back")
+	t.Logf("CRD and object restored: %s later the entry is in place", time.Since(t1).Round(time.Second))
+	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
+		cond := framework.NodeOperatorCondition(no, "CRIOMetricsNodeConfigDegraded")
+		if cond == nil || cond.Status != operatorv1.ConditionFalse || strings.Contains(cond.Message, "skipped") {
+			return fmt.Sprintf("CRIOMetricsNodeConfigDegraded: %+v", cond)
+		}
+		return ""
+	})
+}
