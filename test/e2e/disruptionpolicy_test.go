@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -190,15 +191,21 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 		}
 	}
 
-	// Order: the entry was written no later than the MachineConfigs were
-	// created (both to the second).
+	// Order: the entry was written before the MachineConfigs were created.
+	// Timestamps have a resolution of a second, too coarse to tell; on this
+	// one etcd, resourceVersions are its revisions and do tell. The entry
+	// was the object's last write (checked below: no write afterwards), so
+	// its resourceVersion is the entry's revision; no one updates the
+	// MachineConfigs here, so theirs is at most later than their creation.
+	entryRevision, err := strconv.ParseInt(mc.ResourceVersion, 10, 64)
+	require.NoError(t, err)
 	for _, name := range dropInMachineConfigs {
 		obj, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
 		require.NoError(t, err)
-		created := obj.GetCreationTimestamp()
-		require.NotNil(t, owned.Time)
-		assert.False(t, owned.Time.After(created.Time), "policy entry written at %s, after MachineConfig %s was created at %s", owned.Time, name, created)
-		t.Logf("policy entry written at %s, MachineConfig %s created at %s", owned.Time.UTC(), name, created.UTC())
+		mcRevision, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
+		require.NoError(t, err)
+		assert.Less(t, entryRevision, mcRevision, "policy entry (revision %d) written after MachineConfig %s (revision %d)", entryRevision, name, mcRevision)
+		t.Logf("policy entry at revision %d, MachineConfig %s at revision %d", entryRevision, name, mcRevision)
 	}
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 
