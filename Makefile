@@ -14,6 +14,14 @@ include $(addprefix ./vendor/github.com/openshift/build-machinery-go/make/, \
 	targets/openshift/deps.mk \
 )
 
+# promtool (Debian's prometheus package) for the rule unit tests of
+# pkg/operator/criometrics; a prerequisite added to build-machinery's
+# test-unit, whose recipe stays the same.
+prometheus-tools:
+	hack/prometheus.sh
+.PHONY: prometheus-tools
+test-unit: prometheus-tools
+
 # Tools of the local control plane and of the e2e tests, built from the tools
 # modules under hack/tools and cached under _output/tools.
 E2E_TOOLS :=kube etcd kwok kube-rbac-proxy crio

@@ -699,6 +699,11 @@ metadata:
 apiVersion: v1
 kind: Namespace
 metadata:
+  name: openshift-machine-config-operator
+---
+apiVersion: v1
+kind: Namespace
+metadata:
   name: openshift-monitoring
   labels:
     openshift.io/cluster-monitoring: "true"

@@ -28,6 +28,7 @@ import (
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
@@ -103,6 +104,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clusterOperatorInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, 0,
 		configinformers.WithTweakListOptions(byName(operatorclient.ClusterOperatorName)))
 
+	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient)
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
 	deps := stack.Deps{
 		KubeClient:          kubeClient,
@@ -117,6 +119,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		Served:              stack.NewServedAPIs(discoveryClient, 30*time.Second),
 		CertTiming:          o.CertTiming,
 		Images:              imagesFromEnv(),
+		CRIOPlatform:        crioPlatform,
 	}
 	stacks, err := newStacks(deps)
 	if err != nil {
@@ -146,14 +149,15 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
 		unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
 		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, staleConditionTypes, operatorClient, recorder),
-		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), deps.Served.Get, recorder),
+		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), deps.Served.Get,
+			crioPlatform.Detect, crioPlatform.Informer(), recorder),
 		versioncontroller.New(operatorClient, versionRecorder, operatorVersion, stackNames(stacks), recorder),
 	}
 	for _, s := range stacks {
 		controllers = append(controllers, s.Controllers()...)
 	}
 
-	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers} {
+	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers, crioPlatform} {
 		informers.Start(ctx.Done())
 	}
 	for _, c := range controllers {

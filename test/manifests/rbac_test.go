@@ -72,6 +72,14 @@ var operatorNeeds = func() []need {
 	add("TLS profile of kube-rbac-proxy", "", "config.openshift.io", "apiservers", "cluster", "get", "list", "watch")
 	add("CRI-O metrics node disruption policy: read MCO's MachineConfiguration and server-side apply our one entry of spec.nodeDisruptionPolicy.files (pkg/operator/criometrics/disruptionpolicy.go)",
 		"", "operator.openshift.io", "machineconfigurations", "cluster", "get", "patch")
+	for _, role := range []string{"master", "worker", "arbiter"} {
+		add("platform CRI-O metrics path: MCO's base kubelet MachineConfig carries kube-rbac-proxy-crio (pkg/operator/crioplatform)",
+			"", "machineconfiguration.openshift.io", "machineconfigs", "01-"+role+"-kubelet", "get")
+	}
+	add("CRI-O metrics switching order: which parts of the own TLS stack are left, read live (pkg/operator/criometrics/path.go)",
+		operatorNamespace, "", "configmaps", "crio-metrics-ca-bundle", "get")
+	add("platform CRI-O metrics path: kube-rbac-proxy-crio mirror pods, selected by label (pkg/operator/crioplatform)",
+		"openshift-machine-config-operator", "", "pods", "", "list", "watch")
 	add("the metrics endpoint's kube-rbac-proxy authenticates scrapers", "", "authentication.k8s.io", "tokenreviews", "", "create")
 	add("the metrics endpoint's kube-rbac-proxy authorizes scrapers", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
 	return out

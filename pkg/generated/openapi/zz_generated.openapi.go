@@ -350,6 +350,13 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 							Format:      "",
 						},
 					},
+					"mode": {
+						SchemaProps: spec.SchemaProps{
+							Description: "mode says how an enabled stack is delivered, for stacks that have more than one way. Metrics: PlatformProxy where the platform already serves CRI-O metrics (the machine-config operator's kube-rbac-proxy-crio static pod, scraped as job=\"crio\"), OperatorTLS where the operator's own TLS stack serves them. Empty for a stack that is off or has one way only.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"name", "enabled"},
 			},

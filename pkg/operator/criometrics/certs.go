@@ -63,11 +63,16 @@ func newCertController(deps stack.Deps) stack.Runnable {
 
 func (c *certController) syncCertificates(ctx context.Context, syncCtx factory.SyncContext) error {
 	state, err := stack.Read(c.deps.NodeOperators, nodev1alpha1.MetricsStack)
-	if err != nil || !state.Act || !state.Decided {
+	switch intent := IntentFor(state); {
+	case err != nil || intent == Hold:
 		return err
-	}
-	if !state.Enabled {
+	case intent == TearDown:
 		certificateExpiry.Set(0)
+		// The cache says first whether anything is left, so that an off
+		// stack costs no API call at steady state.
+		if !c.anyLeft() || !ObserveTLSStack(ctx, c.deps.DynamicClient, c.deps.Served.Get()).MayRemoveRest() {
+			return nil
+		}
 		return c.remove(ctx)
 	}
 	err = c.rotation.Ensure(ctx)
@@ -87,8 +92,17 @@ func (c *certController) recordExpiry() {
 	certificateExpiry.Set(float64(notAfter.Unix()))
 }
 
-// remove deletes what exists, reading the cache first so that an off stack
-// costs no API call at steady state.
+func (c *certController) anyLeft() bool {
+	for _, name := range []string{certrotation.ServingSecretName, certrotation.SignerSecretName} {
+		if _, err := c.secrets.Secrets(namespace).Get(name); !apierrors.IsNotFound(err) {
+			return true
+		}
+	}
+	_, err := c.configs.ConfigMaps(namespace).Get(certrotation.CABundleName)
+	return !apierrors.IsNotFound(err)
+}
+
+// remove deletes what exists, reading the cache first.
 func (c *certController) remove(ctx context.Context) error {
 	core := c.deps.KubeClient.CoreV1()
 	for _, name := range []string{certrotation.ServingSecretName, certrotation.SignerSecretName} {

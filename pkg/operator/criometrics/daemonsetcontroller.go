@@ -3,6 +3,7 @@ package criometrics
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -22,6 +23,9 @@ import (
 )
 
 const (
+	// switchPollInterval is how often the stack looks at its parts while it
+	// switches modes or is removed (a few seconds, then never again).
+	switchPollInterval    = 2 * time.Second
 	daemonSetName         = "crio-metrics"
 	daemonSetFieldManager = "CRIOMetricsDaemonSet"
 )
@@ -50,7 +54,7 @@ func newDaemonSetController(deps stack.Deps) stack.Runnable {
 		apiServers: apiServers.Lister(),
 	}
 	return factory.New().
-		WithInformers(deps.NodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer()).
+		WithInformers(deps.NodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer(), deps.CRIOPlatform.Informer()).
 		ResyncEvery(time.Minute).
 		WithSync(c.syncDaemonSet).
 		ToController("CRIOMetricsDaemonSet", deps.Recorder)
@@ -58,17 +62,23 @@ func newDaemonSetController(deps stack.Deps) stack.Runnable {
 
 func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory.SyncContext) error {
 	state, err := stack.Read(c.deps.NodeOperators, nodev1alpha1.MetricsStack)
-	if err != nil || !state.Act || !state.Decided {
+	if err != nil {
 		return err
 	}
-	if !state.Enabled {
-		if err := c.remove(ctx); err != nil {
-			return c.report(ctx, nil, c.conditions.Degraded(true, "RemovalFailed", err.Error()))
+	switch IntentFor(state) {
+	case Hold:
+		if state.Act && state.Enabled && state.Decision.Mode == "" {
+			// Guessing "no platform path" could break the platform's
+			// job="crio", so nothing node-side is deployed until the lookup
+			// works; a lookup that keeps failing turns Degraded after inertia.
+			return c.report(ctx, nil,
+				c.conditions.Available(true, "PlatformPathUnknown", state.Decision.Message),
+				c.conditions.Progressing(false, "PlatformPathUnknown", ""),
+				c.conditions.Degraded(true, "PlatformPathUnknown", "nothing is deployed on nodes until the operator can tell whether the machine-config operator's kube-rbac-proxy-crio serves CRI-O metrics: "+state.Decision.Message))
 		}
-		return c.report(ctx, nil,
-			c.conditions.Available(true, "NotDeployed", state.Decision.Message),
-			c.conditions.Progressing(false, "NotDeployed", ""),
-			c.conditions.Degraded(false, "NotDeployed", ""))
+		return nil
+	case TearDown:
+		return c.tearDown(ctx, syncCtx, state)
 	}
 
 	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
@@ -102,6 +112,13 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 	}
 
 	rollout := Rollout(ds, time.Now())
+	if reason, message, ok := SwitchStatus(Build, nodev1alpha1.OperatorTLS,
+		ObserveTLSStack(ctx, c.deps.DynamicClient, c.deps.Served.Get()), c.deps.Served.Get()); ok {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), switchPollInterval)
+		if !rollout.Progressing {
+			rollout.Progressing, rollout.SwitchReason, rollout.SwitchMessage = true, reason, message
+		}
+	}
 	message := stack.Join(rollout.Message, state.Decision.Message)
 	generation := applyoperatorv1.GenerationStatus().
 		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(daemonSetName).
@@ -127,17 +144,71 @@ func availableReason(r RolloutState) string {
 }
 
 func progressingReason(r RolloutState) string {
-	if r.Progressing {
+	switch {
+	case r.SwitchReason != "":
+		return r.SwitchReason
+	case r.Progressing:
 		return "RollingOut"
 	}
 	return "AsExpected"
 }
 
 func progressingMessage(r RolloutState) string {
-	if r.Progressing {
+	switch {
+	case r.SwitchReason != "":
+		return r.SwitchMessage
+	case r.Progressing:
 		return r.Message
 	}
 	return ""
+}
+
+// tearDown removes the DaemonSet once the ServiceMonitor and the drop-in
+// MachineConfigs are gone (path.go), and reports the stack: off, or served
+// by the platform's kube-rbac-proxy-crio.
+func (c *daemonSetController) tearDown(ctx context.Context, syncCtx factory.SyncContext, state stack.State) error {
+	served := c.deps.Served.Get()
+	tls := ObserveTLSStack(ctx, c.deps.DynamicClient, served)
+	// The steps are taken by other controllers, which this one's status
+	// (what is left) wakes through the NodeOperator: look again soon while
+	// something is left, rather than at the next resync.
+	if len(tls.Remaining()) > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), switchPollInterval)
+	}
+	if tls.MayRemoveDaemonSet() {
+		if err := c.remove(ctx); err != nil {
+			return c.report(ctx, nil, c.conditions.Degraded(true, "RemovalFailed", err.Error()))
+		}
+		tls.DaemonSet = false
+	}
+	if !state.Enabled {
+		progressing := c.conditions.Progressing(false, "NotDeployed", "")
+		if left := tls.Remaining(); len(left) > 0 {
+			progressing = c.conditions.Progressing(true, "Removing", "removing in order: "+strings.Join(left, ", "))
+		}
+		return c.report(ctx, nil,
+			c.conditions.Available(true, "NotDeployed", state.Decision.Message),
+			progressing,
+			c.conditions.Degraded(false, "NotDeployed", ""))
+	}
+	progressing := c.conditions.Progressing(false, "AsExpected", "")
+	if reason, message, ok := SwitchStatus(TearDown, nodev1alpha1.PlatformProxy, tls, served); ok {
+		progressing = c.conditions.Progressing(true, reason, message)
+	}
+	return c.report(ctx, nil,
+		c.conditions.Available(true, string(nodev1alpha1.PlatformProxy), stack.Join(PlatformProxyNodes(c.deps.CRIOPlatform.RunningProxies()), state.Decision.Message)),
+		progressing,
+		c.conditions.Degraded(false, "AsExpected", ""))
+}
+
+// PlatformProxyNodes says on how many nodes the platform's proxy runs. MCO
+// labels the static pod only since 4.16, so on older clusters the count is
+// not known.
+func PlatformProxyNodes(n int) string {
+	if n == 0 {
+		return "kube-rbac-proxy-crio runs on every node of MCO's pools (no mirror pod labelled k8s-app=kube-rbac-proxy-crio to count: MCO before 4.16 does not label them)"
+	}
+	return fmt.Sprintf("kube-rbac-proxy-crio serves CRI-O metrics on %d nodes", n)
 }
 
 // report writes the conditions and the DaemonSet's generation; library-go

@@ -58,10 +58,11 @@ func newNodeConfigController(deps stack.Deps) stack.Runnable {
 
 func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx factory.SyncContext) error {
 	state, err := stack.Read(c.deps.NodeOperators, nodev1alpha1.MetricsStack)
-	if err != nil || !state.Act || !state.Decided {
+	intent := IntentFor(state)
+	if err != nil || intent == Hold {
 		return err
 	}
-	notes, syncErr := c.reconcile(ctx, state.Enabled)
+	notes, syncErr := c.reconcile(ctx, intent)
 	cond := stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(false, "AsExpected", strings.Join(notes, "; "))
 	if syncErr != nil {
 		cond = stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(true, "SyncError", syncErr.Error())
@@ -73,8 +74,11 @@ func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx facto
 }
 
 // reconcile applies or removes the stack's node configuration. It returns
-// notes on parts skipped because MCO's API or object is missing.
-func (c *nodeConfigController) reconcile(ctx context.Context, enabled bool) ([]string, error) {
+// notes on parts skipped because MCO's API or object is missing. Removal
+// keeps the drop-in MachineConfigs while the ServiceMonitor still sends a
+// scraper to the proxy, and the SCC while the DaemonSet exists (path.go).
+func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]string, error) {
+	enabled := intent == Build
 	scc, err := renderSCC()
 	if err != nil {
 		return nil, err
@@ -105,20 +109,25 @@ func (c *nodeConfigController) reconcile(ctx context.Context, enabled bool) ([]s
 			}
 		}
 	}
-	objects := []struct {
+	type object struct {
 		gvr schema.GroupVersionResource
 		obj *unstructured.Unstructured
-	}{{sccGVR, scc}}
-	if served.MachineConfig && !holdBack {
+	}
+	var objects []object
+	tls := TLSStack{}
+	if !enabled {
+		tls = ObserveTLSStack(ctx, c.deps.DynamicClient, served)
+	}
+	if enabled || tls.MayRemoveRest() {
+		objects = append(objects, object{sccGVR, scc})
+	}
+	if served.MachineConfig && !holdBack && (enabled || tls.MayRemoveMachineConfigs()) {
 		for _, role := range machineConfigRoles {
 			mc, err := RenderMachineConfig(role)
 			if err != nil {
 				return nil, err
 			}
-			objects = append(objects, struct {
-				gvr schema.GroupVersionResource
-				obj *unstructured.Unstructured
-			}{machineConfigGVR, mc})
+			objects = append(objects, object{machineConfigGVR, mc})
 		}
 	}
 	for _, o := range objects {

@@ -33,13 +33,11 @@ var (
 		"metrics/rolebinding-prometheus.yaml",
 		"metrics/service.yaml",
 	}
-	// monitoringFiles need monitoring.coreos.com/v1.
-	monitoringFiles = []string{
-		"metrics/servicemonitor.yaml",
-		"metrics/prometheusrule.yaml",
-	}
-	sccFile = "metrics/scc.yaml"
-	dsFile  = "metrics/daemonset.yaml"
+	// The ServiceMonitor and PrometheusRule need monitoring.coreos.com/v1.
+	// (prometheusRuleFile and dashboardFile are in monitoring.go.)
+	serviceMonitorFile = "metrics/servicemonitor.yaml"
+	sccFile            = "metrics/scc.yaml"
+	dsFile             = "metrics/daemonset.yaml"
 )
 
 type metricsStack struct {
@@ -52,7 +50,7 @@ func New(deps stack.Deps) (stack.Stack, error) {
 	if err := deps.CertTiming.Validate(); err != nil {
 		return nil, err
 	}
-	related, err := stack.RelatedObjects(bindata.Asset, append(append(append([]string{}, staticFiles...), monitoringFiles...), sccFile, dsFile)...)
+	related, err := stack.RelatedObjects(bindata.Asset, append(append([]string{}, staticFiles...), serviceMonitorFile, prometheusRuleFile, dashboardFile, sccFile, dsFile)...)
 	if err != nil {
 		return nil, err
 	}

@@ -11,35 +11,73 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
-// newStaticResourcesController applies (or, when the stack is off, deletes)
-// the RBAC, Service, ServiceMonitor and PrometheusRule with library-go. It
-// resyncs every minute, which bounds how long an edited or deleted object
-// stays wrong, without a watch per kind.
+// newStaticResourcesController applies (or deletes) with library-go the
+// stack's RBAC and Service, its ServiceMonitor, and the alerts and dashboard,
+// in the order path.go explains. It resyncs every minute, which bounds how
+// long an edited or deleted object stays wrong, without a watch per kind.
 func newStaticResourcesController(deps stack.Deps) stack.Runnable {
 	clients := resourceapply.NewClientHolder().
 		WithKubernetes(deps.KubeClient).
 		WithDynamicClient(deps.DynamicClient)
 
-	enabled := func() bool {
+	state := func() stack.State {
 		s, _ := stack.Read(deps.NodeOperators, nodev1alpha1.MetricsStack)
-		return s.Act && s.Enabled
+		return s
 	}
-	disabled := func() bool {
-		s, _ := stack.Read(deps.NodeOperators, nodev1alpha1.MetricsStack)
-		return s.Act && s.Decided && !s.Enabled
+	intent := func() Intent { return IntentFor(state()) }
+	tlsStack := func() TLSStack {
+		return ObserveTLSStack(context.TODO(), deps.DynamicClient, deps.Served.Get())
 	}
 	monitoring := func() bool { return deps.Served.Get().Monitoring }
+	exists := func(files ...string) bool {
+		return stack.AnyExists(context.TODO(), deps.DynamicClient, monitoringAsset(state), files...)
+	}
+	// Alerts and the dashboard serve both modes, rendered for the job that
+	// scrapes CRI-O, so a switch updates them in place.
+	onTopOfEitherPath := func() bool {
+		s := state()
+		return s.Act && s.Enabled && s.Decision.Mode != ""
+	}
+	off := func() bool {
+		s := state()
+		return s.Act && s.Decided && !s.Enabled
+	}
 
 	return staticresourcecontroller.NewStaticResourceController(
 		"CRIOMetricsStaticResources", bindata.Asset, nil, clients, deps.OperatorClient, deps.Recorder,
 	).
-		WithConditionalResources(bindata.Asset, staticFiles, enabled,
+		WithConditionalResources(bindata.Asset, staticFiles,
+			func() bool { return intent() == Build },
+			func() bool { return intent() == TearDown && tlsStack().MayRemoveRest() && exists(staticFiles...) }).
+		WithConditionalResources(bindata.Asset, []string{serviceMonitorFile},
 			func() bool {
-				return disabled() && stack.AnyExists(context.TODO(), deps.DynamicClient, bindata.Asset, staticFiles...)
-			}).
-		WithConditionalResources(bindata.Asset, monitoringFiles,
-			func() bool { return enabled() && monitoring() },
-			func() bool {
-				return disabled() && monitoring() && stack.AnyExists(context.TODO(), deps.DynamicClient, bindata.Asset, monitoringFiles...)
-			})
+				return intent() == Build && monitoring() && tlsStack().MayCreateServiceMonitor(deps.Served.Get().MachineConfig)
+			},
+			func() bool { return intent() == TearDown && monitoring() && exists(serviceMonitorFile) }).
+		WithConditionalResources(monitoringAsset(state), []string{prometheusRuleFile},
+			func() bool { return onTopOfEitherPath() && monitoring() },
+			func() bool { return off() && monitoring() && exists(prometheusRuleFile) }).
+		WithConditionalResources(monitoringAsset(state), []string{dashboardFile},
+			onTopOfEitherPath,
+			func() bool { return off() && exists(dashboardFile) })
+}
+
+// monitoringAsset renders the alerts and the dashboard for the job that
+// scrapes CRI-O in the stack's mode; the alerts about the operator's own TLS
+// stack only where it runs.
+func monitoringAsset(state func() stack.State) resourceapply.AssetFunc {
+	return func(name string) ([]byte, error) {
+		mode := state().Decision.Mode
+		job := OperatorJob
+		if mode == nodev1alpha1.PlatformProxy {
+			job = PlatformJob
+		}
+		switch name {
+		case prometheusRuleFile:
+			return RenderPrometheusRule(job, mode != nodev1alpha1.PlatformProxy)
+		case dashboardFile:
+			return RenderDashboard(job), nil
+		}
+		return bindata.Asset(name)
+	}
 }

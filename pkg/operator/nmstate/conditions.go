@@ -107,7 +107,9 @@ func conditionsFor(o observation) conditions {
 	switch {
 	case o.SyncError != nil && o.FailingFor >= DegradedInertia:
 		out.Degraded = condition{Status: true, Reason: ReasonSyncFailing,
-			Message: fmt.Sprintf("failing for %s: %v", o.FailingFor.Round(time.Second), o.SyncError)}
+			// No elapsed time in the message: it would change on every retry
+			// and rewrite the status in a loop while the error persists.
+			Message: fmt.Sprintf("syncs have kept failing for more than %s: %v", DegradedInertia, o.SyncError)}
 	case o.Deployment != nil && progressDeadlineExceeded(o.Deployment) != "":
 		out.Degraded = condition{Status: true, Reason: ReasonRolloutStuck,
 			Message: fmt.Sprintf("Deployment %s/%s does not roll out: %s", Namespace, DeploymentName, progressDeadlineExceeded(o.Deployment))}

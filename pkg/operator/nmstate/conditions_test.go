@@ -183,7 +183,7 @@ func TestConditionsFor(t *testing.T) {
 		want: conditions{
 			Available:   condition{true, "NotDefaultOnPlatform", offOnAWS.Message},
 			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{true, ReasonSyncFailing, "failing for 1m0s: deleting ClusterRole nmstate-operator: forbidden"},
+			Degraded:    condition{true, ReasonSyncFailing, "syncs have kept failing for more than 1m0s: deleting ClusterRole nmstate-operator: forbidden"},
 		},
 	}, {
 		name: "on, someone else's NMState operator in the way",
@@ -215,4 +215,15 @@ func TestRollingOut(t *testing.T) {
 			assert.Equal(t, tc.want, rollingOut(tc.d))
 		})
 	}
+}
+
+// A persistent error must give the same conditions on every retry: anything
+// that changes with time would rewrite the status in a loop.
+func TestConditionsForPersistentErrorDoNotChangeWithTime(t *testing.T) {
+	decision := nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: true, Reason: "PlatformDefault", Message: "deployed by default on platform BareMetal"}
+	err := errors.New("NMSTATE_OPERATOR_IMAGE is not set")
+	first := conditionsFor(observation{Decision: decision, SyncError: err, FailingFor: DegradedInertia + time.Second})
+	later := conditionsFor(observation{Decision: decision, SyncError: err, FailingFor: 47 * time.Minute})
+	assert.Equal(t, first, later)
+	assert.True(t, first.Degraded.Status)
 }

@@ -54,6 +54,31 @@ type Input struct {
 	// Previous is the last recorded decision (status.stacks), kept while the
 	// Infrastructure cannot be read.
 	Previous []nodev1alpha1.StackStatus
+	// PlatformCRIOMetrics is what the platform already runs to serve CRI-O
+	// metrics.
+	PlatformCRIOMetrics PlatformCRIOMetrics
+}
+
+// PlatformCRIOMetrics describes the platform's own CRI-O metrics path: since
+// OpenShift 4.14 the machine-config operator lays down the static pod
+// kube-rbac-proxy-crio (:9637, in front of CRI-O's plain-HTTP loopback
+// endpoint) on every node, and the monitoring stack scrapes it as
+// job="crio".
+type PlatformCRIOMetrics struct {
+	// MachineConfigs names MCO's MachineConfigs (01-<role>-kubelet) that
+	// carry the static pod. They exist as soon as MCO has rendered its base
+	// configuration, before any node runs the pod.
+	MachineConfigs []string
+	// MirrorPods counts the static pod's mirror pods (labelled
+	// k8s-app=kube-rbac-proxy-crio by MCO since 4.16): nodes that run it.
+	MirrorPods int
+	// Problem is set when the lookup failed; the last recorded mode stands.
+	Problem string
+}
+
+// Exists reports whether the platform serves CRI-O metrics itself.
+func (p PlatformCRIOMetrics) Exists() bool {
+	return len(p.MachineConfigs) > 0 || p.MirrorPods > 0
 }
 
 // StackDecision is the decision for one stack.
@@ -98,6 +123,7 @@ func Decide(in Input) Decision {
 	out.NMState = decideStack(in, nodev1alpha1.NMStateStack, in.Spec.NMState.ManagementState, platform, topology, problem, nmstateDefaultPlatforms[platform])
 
 	if out.Metrics.Enabled {
+		out.Metrics.Mode, out.Metrics.Message = metricsMode(in, out.Metrics.Message)
 		// Served APIs are re-evaluated even for a kept decision.
 		for _, note := range []string{SkippedMonitoring, SkippedMachineConfig} {
 			out.Metrics.Message = strings.ReplaceAll(out.Metrics.Message, "; "+note, "")
@@ -105,7 +131,7 @@ func Decide(in Input) Decision {
 		if !in.Served.Monitoring {
 			out.Metrics.Skipped = append(out.Metrics.Skipped, SkippedMonitoring)
 		}
-		if !in.Served.MachineConfig {
+		if !in.Served.MachineConfig && out.Metrics.Mode == nodev1alpha1.OperatorTLS {
 			out.Metrics.Skipped = append(out.Metrics.Skipped, SkippedMachineConfig)
 		}
 		if len(out.Metrics.Skipped) > 0 {
@@ -113,6 +139,48 @@ func Decide(in Input) Decision {
 		}
 	}
 	return out
+}
+
+// Message prefixes of the metrics stack that say which path serves CRI-O
+// metrics. A kept decision is re-evaluated, so the prefix is replaced, never
+// stacked.
+const (
+	servedByPlatform = "CRI-O metrics served by the platform: the machine-config operator's kube-rbac-proxy-crio static pod (job=\"crio\"), with the node operator's alerts and dashboard on top"
+	servedByOperator = "CRI-O metrics served by the node operator's TLS stack (kube-rbac-proxy DaemonSet crio-metrics, job=\"crio-metrics\"): the platform runs no kube-rbac-proxy-crio"
+	pathUnknown      = "which path serves CRI-O metrics is not known yet"
+)
+
+// metricsMode picks the path that serves CRI-O metrics. Where the platform
+// serves them, the operator must not touch CRI-O's endpoint: a TLS drop-in
+// would break job="crio" on every node. A failed lookup keeps the last
+// mode; with none recorded, nothing node-side is deployed until the lookup
+// works, because guessing "no platform path" could break the platform's.
+func metricsMode(in Input, message string) (nodev1alpha1.StackMode, string) {
+	for _, prefix := range []string{servedByPlatform, servedByOperator, pathUnknown} {
+		if _, rest, ok := strings.Cut(message, "; "); ok && strings.HasPrefix(message, prefix) {
+			message = rest
+		}
+	}
+	p := in.PlatformCRIOMetrics
+	mode := nodev1alpha1.OperatorTLS
+	switch {
+	case p.Problem != "":
+		mode = ""
+		for _, prev := range in.Previous {
+			if prev.Name == nodev1alpha1.MetricsStack {
+				mode = prev.Mode
+			}
+		}
+	case p.Exists():
+		mode = nodev1alpha1.PlatformProxy
+	}
+	switch mode {
+	case nodev1alpha1.PlatformProxy:
+		return mode, servedByPlatform + "; " + message
+	case nodev1alpha1.OperatorTLS:
+		return mode, servedByOperator + "; " + message
+	}
+	return mode, pathUnknown + " (" + p.Problem + "); " + message
 }
 
 // readInfrastructure returns the platform type and control-plane topology,

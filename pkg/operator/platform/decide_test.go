@@ -2,6 +2,7 @@ package platform
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -30,6 +31,16 @@ var allTopologies = []configv1.TopologyMode{
 var allKnobs = []nodev1alpha1.StackManagementState{nodev1alpha1.StackPlatformDefault, nodev1alpha1.StackManaged, nodev1alpha1.StackRemoved}
 
 var allServed = []ServedAPIs{{}, {Monitoring: true}, {MachineConfig: true}, {Monitoring: true, MachineConfig: true}}
+
+// allPlatformPaths: none, MCO's MachineConfigs only (install, before any node
+// runs the static pod), mirror pods only (MachineConfigs unreadable by name),
+// both.
+var allPlatformPaths = []PlatformCRIOMetrics{
+	{},
+	{MachineConfigs: []string{"01-master-kubelet", "01-worker-kubelet"}},
+	{MirrorPods: 3},
+	{MachineConfigs: []string{"01-worker-kubelet"}, MirrorPods: 3},
+}
 
 func infra(platform configv1.PlatformType, topology configv1.TopologyMode) *configv1.Infrastructure {
 	return &configv1.Infrastructure{Status: configv1.InfrastructureStatus{
@@ -62,46 +73,68 @@ func TestDecideEveryPlatformTopologyKnobAndServedAPIs(t *testing.T) {
 			for _, metricsKnob := range allKnobs {
 				for _, nmstateKnob := range allKnobs {
 					for _, served := range allServed {
-						name := fmt.Sprintf("%s/%s/metrics=%q/nmstate=%q/%+v", platform, topology, metricsKnob, nmstateKnob, served)
-						t.Run(name, func(t *testing.T) {
-							spec := nodev1alpha1.NodeOperatorSpec{
-								Metrics: nodev1alpha1.StackConfig{ManagementState: metricsKnob},
-								NMState: nodev1alpha1.StackConfig{ManagementState: nmstateKnob},
-							}
-							spec.ManagementState = operatorv1.Managed
-							got := Decide(Input{Infrastructure: infra(platform, topology), Spec: spec, Served: served})
-
-							wantEnabled, wantReason := expected(platform, topology, metricsKnob, false)
-							assert.Equal(t, wantEnabled, got.Metrics.Enabled, "metrics enabled")
-							assert.Equal(t, wantReason, got.Metrics.Reason, "metrics reason")
-							assert.Equal(t, nodev1alpha1.MetricsStack, got.Metrics.Name)
-
-							wantEnabled, wantReason = expected(platform, topology, nmstateKnob, true)
-							assert.Equal(t, wantEnabled, got.NMState.Enabled, "nmstate enabled")
-							assert.Equal(t, wantReason, got.NMState.Reason, "nmstate reason")
-							assert.Equal(t, nodev1alpha1.NMStateStack, got.NMState.Name)
-
-							assert.Empty(t, got.InfrastructureProblem)
-							assert.Equal(t, platform, got.Platform)
-							for _, s := range got.Stacks() {
-								assert.NotEmpty(t, s.Message, "every decision explains itself")
-							}
-							// Skipped parts are reported only for an enabled metrics stack.
-							wantSkipped := 0
-							if got.Metrics.Enabled {
-								if !served.Monitoring {
-									wantSkipped++
+						for _, path := range allPlatformPaths {
+							name := fmt.Sprintf("%s/%s/metrics=%q/nmstate=%q/%+v/%+v", platform, topology, metricsKnob, nmstateKnob, served, path)
+							t.Run(name, func(t *testing.T) {
+								spec := nodev1alpha1.NodeOperatorSpec{
+									Metrics: nodev1alpha1.StackConfig{ManagementState: metricsKnob},
+									NMState: nodev1alpha1.StackConfig{ManagementState: nmstateKnob},
 								}
-								if !served.MachineConfig {
-									wantSkipped++
+								spec.ManagementState = operatorv1.Managed
+								got := Decide(Input{Infrastructure: infra(platform, topology), Spec: spec, Served: served, PlatformCRIOMetrics: path})
+
+								wantEnabled, wantReason := expected(platform, topology, metricsKnob, false)
+								assert.Equal(t, wantEnabled, got.Metrics.Enabled, "metrics enabled")
+								assert.Equal(t, wantReason, got.Metrics.Reason, "metrics reason")
+								assert.Equal(t, nodev1alpha1.MetricsStack, got.Metrics.Name)
+
+								wantEnabled, wantReason = expected(platform, topology, nmstateKnob, true)
+								assert.Equal(t, wantEnabled, got.NMState.Enabled, "nmstate enabled")
+								assert.Equal(t, wantReason, got.NMState.Reason, "nmstate reason")
+								assert.Equal(t, nodev1alpha1.NMStateStack, got.NMState.Name)
+
+								assert.Empty(t, got.InfrastructureProblem)
+								assert.Equal(t, platform, got.Platform)
+								for _, s := range got.Stacks() {
+									assert.NotEmpty(t, s.Message, "every decision explains itself")
 								}
-							}
-							assert.Len(t, got.Metrics.Skipped, wantSkipped)
-							for _, s := range got.Metrics.Skipped {
-								assert.Contains(t, got.Metrics.Message, s)
-							}
-							assert.Empty(t, got.NMState.Skipped)
-						})
+								// The platform's CRI-O metrics path decides the mode
+								// of an enabled metrics stack.
+								wantMode := nodev1alpha1.StackMode("")
+								switch {
+								case !got.Metrics.Enabled:
+								case path.Exists():
+									wantMode = nodev1alpha1.PlatformProxy
+									assert.Contains(t, got.Metrics.Message, "kube-rbac-proxy-crio")
+								default:
+									wantMode = nodev1alpha1.OperatorTLS
+								}
+								assert.Equal(t, wantMode, got.Metrics.Mode, "metrics mode")
+								assert.Empty(t, got.NMState.Mode)
+								// Skipped parts are reported only for an enabled metrics
+								// stack; the drop-in MachineConfigs only exist in the
+								// operator's own TLS mode.
+								wantSkipped := 0
+								if got.Metrics.Enabled {
+									if !served.Monitoring {
+										wantSkipped++
+									}
+									if !served.MachineConfig && wantMode == nodev1alpha1.OperatorTLS {
+										wantSkipped++
+									}
+								}
+								assert.Len(t, got.Metrics.Skipped, wantSkipped)
+								for _, s := range got.Metrics.Skipped {
+									assert.Contains(t, got.Metrics.Message, s)
+								}
+								assert.Empty(t, got.NMState.Skipped)
+								// A decision fed back as the previous one is stable: no
+								// message grows on every resync.
+								again := Decide(Input{Infrastructure: infra(platform, topology), Spec: spec, Served: served, PlatformCRIOMetrics: path,
+									Previous: []nodev1alpha1.StackStatus{got.Metrics.StackStatus, got.NMState.StackStatus}})
+								assert.Equal(t, got, again)
+							})
+						}
 					}
 				}
 			}
@@ -188,4 +221,47 @@ func TestDecideOperatorRemovedRemovesEveryStack(t *testing.T) {
 			assert.Equal(t, ReasonOperatorRemoved, s.Reason)
 		}
 	}
+}
+
+func TestDecideMetricsModeFollowsThePlatformPath(t *testing.T) {
+	bareMetal := infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
+	served := ServedAPIs{Monitoring: true, MachineConfig: true}
+	platformPath := PlatformCRIOMetrics{MachineConfigs: []string{"01-master-kubelet", "01-worker-kubelet"}}
+	unreadable := PlatformCRIOMetrics{Problem: "machineconfigs 01-worker-kubelet: the server is currently unable to handle the request"}
+
+	tests := []struct {
+		name        string
+		path        PlatformCRIOMetrics
+		previous    nodev1alpha1.StackMode
+		wantMode    nodev1alpha1.StackMode
+		wantMessage string
+	}{
+		{"platform path appears", platformPath, nodev1alpha1.OperatorTLS, nodev1alpha1.PlatformProxy, "served by the platform"},
+		{"platform path disappears", PlatformCRIOMetrics{}, nodev1alpha1.PlatformProxy, nodev1alpha1.OperatorTLS, "the platform runs no kube-rbac-proxy-crio"},
+		{"lookup fails: the last mode stands", unreadable, nodev1alpha1.PlatformProxy, nodev1alpha1.PlatformProxy, "served by the platform"},
+		{"lookup fails with no history: nothing node-side yet", unreadable, "", "", "not known yet (machineconfigs 01-worker-kubelet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			previous := Decide(Input{Infrastructure: bareMetal, Served: served}).Metrics.StackStatus
+			previous.Mode = tt.previous
+			got := Decide(Input{Infrastructure: bareMetal, Served: served, PlatformCRIOMetrics: tt.path,
+				Previous: []nodev1alpha1.StackStatus{previous}})
+			assert.True(t, got.Metrics.Enabled)
+			assert.Equal(t, tt.wantMode, got.Metrics.Mode)
+			assert.Contains(t, got.Metrics.Message, tt.wantMessage)
+			assert.Contains(t, got.Metrics.Message, "deployed by default on platform BareMetal")
+			assert.Equal(t, 1, strings.Count(got.Metrics.Message, "CRI-O metrics"), got.Metrics.Message)
+		})
+	}
+}
+
+func TestDecidePlatformPathDoesNotNeedMachineConfigAPI(t *testing.T) {
+	got := Decide(Input{
+		Infrastructure:      infra(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode),
+		Served:              ServedAPIs{Monitoring: true},
+		PlatformCRIOMetrics: PlatformCRIOMetrics{MirrorPods: 2},
+	})
+	assert.Equal(t, nodev1alpha1.PlatformProxy, got.Metrics.Mode)
+	assert.Empty(t, got.Metrics.Skipped, "no drop-in is wanted where the platform serves CRI-O metrics")
 }

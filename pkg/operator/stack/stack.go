@@ -27,6 +27,7 @@ import (
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
 )
@@ -54,6 +55,9 @@ type Deps struct {
 	// Images maps image names of manifests/image-references to pull specs,
 	// read from the operator's environment.
 	Images Images
+	// CRIOPlatform counts the nodes that run the platform's own CRI-O
+	// metrics proxy (MCO's kube-rbac-proxy-crio).
+	CRIOPlatform *crioplatform.Detector
 }
 
 // Images are the operand images, set in the operator Deployment's environment.

@@ -36,19 +36,25 @@ type controller struct {
 	nodeOperators *operatorclient.NodeOperators
 	infraLister   configlistersv1.InfrastructureLister
 	served        func() platform.ServedAPIs
+	platformPath  func(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics
 }
 
 // New returns the controller that decides which stacks are deployed. served
-// says which optional APIs the cluster serves (see ServedAPIs).
+// says which optional APIs the cluster serves (see ServedAPIs); platformPath
+// looks up the platform's own CRI-O metrics path, and platformPathInformer
+// (the static pod's mirror pods) triggers a new decision when it changes.
 func New(nodeOperators *operatorclient.NodeOperators, infraInformer configinformersv1.InfrastructureInformer,
-	served func() platform.ServedAPIs, recorder events.Recorder) factory.Controller {
+	served func() platform.ServedAPIs,
+	platformPath func(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics,
+	platformPathInformer factory.Informer, recorder events.Recorder) factory.Controller {
 	c := &controller{
 		nodeOperators: nodeOperators,
 		infraLister:   infraInformer.Lister(),
 		served:        served,
+		platformPath:  platformPath,
 	}
 	return factory.New().
-		WithInformers(nodeOperators.Informer(), infraInformer.Informer()).
+		WithInformers(nodeOperators.Informer(), infraInformer.Informer(), platformPathInformer).
 		ResyncEvery(resync).
 		WithSync(c.sync).
 		ToController("StackDecision", recorder)
@@ -74,11 +80,13 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		infra = nil
 	}
 
+	served := c.served()
 	decision := platform.Decide(platform.Input{
-		Infrastructure: infra,
-		Spec:           nodeOperator.Spec,
-		Served:         c.served(),
-		Previous:       nodeOperator.Status.Stacks,
+		Infrastructure:      infra,
+		Spec:                nodeOperator.Spec,
+		Served:              served,
+		Previous:            nodeOperator.Status.Stacks,
+		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig),
 	})
 	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation))
 }
@@ -87,8 +95,12 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 func statusFor(decision platform.Decision) *applynodev1alpha1.NodeOperatorStatusApplyConfiguration {
 	status := applynodev1alpha1.NodeOperatorStatus()
 	for _, s := range decision.Stacks() {
-		status.WithStacks(applynodev1alpha1.StackStatus().
-			WithName(s.Name).WithEnabled(s.Enabled).WithReason(s.Reason).WithMessage(s.Message))
+		stack := applynodev1alpha1.StackStatus().
+			WithName(s.Name).WithEnabled(s.Enabled).WithReason(s.Reason).WithMessage(s.Message)
+		if s.Mode != "" {
+			stack.WithMode(s.Mode)
+		}
+		status.WithStacks(stack)
 	}
 	degraded := operatorclient.Condition(ConditionDegraded, operatorv1.ConditionFalse, "AsExpected", "")
 	if decision.InfrastructureProblem != "" {

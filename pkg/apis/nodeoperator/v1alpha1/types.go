@@ -117,7 +117,29 @@ type StackStatus struct {
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
+
+	// mode says how an enabled stack is delivered, for stacks that have more
+	// than one way. Metrics: PlatformProxy where the platform already serves
+	// CRI-O metrics (the machine-config operator's kube-rbac-proxy-crio static
+	// pod, scraped as job="crio"), OperatorTLS where the operator's own TLS
+	// stack serves them. Empty for a stack that is off or has one way only.
+	// +optional
+	Mode StackMode `json:"mode,omitempty"`
 }
+
+// StackMode is how an enabled stack is delivered.
+//
+// +kubebuilder:validation:Enum="";PlatformProxy;OperatorTLS
+type StackMode string
+
+const (
+	// PlatformProxy: the platform's own CRI-O metrics path serves; the
+	// operator adds alerts, a dashboard and status on top of it.
+	PlatformProxy StackMode = "PlatformProxy"
+	// OperatorTLS: the operator's kube-rbac-proxy DaemonSet, rotated
+	// certificates and CRI-O TLS drop-in serve CRI-O metrics.
+	OperatorTLS StackMode = "OperatorTLS"
+)
 
 // NodeOperatorList is a list of NodeOperator.
 //

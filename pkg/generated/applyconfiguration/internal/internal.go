@@ -177,6 +177,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: message
       type:
         scalar: string
+    - name: mode
+      type:
+        scalar: string
     - name: name
       type:
         scalar: string

@@ -19,6 +19,12 @@ type StackStatusApplyConfiguration struct {
 	Reason *string `json:"reason,omitempty"`
 	// message explains the decision to an administrator, and how to change it.
 	Message *string `json:"message,omitempty"`
+	// mode says how an enabled stack is delivered, for stacks that have more
+	// than one way. Metrics: PlatformProxy where the platform already serves
+	// CRI-O metrics (the machine-config operator's kube-rbac-proxy-crio static
+	// pod, scraped as job="crio"), OperatorTLS where the operator's own TLS
+	// stack serves them. Empty for a stack that is off or has one way only.
+	Mode *nodeoperatorv1alpha1.StackMode `json:"mode,omitempty"`
 }
 
 // StackStatusApplyConfiguration constructs a declarative configuration of the StackStatus type for use with
@@ -56,5 +62,13 @@ func (b *StackStatusApplyConfiguration) WithReason(value string) *StackStatusApp
 // If called multiple times, the Message field is set to the value of the last call.
 func (b *StackStatusApplyConfiguration) WithMessage(value string) *StackStatusApplyConfiguration {
 	b.Message = &value
+	return b
+}
+
+// WithMode sets the Mode field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Mode field is set to the value of the last call.
+func (b *StackStatusApplyConfiguration) WithMode(value nodeoperatorv1alpha1.StackMode) *StackStatusApplyConfiguration {
+	b.Mode = &value
 	return b
 }

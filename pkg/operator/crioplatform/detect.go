@@ -1,0 +1,139 @@
+// Package crioplatform finds out whether the platform already serves CRI-O
+// metrics: since OpenShift 4.14 the machine-config operator (MCO) lays down
+// the static pod kube-rbac-proxy-crio on every node, in front of CRI-O's
+// plain-HTTP endpoint on 127.0.0.1:9537, and the monitoring stack scrapes it
+// as job="crio".
+package crioplatform
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+)
+
+const (
+	// Namespace holds MCO's mirror pods kube-rbac-proxy-crio-<node>.
+	Namespace = "openshift-machine-config-operator"
+	// ProxyLabel is the label MCO (4.16+) puts on the static pod and selects
+	// with its Service kube-rbac-proxy-crio.
+	ProxyLabel = "k8s-app=kube-rbac-proxy-crio"
+	// StaticPodPath is the static pod's file in MCO's 01-<role>-kubelet
+	// MachineConfigs.
+	StaticPodPath = "/etc/kubernetes/manifests/criometricsproxy.yaml"
+)
+
+// Roles are MCO's base pools; each has a 01-<role>-kubelet MachineConfig.
+var Roles = []string{"master", "worker", "arbiter"}
+
+var machineConfigGVR = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
+
+// KubeletMachineConfigName is MCO's base kubelet MachineConfig of a role.
+func KubeletMachineConfigName(role string) string { return "01-" + role + "-kubelet" }
+
+// Detector reads MCO's base kubelet MachineConfigs by name (no watch: they
+// are large, and a lookup once a minute is enough to notice the path appear
+// or go) and counts the static pod's mirror pods from a label-selected cache.
+type Detector struct {
+	machineConfigs dynamic.NamespaceableResourceInterface
+	mirrorPods     corev1listers.PodLister
+	mirrorInformer cache.SharedIndexInformer
+	factory        informers.SharedInformerFactory
+}
+
+// NewDetector builds a Detector; Start starts its mirror pod cache.
+func NewDetector(kube kubernetes.Interface, dyn dynamic.Interface) *Detector {
+	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = ProxyLabel }))
+	pods := factory.Core().V1().Pods()
+	return &Detector{
+		machineConfigs: dyn.Resource(machineConfigGVR),
+		mirrorPods:     pods.Lister(),
+		mirrorInformer: pods.Informer(),
+		factory:        factory,
+	}
+}
+
+// Informer is the mirror pod informer: controllers that depend on the
+// platform path resync when the static pod appears or goes.
+func (d *Detector) Informer() cache.SharedIndexInformer { return d.mirrorInformer }
+
+// RunningProxies counts the nodes that run the static pod, from the cache.
+func (d *Detector) RunningProxies() int {
+	pods, _ := d.mirrorPods.List(labels.Everything())
+	return RunningNodes(pods)
+}
+
+// Start starts the mirror pod cache.
+func (d *Detector) Start(stop <-chan struct{}) { d.factory.Start(stop) }
+
+// Detect looks the platform path up. machineConfigServed says whether
+// machineconfiguration.openshift.io/v1 is served; without it there is no
+// MCO and only mirror pods can tell.
+func (d *Detector) Detect(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics {
+	var out platform.PlatformCRIOMetrics
+	var problems []string
+	if machineConfigServed {
+		for _, role := range Roles {
+			name := KubeletMachineConfigName(role)
+			mc, err := d.machineConfigs.Get(ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				continue
+			case err != nil:
+				problems = append(problems, fmt.Sprintf("machineconfigs %s: %v", name, err))
+				continue
+			}
+			if CarriesStaticPod(mc) {
+				out.MachineConfigs = append(out.MachineConfigs, name)
+			}
+		}
+	}
+	pods, err := d.mirrorPods.List(labels.Everything())
+	if err != nil {
+		problems = append(problems, fmt.Sprintf("pods -l %s: %v", ProxyLabel, err))
+	}
+	out.MirrorPods = RunningNodes(pods)
+	// A failed lookup matters only while nothing shows the path exists.
+	if !out.Exists() && len(problems) > 0 {
+		out.Problem = strings.Join(problems, "; ")
+	}
+	return out
+}
+
+// CarriesStaticPod reports whether a MachineConfig lays down the
+// kube-rbac-proxy-crio static pod.
+func CarriesStaticPod(mc *unstructured.Unstructured) bool {
+	files, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
+	for _, f := range files {
+		if m, ok := f.(map[string]interface{}); ok && m["path"] == StaticPodPath {
+			return true
+		}
+	}
+	return false
+}
+
+// RunningNodes counts the distinct nodes whose mirror pod is Running.
+func RunningNodes(pods []*corev1.Pod) int {
+	nodes := map[string]bool{}
+	for _, p := range pods {
+		if p.Spec.NodeName != "" && p.Status.Phase == corev1.PodRunning {
+			nodes[p.Spec.NodeName] = true
+		}
+	}
+	return len(nodes)
+}

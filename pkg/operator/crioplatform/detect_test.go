@@ -1,0 +1,78 @@
+package crioplatform
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+)
+
+func machineConfig(name string, paths ...string) *unstructured.Unstructured {
+	var files []interface{}
+	for _, p := range paths {
+		files = append(files, map[string]interface{}{"path": p, "contents": map[string]interface{}{"source": "data:,"}})
+	}
+	mc := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
+		"metadata": map[string]interface{}{"name": name},
+		"spec":     map[string]interface{}{"config": map[string]interface{}{"storage": map[string]interface{}{"files": files}}},
+	}}
+	return mc
+}
+
+func mirrorPod(node string, phase corev1.PodPhase) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "kube-rbac-proxy-crio-" + node, Namespace: Namespace, Labels: map[string]string{"k8s-app": "kube-rbac-proxy-crio"}},
+		Spec:       corev1.PodSpec{NodeName: node},
+		Status:     corev1.PodStatus{Phase: phase},
+	}
+}
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name       string
+		mcs        []runtime.Object
+		pods       []runtime.Object
+		served     bool
+		wantMCs    []string
+		wantMirror int
+	}{
+		{"OpenShift 4.14+: both base kubelet MachineConfigs carry the static pod",
+			[]runtime.Object{machineConfig("01-master-kubelet", "/etc/kubernetes/kubelet.conf", StaticPodPath), machineConfig("01-worker-kubelet", StaticPodPath)},
+			nil, true, []string{"01-master-kubelet", "01-worker-kubelet"}, 0},
+		{"OpenShift before 4.14: base kubelet MachineConfigs without it",
+			[]runtime.Object{machineConfig("01-master-kubelet", "/etc/kubernetes/kubelet.conf"), machineConfig("01-worker-kubelet", "/etc/kubernetes/kubelet.conf")},
+			nil, true, nil, 0},
+		{"other MachineConfigs carrying the file do not count",
+			[]runtime.Object{machineConfig("99-worker-custom", StaticPodPath)}, nil, true, nil, 0},
+		{"mirror pods: running ones on distinct nodes",
+			nil, []runtime.Object{mirrorPod("a", corev1.PodRunning), mirrorPod("b", corev1.PodRunning), mirrorPod("c", corev1.PodPending)}, false, nil, 2},
+		{"no MCO API: MachineConfigs are not read", []runtime.Object{machineConfig("01-worker-kubelet", StaticPodPath)}, nil, false, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scheme := runtime.NewScheme()
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
+				map[schema.GroupVersionResource]string{machineConfigGVR: "MachineConfigList"}, tt.mcs...)
+			kube := kubefake.NewSimpleClientset(tt.pods...)
+			d := NewDetector(kube, dyn)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			d.Start(ctx.Done())
+			d.factory.WaitForCacheSync(ctx.Done())
+
+			got := d.Detect(ctx, tt.served)
+			assert.Equal(t, tt.wantMCs, got.MachineConfigs)
+			assert.Equal(t, tt.wantMirror, got.MirrorPods)
+			assert.Empty(t, got.Problem)
+			assert.Equal(t, len(tt.wantMCs) > 0 || tt.wantMirror > 0, got.Exists())
+		})
+	}
+}

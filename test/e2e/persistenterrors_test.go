@@ -1,0 +1,168 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+// denyDaemonSetWrites makes every write of the crio-metrics DaemonSet fail
+// at admission: a denied write the operator keeps retrying.
+const denyDaemonSetWrites = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: e2e-deny-crio-metrics-daemonset
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["daemonsets"]
+  validations:
+  - expression: "object.metadata.name != 'crio-metrics'"
+    message: "e2e: writes of DaemonSet crio-metrics are denied"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: e2e-deny-crio-metrics-daemonset
+spec:
+  policyName: e2e-deny-crio-metrics-daemonset
+  validationActions: [Deny]
+`
+
+// TestPersistentErrorsNoStatusWrites: while persistent errors are reported
+// (missing operand images, an unreadable Infrastructure, a denied write), the
+// operator writes neither the NodeOperator nor the ClusterOperator once the
+// errors are reported: nothing in a condition changes with time alone.
+func TestPersistentErrorsNoStatusWrites(t *testing.T) {
+	c, op := framework.Setup(t, framework.OperatorOptions{})
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	op.Stop()
+
+	applier := framework.NewApplier(t, c.Config)
+	var policies []*unstructured.Unstructured
+	for _, doc := range strings.Split(denyDaemonSetWrites, "\n---\n") {
+		obj := &unstructured.Unstructured{}
+		require.NoError(t, yaml.Unmarshal([]byte(doc), &obj.Object))
+		require.NoError(t, applier.Apply(ctx, obj, "e2e"))
+		policies = append(policies, obj)
+	}
+	t.Cleanup(func() {
+		for _, p := range policies {
+			ri, err := applier.Resource(p)
+			if err == nil {
+				_ = ri.Delete(context.Background(), p.GetName(), metav1.DeleteOptions{})
+			}
+		}
+	})
+	// The policy is enforced once the API server has loaded it: a write of
+	// ours is denied too.
+	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+		ds, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		ds.Labels["e2e-touch"] = time.Now().Format("150405.000")
+		_, err = kube.AppsV1().DaemonSets(framework.OperatorNamespace).Update(ctx, ds, metav1.UpdateOptions{})
+		return apierrors.IsInvalid(err) || apierrors.IsForbidden(err), nil
+	}, "the admission policy denies writes of DaemonSet crio-metrics")
+	require.NoError(t, kube.AppsV1().DaemonSets(framework.OperatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
+
+	// The Infrastructure goes (Setup's cleanup puts it back).
+	require.NoError(t, c.Config1.ConfigV1().Infrastructures().Delete(ctx, "cluster", metav1.DeleteOptions{}))
+
+	// The operator restarts without the NMState images.
+	op = framework.StartOperator(t, framework.OperatorOptions{Env: []string{"NMSTATE_OPERATOR_IMAGE=", "NMSTATE_HANDLER_IMAGE="}})
+	op.WaitLeading(t, 2*time.Minute)
+
+	degraded := []string{"StackDecisionDegraded", "MetricsDegraded", string(nodev1alpha1.NMStateStack) + "Degraded"}
+	c.WaitForNodeOperator(t, 4*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
+		for _, d := range degraded {
+			if why := framework.ConditionIs(d, operatorv1.ConditionTrue)(no); why != "" {
+				return why
+			}
+		}
+		return ""
+	})
+	// library-go's inertia turns the ClusterOperator Degraded after two
+	// minutes: a change of the world's time, written once.
+	c.WaitForClusterOperator(t, 4*time.Minute, func(co *configv1.ClusterOperator) string {
+		if d := framework.COCondition(co, configv1.OperatorDegraded); d == nil || d.Status != configv1.ConditionTrue {
+			return "ClusterOperator not Degraded yet"
+		}
+		return ""
+	})
+
+	no, err := c.NodeOperator(ctx)
+	require.NoError(t, err)
+	co, err := c.ClusterOperator(ctx)
+	require.NoError(t, err)
+	t.Logf("reported:\n%s", framework.DescribeNodeOperator(no))
+	writes := watchWrites(t, c, 2*time.Minute+10*time.Second)
+	assert.Empty(t, writes, "status writes while persistent errors are reported (ClusterOperator Degraded: %s)",
+		framework.COCondition(co, configv1.OperatorDegraded).Message)
+	_, err = kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the denied DaemonSet was created after all: %v", err)
+}
+
+// watchWrites watches the NodeOperator and the ClusterOperator for d and
+// returns one line per write.
+func watchWrites(t *testing.T, c *framework.Cluster, d time.Duration) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var out []string
+	watch := func(gvr schema.GroupVersionResource, name string) <-chan []string {
+		ch := make(chan []string, 1)
+		obj, err := c.Dynamic.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		w, err := c.Dynamic.Resource(gvr).Watch(ctx, metav1.ListOptions{
+			FieldSelector: "metadata.name=" + name, ResourceVersion: obj.GetResourceVersion()})
+		require.NoError(t, err)
+		go func() {
+			var lines []string
+			defer func() { ch <- lines }()
+			defer w.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case ev, ok := <-w.ResultChan():
+					if !ok {
+						return
+					}
+					if u, ok := ev.Object.(*unstructured.Unstructured); ok {
+						lines = append(lines, string(ev.Type)+" "+gvr.Resource+"/"+name+" at resourceVersion "+u.GetResourceVersion())
+					}
+				}
+			}
+		}()
+		return ch
+	}
+	a := watch(schema.GroupVersionResource{Group: nodev1alpha1.GroupName, Version: "v1alpha1", Resource: nodev1alpha1.Resource}, nodev1alpha1.SingletonName)
+	b := watch(schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusteroperators"}, "node")
+	out = append(out, <-a...)
+	out = append(out, <-b...)
+	return out
+}
