@@ -65,6 +65,12 @@ verify-codegen:
 .PHONY: verify-codegen
 verify: verify-codegen
 
+# build-machinery's verify-govet does not see files behind the e2e build tag.
+verify-e2e-vet:
+	go vet -mod=vendor -tags e2e ./test/...
+.PHONY: verify-e2e-vet
+verify: verify-e2e-vet
+
 local-up: tools
 	hack/local-cluster.sh up
 .PHONY: local-up

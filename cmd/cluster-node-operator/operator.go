@@ -18,6 +18,11 @@ func newOperatorCommand(ctx context.Context) *cobra.Command {
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A configuration error fails here, before the lease is taken,
+			// rather than in a leader that then exits and loops.
+			if err := opts.Validate(); err != nil {
+				return err
+			}
 			return process.Run(ctx, opts.RunOperator)
 		},
 	}

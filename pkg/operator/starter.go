@@ -26,7 +26,7 @@ import (
 	"k8s.io/utils/clock"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
@@ -49,12 +49,20 @@ var staleConditionTypes = []string{}
 type Options struct {
 	// CertTiming is the validity and refresh of the CRI-O metrics
 	// certificates; tests shorten it to force rotations.
-	CertTiming certrotation.Timing
+	CertTiming criometricscerts.Timing
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{CertTiming: certrotation.DefaultTiming}
+	return &Options{CertTiming: criometricscerts.DefaultTiming}
+}
+
+// Validate checks the configuration from flags and environment.
+func (o *Options) Validate() error {
+	if os.Getenv("OPERATOR_IMAGE_VERSION") == "" {
+		return fmt.Errorf("OPERATOR_IMAGE_VERSION must be set to the version of this operator")
+	}
+	return o.CertTiming.Validate()
 }
 
 // RunOperator starts every controller and blocks until ctx is done.
@@ -167,15 +175,17 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	return nil
 }
 
-// degradedInertia is how long a <X>Degraded condition must hold before the
-// ClusterOperator turns Degraded: library-go's two minutes, except for
-// MetricsDegraded (nodes without a ready crio-metrics pod), which a rolling
-// reboot or hundreds of nodes joining at once cause for a while without
-// anything being wrong.
-var degradedInertia = status.MustNewInertia(2*time.Minute, status.InertiaCondition{
-	ConditionTypeMatcher: regexp.MustCompile("^" + criometrics.Prefix + "Degraded$"),
-	Duration:             30 * time.Minute,
-}).Inertia
+// degradedInertia is the one table of how long a <X>Degraded condition must
+// hold before the ClusterOperator turns Degraded. Controllers report a
+// problem at once; only this table delays it.
+var degradedInertia = status.MustNewInertia(2*time.Minute,
+	// Nodes without a ready crio-metrics pod: a rolling reboot or hundreds
+	// of nodes joining at once cause it for a while without anything wrong.
+	status.InertiaCondition{ConditionTypeMatcher: regexp.MustCompile("^" + criometrics.Prefix + "Degraded$"), Duration: 30 * time.Minute},
+	// A namespace still terminating or an API server restart delays the
+	// NMState stack for a while.
+	status.InertiaCondition{ConditionTypeMatcher: regexp.MustCompile("^" + string(nodev1alpha1.NMStateStack) + "Degraded$"), Duration: nmstate.DegradedInertia},
+).Inertia
 
 // newStacks builds every stack the operator knows.
 func newStacks(deps stack.Deps) ([]stack.Stack, error) {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
 )
 
 // request is one API request the operator makes, as RBAC sees it.
@@ -355,9 +355,9 @@ func codeOperands() []*object {
 		return &object{Unstructured: u, File: "pkg/certrotation"}
 	}
 	return []*object{
-		mk("Secret", certrotation.SignerSecretName),
-		mk("Secret", certrotation.ServingSecretName),
-		mk("ConfigMap", certrotation.CABundleName),
+		mk("Secret", criometricscerts.SignerSecretName),
+		mk("Secret", criometricscerts.ServingSecretName),
+		mk("ConfigMap", criometricscerts.CABundleName),
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -31,7 +31,7 @@ func init() {
 
 type certController struct {
 	deps     stack.Deps
-	rotation *certrotation.Rotation
+	rotation *criometricscerts.Rotation
 	secrets  corev1listers.SecretLister
 	configs  corev1listers.ConfigMapLister
 }
@@ -44,7 +44,7 @@ func newCertController(deps stack.Deps) stack.Runnable {
 	configMaps := informers.Core().V1().ConfigMaps()
 	c := &certController{
 		deps:     deps,
-		rotation: certrotation.New(namespace, serviceName, deps.CertTiming, deps.KubeClient, secrets, configMaps, deps.OperatorClient, deps.Recorder),
+		rotation: criometricscerts.New(namespace, serviceName, deps.CertTiming, deps.KubeClient, secrets, configMaps, deps.OperatorClient, deps.Recorder),
 		secrets:  secrets.Lister(),
 		configs:  configMaps.Lister(),
 	}
@@ -81,7 +81,7 @@ func (c *certController) syncCertificates(ctx context.Context, syncCtx factory.S
 }
 
 func (c *certController) recordExpiry() {
-	secret, err := c.secrets.Secrets(namespace).Get(certrotation.ServingSecretName)
+	secret, err := c.secrets.Secrets(namespace).Get(criometricscerts.ServingSecretName)
 	if err != nil {
 		return
 	}
@@ -93,19 +93,19 @@ func (c *certController) recordExpiry() {
 }
 
 func (c *certController) anyLeft() bool {
-	for _, name := range []string{certrotation.ServingSecretName, certrotation.SignerSecretName} {
+	for _, name := range []string{criometricscerts.ServingSecretName, criometricscerts.SignerSecretName} {
 		if _, err := c.secrets.Secrets(namespace).Get(name); !apierrors.IsNotFound(err) {
 			return true
 		}
 	}
-	_, err := c.configs.ConfigMaps(namespace).Get(certrotation.CABundleName)
+	_, err := c.configs.ConfigMaps(namespace).Get(criometricscerts.CABundleName)
 	return !apierrors.IsNotFound(err)
 }
 
 // remove deletes what exists, reading the cache first.
 func (c *certController) remove(ctx context.Context) error {
 	core := c.deps.KubeClient.CoreV1()
-	for _, name := range []string{certrotation.ServingSecretName, certrotation.SignerSecretName} {
+	for _, name := range []string{criometricscerts.ServingSecretName, criometricscerts.SignerSecretName} {
 		if _, err := c.secrets.Secrets(namespace).Get(name); apierrors.IsNotFound(err) {
 			continue
 		}
@@ -114,10 +114,10 @@ func (c *certController) remove(ctx context.Context) error {
 		}
 		klog.Infof("deleted secret %s/%s: the CRI-O metrics stack is off", namespace, name)
 	}
-	if _, err := c.configs.ConfigMaps(namespace).Get(certrotation.CABundleName); apierrors.IsNotFound(err) {
+	if _, err := c.configs.ConfigMaps(namespace).Get(criometricscerts.CABundleName); apierrors.IsNotFound(err) {
 		return nil
 	}
-	if err := core.ConfigMaps(namespace).Delete(ctx, certrotation.CABundleName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := core.ConfigMaps(namespace).Delete(ctx, criometricscerts.CABundleName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	return nil

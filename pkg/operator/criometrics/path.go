@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
@@ -106,13 +106,13 @@ func (t TLSStack) Remaining() []string {
 
 // SwitchStatus is the Progressing condition of a stack between modes, or
 // ok=false when nothing is switching.
-func SwitchStatus(intent Intent, mode nodev1alpha1.StackMode, t TLSStack, served platform.ServedAPIs) (reason, message string, ok bool) {
+func SwitchStatus(intent Intent, mode nodev1alpha1.StackMode, t TLSStack, monitoringServed bool) (reason, message string, ok bool) {
 	switch {
 	case intent == TearDown && mode == nodev1alpha1.PlatformProxy && len(t.Remaining()) > 0:
 		return ReasonSwitchingToPlatformProxy, fmt.Sprintf(
 			"the platform's kube-rbac-proxy-crio serves CRI-O metrics: removing the node operator's own TLS stack in order, left: %s",
 			strings.Join(t.Remaining(), ", ")), true
-	case intent == Build && served.Monitoring && !t.ServiceMonitor:
+	case intent == Build && monitoringServed && !t.ServiceMonitor:
 		return ReasonSwitchingToOperatorTLS,
 			"building the node operator's CRI-O metrics TLS stack: the ServiceMonitor comes last, once kube-rbac-proxy serves on a node and the CRI-O drop-in MachineConfigs are in place", true
 	}
@@ -179,6 +179,6 @@ func ObserveTLSStack(ctx context.Context, dyn dynamic.Interface, served platform
 		t.DaemonSetServes = available > 0 || desired == 0
 	}
 	t.Rest = exists(serviceGVR, namespace, serviceName) || exists(sccGVR, "", sccName) ||
-		exists(configMapGVR, namespace, certrotation.CABundleName)
+		exists(configMapGVR, namespace, criometricscerts.CABundleName)
 	return t
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -76,7 +75,6 @@ func TestTLSStackServiceMonitorComesLast(t *testing.T) {
 }
 
 func TestSwitchStatus(t *testing.T) {
-	served := platform.ServedAPIs{Monitoring: true, MachineConfig: true}
 	tests := []struct {
 		name        string
 		intent      Intent
@@ -95,14 +93,14 @@ func TestSwitchStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reason, message, ok := SwitchStatus(tt.intent, tt.mode, tt.tls, served)
+			reason, message, ok := SwitchStatus(tt.intent, tt.mode, tt.tls, true)
 			assert.Equal(t, tt.wantReason != "", ok)
 			assert.Equal(t, tt.wantReason, reason)
 			assert.Contains(t, message, tt.wantContain)
 		})
 	}
 	// Without monitoring.coreos.com there is no ServiceMonitor to wait for.
-	_, _, ok := SwitchStatus(Build, nodev1alpha1.OperatorTLS, TLSStack{DaemonSet: true}, platform.ServedAPIs{MachineConfig: true})
+	_, _, ok := SwitchStatus(Build, nodev1alpha1.OperatorTLS, TLSStack{DaemonSet: true}, false)
 	assert.False(t, ok)
 }
 

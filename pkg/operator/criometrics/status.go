@@ -26,9 +26,6 @@ type RolloutState struct {
 	// Deploying: the DaemonSet was just created and no node serves yet.
 	Deploying bool
 	Message   string
-	// SwitchReason and SwitchMessage explain Progressing while the stack
-	// switches modes (path.go).
-	SwitchReason, SwitchMessage string
 }
 
 // Rollout reads a DaemonSet's status at time now.

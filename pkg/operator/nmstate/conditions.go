@@ -12,11 +12,11 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
-// DegradedInertia is how long a sync must keep failing before NMStateDegraded
-// turns True; shorter problems (a namespace still terminating, an API server
-// restart) only delay the stack. library-go's ClusterOperator status
-// controller adds its own inertia on top.
-const DegradedInertia = time.Minute
+// DegradedInertia is how long NMStateDegraded must hold before the
+// ClusterOperator turns Degraded (the starter's inertia table): shorter
+// problems (a namespace still terminating, an API server restart) only delay
+// the stack.
+const DegradedInertia = 3 * time.Minute
 
 // Condition reasons of the NMState conditions. While the stack is settled,
 // Available carries the decision's reason (PlatformDefault, OptedIn,
@@ -71,10 +71,8 @@ type observation struct {
 	// deleted lists what this sync deleted, for its event.
 	deleted []string
 
-	// SyncError is the error of this sync; FailingFor is how long syncs have
-	// failed in a row.
-	SyncError  error
-	FailingFor time.Duration
+	// SyncError is the error of this sync.
+	SyncError error
 
 	// Now is when the observation was made.
 	Now time.Time
@@ -97,7 +95,8 @@ type conditions struct {
 //     NMState CR exists;
 //   - Progressing: only while the Deployment rolls out a new spec, or while the
 //     stack is being set up or removed;
-//   - Degraded: only when syncs keep failing for DegradedInertia, or when the
+//   - Degraded: when a sync fails (the ClusterOperator follows only after
+//     DegradedInertia), or when the
 //     Deployment controller gave up rolling out (ProgressDeadlineExceeded).
 func conditionsFor(o observation) conditions {
 	out := conditions{
@@ -105,11 +104,11 @@ func conditionsFor(o observation) conditions {
 		Degraded:    condition{Reason: ReasonAsExpected},
 	}
 	switch {
-	case o.SyncError != nil && o.FailingFor >= DegradedInertia:
-		out.Degraded = condition{Status: true, Reason: ReasonSyncFailing,
-			// No elapsed time in the message: it would change on every retry
-			// and rewrite the status in a loop while the error persists.
-			Message: fmt.Sprintf("syncs have kept failing for more than %s: %v", DegradedInertia, o.SyncError)}
+	case o.SyncError != nil:
+		// No elapsed time or retry count in the message: it would change on
+		// every retry and rewrite the status in a loop while the error
+		// persists.
+		out.Degraded = condition{Status: true, Reason: ReasonSyncFailing, Message: o.SyncError.Error()}
 	case o.Deployment != nil && progressDeadlineExceeded(o.Deployment) != "":
 		out.Degraded = condition{Status: true, Reason: ReasonRolloutStuck,
 			Message: fmt.Sprintf("Deployment %s/%s does not roll out: %s", Namespace, DeploymentName, progressDeadlineExceeded(o.Deployment))}

@@ -170,20 +170,20 @@ func TestConditionsFor(t *testing.T) {
 			Degraded:    condition{true, ReasonRolloutStuck, `Deployment openshift-nmstate/nmstate-operator does not roll out: ReplicaSet "nmstate-operator-2" has timed out progressing.`},
 		},
 	}, {
-		name: "sync failing for less than the inertia: not degraded, still available",
-		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, SyncError: errors.New("boom"), FailingFor: DegradedInertia - time.Second},
+		name: "sync failing, stack available: degraded at once (the ClusterOperator follows after the inertia)",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, SyncError: errors.New("boom")},
 		want: conditions{
 			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
 			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{true, ReasonSyncFailing, "boom"},
 		},
 	}, {
-		name: "sync failing for the inertia: degraded",
-		obs:  observation{Decision: offOnAWS, SyncError: errors.New("deleting ClusterRole nmstate-operator: forbidden"), FailingFor: DegradedInertia},
+		name: "removal failing: degraded",
+		obs:  observation{Decision: offOnAWS, SyncError: errors.New("deleting ClusterRole nmstate-operator: forbidden")},
 		want: conditions{
 			Available:   condition{true, "NotDefaultOnPlatform", offOnAWS.Message},
 			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{true, ReasonSyncFailing, "syncs have kept failing for more than 1m0s: deleting ClusterRole nmstate-operator: forbidden"},
+			Degraded:    condition{true, ReasonSyncFailing, "deleting ClusterRole nmstate-operator: forbidden"},
 		},
 	}, {
 		name: "on, someone else's NMState operator in the way",
@@ -222,8 +222,8 @@ func TestRollingOut(t *testing.T) {
 func TestConditionsForPersistentErrorDoNotChangeWithTime(t *testing.T) {
 	decision := nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: true, Reason: "PlatformDefault", Message: "deployed by default on platform BareMetal"}
 	err := errors.New("NMSTATE_OPERATOR_IMAGE is not set")
-	first := conditionsFor(observation{Decision: decision, SyncError: err, FailingFor: DegradedInertia + time.Second})
-	later := conditionsFor(observation{Decision: decision, SyncError: err, FailingFor: 47 * time.Minute})
+	first := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 1, 0, 1, 1, 0, time.UTC)})
+	later := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 3, 7, 0, 0, 0, time.UTC)})
 	assert.Equal(t, first, later)
 	assert.True(t, first.Degraded.Status)
 }

@@ -54,10 +54,6 @@ type controller struct {
 	images         images
 	clock          clock.PassiveClock
 	conditions     stack.Conditions
-
-	// failingSince is when syncs started to fail in a row; zero while they
-	// succeed. One worker runs sync, so it needs no lock.
-	failingSince time.Time
 }
 
 // newController returns the controller that deploys and removes the stack.
@@ -112,22 +108,8 @@ func (c *controller) syncNMState(ctx context.Context, syncCtx factory.SyncContex
 	}
 	o.Decision = state.Decision
 
-	now := c.clock.Now()
-	o.Now = now
-	switch {
-	case syncErr == nil:
-		c.failingSince = time.Time{}
-	case c.failingSince.IsZero():
-		c.failingSince = now
-	}
-	if syncErr != nil {
-		o.SyncError = syncErr
-		o.FailingFor = now.Sub(c.failingSince)
-		if o.FailingFor < DegradedInertia {
-			// Look again when the inertia has passed, whatever the backoff.
-			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), DegradedInertia-o.FailingFor)
-		}
-	}
+	o.Now = c.clock.Now()
+	o.SyncError = syncErr
 
 	applyErr := c.operatorClient.ApplyOperatorStatus(ctx, ControllerName, c.status(state, o))
 	if o.Waiting != "" || len(o.Remaining) > 0 {

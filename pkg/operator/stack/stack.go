@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
@@ -51,7 +51,7 @@ type Deps struct {
 	// Served tells which optional APIs are served.
 	Served *ServedAPIs
 	// CertTiming is the validity and refresh of the CRI-O metrics certificates.
-	CertTiming certrotation.Timing
+	CertTiming criometricscerts.Timing
 	// Images maps image names of manifests/image-references to pull specs,
 	// read from the operator's environment.
 	Images Images

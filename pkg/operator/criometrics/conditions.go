@@ -1,0 +1,152 @@
+package criometrics
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+// Reasons of the Metrics conditions, besides the switching reasons of
+// path.go and the decision's own reasons.
+const (
+	ReasonAsExpected             = "AsExpected"
+	ReasonNotDeployed            = "NotDeployed"
+	ReasonRemoving               = "Removing"
+	ReasonDeploying              = "Deploying"
+	ReasonRollingOut             = "RollingOut"
+	ReasonNoNodeServesMetrics    = "NoNodeServesMetrics"
+	ReasonNodesWithoutMetrics    = "NodesWithoutMetrics"
+	ReasonWaitingForCertificates = "WaitingForCertificates"
+	ReasonPlatformPathUnknown    = "PlatformPathUnknown"
+	ReasonPlatformProxy          = string(nodev1alpha1.PlatformProxy)
+	// Problems that stop a sync (observation.Problem.Reason).
+	ReasonInvalidTLSSecurityProfile = "InvalidTLSSecurityProfile"
+	ReasonInvalidConfiguration      = "InvalidConfiguration"
+	ReasonApplyFailed               = "ApplyFailed"
+	ReasonRemovalFailed             = "RemovalFailed"
+)
+
+// observation is what one sync of the DaemonSet controller found;
+// conditionsFor turns it into the Metrics conditions without any I/O.
+type observation struct {
+	// Decision is the recorded decision; Intent what it means for the own
+	// TLS stack.
+	Decision nodev1alpha1.StackStatus
+	Intent   Intent
+	// TLS says which parts of the own TLS stack exist; MonitoringServed
+	// whether a ServiceMonitor is expected at all.
+	TLS              TLSStack
+	MonitoringServed bool
+	// PlatformProxies counts the nodes that run MCO's kube-rbac-proxy-crio.
+	PlatformProxies int
+	// WaitingForCertificates: the CA bundle does not exist yet.
+	WaitingForCertificates bool
+	// Problem stopped the sync (a denied write, an unusable TLS profile).
+	Problem *condition
+	// DaemonSet is the DaemonSet as applied or, after a problem, as cached;
+	// nil when there is none.
+	DaemonSet *appsv1.DaemonSet
+	// Now is when the observation was made (the first rollout's grace).
+	Now time.Time
+}
+
+type condition struct {
+	Status  bool
+	Reason  string
+	Message string
+}
+
+type conditions struct {
+	Available, Progressing, Degraded condition
+}
+
+// conditionsFor decides MetricsAvailable, MetricsProgressing and
+// MetricsDegraded. Messages hold no time or counter that changes by itself,
+// so a persistent problem is written once.
+func conditionsFor(o observation) conditions {
+	out := conditions{
+		Progressing: condition{Reason: ReasonAsExpected},
+		Degraded:    condition{Reason: ReasonAsExpected},
+	}
+	if o.Problem != nil {
+		out.Degraded = *o.Problem
+	}
+
+	switch {
+	case o.Intent == Hold:
+		// Enabled with the path unknown: nothing is deployed on nodes until
+		// the lookup works, because guessing "no platform path" could break
+		// the platform's job="crio".
+		out.Available = condition{true, ReasonPlatformPathUnknown, o.Decision.Message}
+		out.Degraded = condition{true, ReasonPlatformPathUnknown,
+			"nothing is deployed on nodes until the operator can tell whether the machine-config operator's kube-rbac-proxy-crio serves CRI-O metrics: " + o.Decision.Message}
+		return out
+
+	case o.Intent == TearDown && !o.Decision.Enabled:
+		out.Available = condition{true, ReasonNotDeployed, o.Decision.Message}
+		if left := o.TLS.Remaining(); len(left) > 0 {
+			out.Progressing = condition{true, ReasonRemoving, "removing in order: " + strings.Join(left, ", ")}
+		}
+		if o.Problem == nil {
+			out.Degraded.Reason = ReasonNotDeployed
+		}
+		return out
+
+	case o.Intent == TearDown:
+		out.Available = condition{true, ReasonPlatformProxy, stack.Join(PlatformProxyNodes(o.PlatformProxies), o.Decision.Message)}
+		if reason, message, ok := SwitchStatus(TearDown, nodev1alpha1.PlatformProxy, o.TLS, o.MonitoringServed); ok {
+			out.Progressing = condition{true, reason, message}
+		}
+		return out
+
+	case o.WaitingForCertificates:
+		out.Available = condition{true, ReasonWaitingForCertificates, stack.Join(o.Decision.Message, "deploying: waiting for the CRI-O metrics CA bundle to be created")}
+		out.Progressing = condition{true, ReasonWaitingForCertificates, "waiting for the CRI-O metrics certificates"}
+		return out
+
+	case o.DaemonSet == nil:
+		// A problem before the first DaemonSet: nothing serves yet.
+		out.Available = condition{true, ReasonDeploying, stack.Join(o.Decision.Message, "deploying: the DaemonSet could not be applied yet")}
+		out.Progressing = condition{true, ReasonDeploying, "the CRI-O metrics DaemonSet could not be applied yet"}
+		return out
+	}
+
+	rollout := Rollout(o.DaemonSet, o.Now)
+	out.Available = condition{rollout.Available, ReasonAsExpected, stack.Join(rollout.Message, o.Decision.Message)}
+	switch {
+	case rollout.Deploying:
+		out.Available.Reason = ReasonDeploying
+	case !rollout.Available:
+		out.Available.Reason = ReasonNoNodeServesMetrics
+	}
+	switch reason, message, switching := SwitchStatus(Build, nodev1alpha1.OperatorTLS, o.TLS, o.MonitoringServed); {
+	case rollout.Progressing:
+		out.Progressing = condition{true, ReasonRollingOut, rollout.Message}
+	case switching:
+		out.Progressing = condition{true, reason, message}
+	}
+	if rollout.TooManyUnavailable && o.Problem == nil {
+		out.Degraded = condition{true, ReasonNodesWithoutMetrics, rollout.Message}
+	}
+	return out
+}
+
+// problem is a Degraded condition for a sync that could not finish.
+func problem(reason, format string, args ...interface{}) *condition {
+	return &condition{true, reason, fmt.Sprintf(format, args...)}
+}
+
+// PlatformProxyNodes says on how many nodes the platform's proxy runs. MCO
+// labels the static pod only since 4.16, so on older clusters the count is
+// not known.
+func PlatformProxyNodes(n int) string {
+	if n == 0 {
+		return "kube-rbac-proxy-crio runs on every node of MCO's pools (no mirror pod labelled k8s-app=kube-rbac-proxy-crio to count: MCO before 4.16 does not label them)"
+	}
+	return fmt.Sprintf("kube-rbac-proxy-crio serves CRI-O metrics on %d nodes", n)
+}

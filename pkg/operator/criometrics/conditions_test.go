@@ -1,0 +1,129 @@
+package criometrics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+)
+
+func TestConditionsFor(t *testing.T) {
+	own := nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Reason: "PlatformDefault", Mode: nodev1alpha1.OperatorTLS, Message: "own"}
+	onPlatform := nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Reason: "PlatformDefault", Mode: nodev1alpha1.PlatformProxy, Message: "platform"}
+	off := nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: false, Reason: "OptedOut", Message: "off"}
+	unknown := nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Reason: "PlatformDefault", Message: "not known yet"}
+	later := created.Add(time.Hour)
+	full := TLSStack{ServiceMonitor: true, MachineConfigs: true, DaemonSet: true, DaemonSetServes: true, Rest: true}
+
+	for _, tc := range []struct {
+		name string
+		obs  observation
+		want conditions
+	}{{
+		name: "own TLS stack, settled",
+		obs:  observation{Decision: own, Intent: Build, TLS: full, MonitoringServed: true, DaemonSet: ds(2, 2, 3, 3, 3, 3), Now: later},
+		want: conditions{
+			Available:   condition{true, ReasonAsExpected, "CRI-O metrics served over TLS on 3 of 3 nodes; own"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "own TLS stack, ServiceMonitor not in yet",
+		obs:  observation{Decision: own, Intent: Build, TLS: TLSStack{DaemonSet: true, DaemonSetServes: true}, MonitoringServed: true, DaemonSet: ds(2, 2, 3, 3, 3, 3), Now: later},
+		want: conditions{
+			Available:   condition{true, ReasonAsExpected, "CRI-O metrics served over TLS on 3 of 3 nodes; own"},
+			Progressing: condition{true, ReasonSwitchingToOperatorTLS, "building the node operator's CRI-O metrics TLS stack: the ServiceMonitor comes last, once kube-rbac-proxy serves on a node and the CRI-O drop-in MachineConfigs are in place"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "platform path, switch under way",
+		obs:  observation{Decision: onPlatform, Intent: TearDown, TLS: TLSStack{MachineConfigs: true, DaemonSet: true}, MonitoringServed: true, PlatformProxies: 3},
+		want: conditions{
+			Available: condition{true, ReasonPlatformProxy, "kube-rbac-proxy-crio serves CRI-O metrics on 3 nodes; platform"},
+			Progressing: condition{true, ReasonSwitchingToPlatformProxy,
+				"the platform's kube-rbac-proxy-crio serves CRI-O metrics: removing the node operator's own TLS stack in order, left: MachineConfigs 50-master-crio-metrics-tls, 50-worker-crio-metrics-tls, DaemonSet crio-metrics"},
+			Degraded: condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "platform path, settled",
+		obs:  observation{Decision: onPlatform, Intent: TearDown, MonitoringServed: true, PlatformProxies: 3},
+		want: conditions{
+			Available:   condition{true, ReasonPlatformProxy, "kube-rbac-proxy-crio serves CRI-O metrics on 3 nodes; platform"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "off, removal under way",
+		obs:  observation{Decision: off, Intent: TearDown, TLS: TLSStack{ServiceMonitor: true, Rest: true}, MonitoringServed: true},
+		want: conditions{
+			Available:   condition{true, ReasonNotDeployed, "off"},
+			Progressing: condition{true, ReasonRemoving, "removing in order: ServiceMonitor crio-metrics, RBAC, Service, SCC and certificates"},
+			Degraded:    condition{false, ReasonNotDeployed, ""},
+		},
+	}, {
+		name: "path unknown: nothing on nodes, degraded",
+		obs:  observation{Decision: unknown, Intent: Hold},
+		want: conditions{
+			Available:   condition{true, ReasonPlatformPathUnknown, "not known yet"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded: condition{true, ReasonPlatformPathUnknown,
+				"nothing is deployed on nodes until the operator can tell whether the machine-config operator's kube-rbac-proxy-crio serves CRI-O metrics: not known yet"},
+		},
+	}, {
+		name: "denied write with a DaemonSet serving",
+		obs: observation{Decision: own, Intent: Build, TLS: full, MonitoringServed: true, DaemonSet: ds(2, 2, 3, 3, 3, 3), Now: later,
+			Problem: problem(ReasonApplyFailed, "unable to apply DaemonSet x/y: denied")},
+		want: conditions{
+			Available:   condition{true, ReasonAsExpected, "CRI-O metrics served over TLS on 3 of 3 nodes; own"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{true, ReasonApplyFailed, "unable to apply DaemonSet x/y: denied"},
+		},
+	}, {
+		name: "denied write, no DaemonSet",
+		obs: observation{Decision: own, Intent: Build, TLS: TLSStack{Rest: true}, MonitoringServed: true, Now: later,
+			Problem: problem(ReasonApplyFailed, "denied")},
+		want: conditions{
+			Available:   condition{true, ReasonDeploying, "own; deploying: the DaemonSet could not be applied yet"},
+			Progressing: condition{true, ReasonDeploying, "the CRI-O metrics DaemonSet could not be applied yet"},
+			Degraded:    condition{true, ReasonApplyFailed, "denied"},
+		},
+	}, {
+		name: "waiting for certificates",
+		obs:  observation{Decision: own, Intent: Build, WaitingForCertificates: true, Now: later},
+		want: conditions{
+			Available:   condition{true, ReasonWaitingForCertificates, "own; deploying: waiting for the CRI-O metrics CA bundle to be created"},
+			Progressing: condition{true, ReasonWaitingForCertificates, "waiting for the CRI-O metrics certificates"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "no node serves after the grace",
+		obs:  observation{Decision: own, Intent: Build, TLS: full, MonitoringServed: true, DaemonSet: ds(2, 2, 3, 3, 3, 0), Now: later},
+		want: conditions{
+			Available:   condition{false, ReasonNoNodeServesMetrics, "CRI-O metrics served over TLS on 0 of 3 nodes; own"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{true, ReasonNodesWithoutMetrics, "CRI-O metrics served over TLS on 0 of 3 nodes"},
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, conditionsFor(tc.obs))
+		})
+	}
+}
+
+// A persistent problem gives the same conditions whenever it is looked at:
+// nothing in them changes with time alone.
+func TestConditionsForPersistentProblemDoNotChangeWithTime(t *testing.T) {
+	own := nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.OperatorTLS, Message: "own"}
+	for _, o := range []observation{
+		{Decision: own, Intent: Build, Problem: problem(ReasonApplyFailed, "denied"), DaemonSet: ds(2, 2, 3, 3, 3, 3)},
+		{Decision: own, Intent: Build, Problem: problem(ReasonInvalidTLSSecurityProfile, "bad profile")},
+		{Decision: nodev1alpha1.StackStatus{Enabled: true, Message: "lookup failed"}, Intent: Hold},
+	} {
+		first, last := o, o
+		first.Now = created.Add(11 * time.Minute)
+		last.Now = created.Add(47 * time.Hour)
+		assert.Equal(t, conditionsFor(first), conditionsFor(last))
+	}
+}
