@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs a real CRI-O (built by hack/build-tools.sh crio) on this machine, with a
 # configuration of its own, so that tests can scrape its metrics endpoint over
-# TLS exactly as kube-rbac-proxy does on a node.
+# TLS exactly as kube-rbac-proxy does on a node, or (CRIO_METRICS_TLS=0) over
+# plain HTTP as MCO's 00-default drop-in configures it (docs/platform-fixture.md).
 #
 # usage: hack/crio.sh start|stop|status|clean
 #
 #   start   generate the configuration under $CRIO_DIR, start CRI-O as root
-#           and wait until https://127.0.0.1:$CRIO_METRICS_PORT/metrics serves
-#           container_runtime_crio_* metrics.
+#           and wait until https://$CRIO_METRICS_HOST:$CRIO_METRICS_PORT/metrics
+#           (http:// with CRIO_METRICS_TLS=0) serves container_runtime_crio_*
+#           metrics.
 #   stop    stop CRI-O, unmount whatever it left mounted under $CRIO_DIR and
 #           remove its run-time state (keeps crio.log, tls/ and the storage),
 #           so that a later start works.
@@ -18,7 +20,24 @@
 #   CRIO_DIR            state of this instance (default _output/crio). Every
 #                       file CRI-O writes lives under it; several instances run
 #                       side by side with distinct CRIO_DIR and port.
-#   CRIO_METRICS_PORT   metrics port on 127.0.0.1 (default 9537)
+#   CRIO_METRICS_PORT   metrics port (default 9537)
+#   CRIO_METRICS_HOST   metrics address, on loopback (default 127.0.0.1)
+#   CRIO_METRICS_TLS    who configures the metrics endpoint (default 1):
+#                       1         this script: a drop-in 10-metrics.conf with
+#                                 the pair below; the probe uses https.
+#                       0         the drop-ins the caller put in
+#                                 $CRIO_DIR/crio.conf.d (e.g. MCO's 00-default:
+#                                 plain HTTP); the probe uses http.
+#                       external  those drop-ins, with a metrics_cert/key pair
+#                                 of their own (e.g. the operator's
+#                                 50-crio-metrics-tls.conf on top of
+#                                 00-default); the probe uses https, verified
+#                                 only when CRIO_METRICS_CA is given.
+#                       With 0 and external this script writes no metrics
+#                       setting (and removes a 10-metrics.conf it wrote
+#                       before) and generates no certificate;
+#                       CRIO_METRICS_HOST and CRIO_METRICS_PORT must then say
+#                       where those drop-ins make CRI-O listen (for the probe).
 #   CRIO_METRICS_CERT   serving certificate (default $CRIO_DIR/tls/tls.crt)
 #   CRIO_METRICS_KEY    its key (default $CRIO_DIR/tls/tls.key). When neither
 #                       file exists, a CA ($CRIO_DIR/tls/ca.{crt,key}) and a
@@ -41,6 +60,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 CRIO_DIR=$(realpath -m "${CRIO_DIR:-$root/_output/crio}")
 CRIO_METRICS_PORT=${CRIO_METRICS_PORT:-9537}
+CRIO_METRICS_HOST=${CRIO_METRICS_HOST:-127.0.0.1}
+CRIO_METRICS_TLS=${CRIO_METRICS_TLS:-1}
+case "$CRIO_METRICS_TLS" in
+  0 | 1 | external) ;;
+  *) echo "crio.sh: CRIO_METRICS_TLS must be 1, 0 or external, not $CRIO_METRICS_TLS" >&2; exit 2 ;;
+esac
 CRIO_METRICS_CERT=$(realpath -m "${CRIO_METRICS_CERT:-$CRIO_DIR/tls/tls.crt}")
 CRIO_METRICS_KEY=$(realpath -m "${CRIO_METRICS_KEY:-$CRIO_DIR/tls/tls.key}")
 CRIO_LOG_LEVEL=${CRIO_LOG_LEVEL:-info}
@@ -197,12 +222,18 @@ enable_nri = false
 enable_tracing = false
 EOF
 
+  if [ "$CRIO_METRICS_TLS" != 1 ]; then
+    # The caller's drop-ins configure the metrics endpoint; a drop-in of ours
+    # from an earlier start would override them.
+    rm -f "$d/crio.conf.d/10-metrics.conf"
+    return
+  fi
   # The drop-in, as the operator's MachineConfig writes it on nodes (there the
   # paths are /var/lib/crio-metrics/tls.{crt,key} and the port 9537).
   cat >"$d/crio.conf.d/10-metrics.conf" <<EOF
 [crio.metrics]
 enable_metrics = true
-metrics_host = "127.0.0.1"
+metrics_host = "$CRIO_METRICS_HOST"
 metrics_port = $CRIO_METRICS_PORT
 metrics_cert = "$CRIO_METRICS_CERT"
 metrics_key = "$CRIO_METRICS_KEY"
@@ -222,9 +253,31 @@ choose_probe_verify() {
   fi
 }
 
+choose_probe() {
+  case "$CRIO_METRICS_TLS" in
+    1) choose_probe_verify ;;
+    0) probe_scheme=http probe_verify=() ;;
+    external)
+      probe_verify=(-k)
+      if [ -n "${CRIO_METRICS_CA:-}" ]; then probe_verify=(--cacert "$CRIO_METRICS_CA"); fi
+      ;;
+  esac
+}
+
+probe_scheme=https
+metrics_url() { echo "$probe_scheme://$CRIO_METRICS_HOST:$CRIO_METRICS_PORT/metrics"; }
+
 metrics_ready() {
-  curl -sS --max-time 5 "${probe_verify[@]}" "https://127.0.0.1:$CRIO_METRICS_PORT/metrics" 2>/dev/null |
+  curl -sS --max-time 5 "${probe_verify[@]}" "$(metrics_url)" 2>/dev/null |
     grep -q '^container_runtime_crio_'
+}
+
+# port_in_use: something listens on the metrics port at the metrics address
+# or at every address (other loopback addresses may use the same port).
+port_in_use() {
+  ss -Hltn "sport = :$CRIO_METRICS_PORT" 2>/dev/null | awk '{print $4}' |
+    grep -qxF -e "$CRIO_METRICS_HOST:$CRIO_METRICS_PORT" -e "0.0.0.0:$CRIO_METRICS_PORT" \
+      -e "*:$CRIO_METRICS_PORT" -e "[::]:$CRIO_METRICS_PORT"
 }
 
 start() {
@@ -232,16 +285,17 @@ start() {
   if pid=$(running_pid); then die "already running (pid $pid)"; fi
   # A unix socket path is limited to 107 bytes.
   [ ${#socket} -lt 108 ] || die "CRIO_DIR is too long for a unix socket path: $socket"
-  if ss -Hltn "sport = :$CRIO_METRICS_PORT" 2>/dev/null | grep -q .; then
-    die "port $CRIO_METRICS_PORT is already in use"
+  if port_in_use; then
+    die "port $CRIO_METRICS_HOST:$CRIO_METRICS_PORT is already in use"
   fi
   binaries
   mkdir -p "$CRIO_DIR"
   cleanup_state
-  ensure_tls
+  if [ "$CRIO_METRICS_TLS" = 1 ]; then ensure_tls; fi
   write_config
+  choose_probe
 
-  log "starting $CRIO_BIN (metrics https://127.0.0.1:$CRIO_METRICS_PORT, socket $socket)"
+  log "starting $CRIO_BIN (metrics $(metrics_url), socket $socket)"
   echo "=== $(date -u +%FT%TZ) start" >>"$logfile"
   # Working directory "/", as under systemd on a node: CRI-O 1.34's metrics
   # certificate watcher also watches its working directory (it adds the empty
@@ -257,7 +311,6 @@ start() {
   ) &
   echo $! >"$pidfile"
 
-  choose_probe_verify
   local deadline=$((SECONDS + CRIO_START_TIMEOUT))
   until metrics_ready; do
     if ! running_pid >/dev/null; then

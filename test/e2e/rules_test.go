@@ -132,19 +132,7 @@ func TestRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	prom := framework.StartPrometheus(t, promDir, string(raw))
-	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		tgs, err := prom.Targets()
-		if err != nil {
-			return false, err
-		}
-		up := 0
-		for _, tg := range tgs {
-			if tg.Health == "up" {
-				up++
-			}
-		}
-		return up == 2*len(nodes), nil
-	}, "every CRI-O and kubelet target up")
+	prom.WaitTargetsUp(t, 2*len(nodes), time.Minute) // every CRI-O and kubelet target
 
 	// Every recording rule, alert operand and dashboard query has series
 	// (rates need a few scrapes and rule evaluations: retried).

@@ -198,19 +198,7 @@ func TestScrapeDuringRotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	prom := framework.StartPrometheus(t, promDir, string(raw))
-	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		tgs, err := prom.Targets()
-		if err != nil {
-			return false, err
-		}
-		up := 0
-		for _, tg := range tgs {
-			if tg.Health == "up" {
-				up++
-			}
-		}
-		return up == len(targets), nil
-	}, "every target up in Prometheus")
+	prom.WaitTargetsUp(t, len(targets), time.Minute)
 	v, _, err := prom.QueryScalar(`count({job="crio-metrics",__name__=~"container_runtime_crio_.*"})`)
 	if err != nil {
 		t.Fatal(err)

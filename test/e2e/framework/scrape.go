@@ -155,16 +155,7 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 			n.ProxyAddr = strings.TrimPrefix(a, "--secure-listen-address=")
 		}
 	}
-	Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
-		if n.Proxy.Exited() {
-			return false, fmt.Errorf("kube-rbac-proxy exited; log %s", n.Proxy.LogPath)
-		}
-		c, err := net.DialTimeout("tcp", n.ProxyAddr, time.Second)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil, nil
-	}, fmt.Sprintf("kube-rbac-proxy of %s listens on %s", n.Name, n.ProxyAddr))
+	WaitListening(t, n.Proxy.Operator, n.ProxyAddr, "kube-rbac-proxy of "+n.Name)
 	return n
 }
 
@@ -300,4 +291,38 @@ func (p *Prometheus) get(path string, into interface{}) error {
 		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, body)
 	}
 	return json.Unmarshal(body, into)
+}
+
+// WaitTargetsUp waits until n targets are up.
+func (p *Prometheus) WaitTargetsUp(t testing.TB, n int, timeout time.Duration) {
+	t.Helper()
+	Eventually(t, timeout, time.Second, func() (bool, error) {
+		tgs, err := p.Targets()
+		if err != nil {
+			return false, err
+		}
+		up := 0
+		for _, tg := range tgs {
+			if tg.Health == "up" {
+				up++
+			}
+		}
+		return up == n, nil
+	}, fmt.Sprintf("%d targets up in Prometheus", n))
+}
+
+// WaitListening waits until the process listens on addr, and fails the test
+// when it exits first.
+func WaitListening(t testing.TB, proc *Operator, addr, what string) {
+	t.Helper()
+	Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
+		if proc.Exited() {
+			return false, fmt.Errorf("%s exited; log %s", what, proc.LogPath)
+		}
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil, nil
+	}, fmt.Sprintf("%s listens on %s", what, addr))
 }
