@@ -115,7 +115,7 @@ func managedBy(mc *operatorv1.MachineConfiguration, manager string, op metav1.Ma
 func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	c := framework.NewCluster(t)
 	if !framework.Served(t, framework.KubeClient(t), machineConfigurationGVR) || !framework.Served(t, framework.KubeClient(t), machineConfigGVR) {
-		t.Skip("operator.openshift.io/v1 machineconfigurations or machineconfiguration.openshift.io/v1 machineconfigs is not served (LCP_MACHINECONFIG_CRDS=0?)")
+		framework.Unavailable(t, "operator.openshift.io/v1 machineconfigurations or machineconfiguration.openshift.io/v1 machineconfigs is not served (LCP_MACHINECONFIG_CRDS=0?)")
 	}
 	ctx := context.Background()
 	framework.InstallOperatorPrerequisites(t, c.Config)
@@ -228,7 +228,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	lcpDir := os.Getenv("LCP_DIR")
 	if lcpDir == "" {
-		t.Skip("LCP_DIR is not set: restoring the CRD needs $LCP_DIR/crds.txt")
+		framework.Unavailable(t, "LCP_DIR is not set: restoring the CRD needs $LCP_DIR/crds.txt")
 	}
 	raw, err := os.ReadFile(filepath.Join(lcpDir, "crds.txt"))
 	require.NoError(t, err)
@@ -239,7 +239,7 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 		}
 	}
 	if crdFile == "" {
-		t.Skipf("no MachineConfiguration CRD in %s/crds.txt (LCP_MACHINECONFIG_CRDS=0?)", lcpDir)
+		framework.Unavailable(t, "no MachineConfiguration CRD in %s/crds.txt (LCP_MACHINECONFIG_CRDS=0?)", lcpDir)
 	}
 	c, _ := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()

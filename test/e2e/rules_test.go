@@ -61,7 +61,7 @@ func TestRules(t *testing.T) {
 		kubelet *framework.FakeKubelet
 	}
 	if err := framework.EnsureTool(t, "crio"); err != nil {
-		t.Skipf("crio is not available: %v", err)
+		framework.Unavailable(t, "crio is not available: %v", err)
 	}
 	var nodes []*node
 	for _, name := range []string{"rules-n1", "rules-n2"} {

@@ -72,10 +72,10 @@ func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
 	t0 := time.Now()
 	repo := framework.RepoRoot(t)
 	if os.Geteuid() != 0 {
-		t.Skip("CRI-O can only be built (Debian packages) and run as root; run the e2e tests as root")
+		framework.Unavailable(t, "CRI-O can only be built (Debian packages) and run as root; run the e2e tests as root")
 	}
 	if err := framework.EnsureTool(t, "crio"); err != nil {
-		t.Skipf("CRI-O cannot be built on this machine, so the security e2e cannot run: %v", err)
+		framework.Unavailable(t, "CRI-O cannot be built on this machine, so the security e2e cannot run: %v", err)
 	}
 	require.NoError(t, framework.EnsureTool(t, "kube-rbac-proxy"), "building kube-rbac-proxy")
 	certSyncerBin := filepath.Join(repo, "_output", "bin", "cert-syncer")

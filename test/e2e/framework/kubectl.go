@@ -23,7 +23,7 @@ func Kubectl(t testing.TB, args ...string) ([]byte, error) {
 	}
 	kubeconfig := resolve(os.Getenv("KUBECONFIG"))
 	if kubeconfig == "" {
-		t.Skip("KUBECONFIG is not set")
+		Unavailable(t, "KUBECONFIG is not set")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

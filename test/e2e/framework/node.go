@@ -71,7 +71,7 @@ type Node struct {
 func NewNode(t testing.TB, admin *rest.Config, namespace string, spec corev1.PodSpec) *Node {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("simulating a node needs root (hostPath directories owned by root, setpriv)")
+		Unavailable(t, "simulating a node needs root (hostPath directories owned by root, setpriv)")
 	}
 	client, err := kubernetes.NewForConfig(admin)
 	if err != nil {

@@ -70,7 +70,7 @@ type PodProcessOptions struct {
 func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *Operator {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("running a container as a pod-like process needs root (mount namespaces)")
+		Unavailable(t, "running a container as a pod-like process needs root (mount namespaces)")
 	}
 	client, err := kubernetes.NewForConfig(admin)
 	if err != nil {

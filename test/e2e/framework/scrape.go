@@ -75,11 +75,11 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 	root := RepoRoot(t)
 	for _, tool := range []string{"crio", "kube-rbac-proxy"} {
 		if err := EnsureTool(t, tool); err != nil {
-			t.Skipf("%s is not available: %v", tool, err)
+			Unavailable(t, "%s is not available: %v", tool, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(root, "_output", "bin", "cert-syncer")); err != nil {
-		t.Skip("_output/bin/cert-syncer is missing: run make build")
+		Unavailable(t, "_output/bin/cert-syncer is missing: run make build")
 	}
 	if opts.SyncPeriod == 0 {
 		opts.SyncPeriod = 500 * time.Millisecond
@@ -197,7 +197,7 @@ func StartPrometheus(t testing.TB, dir, config string) *Prometheus {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
-		t.Skip("prometheus is not installed: run hack/prometheus.sh")
+		Unavailable(t, "prometheus is not installed: run hack/prometheus.sh")
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		t.Fatal(err)
