@@ -71,10 +71,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
 	recorder := cc.EventRecorder
 
-	operatorVersion := os.Getenv("OPERATOR_IMAGE_VERSION")
-	if operatorVersion == "" {
-		return fmt.Errorf("OPERATOR_IMAGE_VERSION must be set to the version of this operator")
-	}
+	operatorVersion := os.Getenv("OPERATOR_IMAGE_VERSION") // checked by Validate
 
 	configClient, err := configclient.NewForConfig(config)
 	if err != nil {
@@ -112,26 +109,29 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clusterOperatorInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, 0,
 		configinformers.WithTweakListOptions(byName(operatorclient.ClusterOperatorName)))
 
-	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient)
+	// Namespaced caches: the operator's namespace (the CRI-O metrics
+	// operands) and the NMState namespace; MCO's kube-rbac-proxy-crio mirror
+	// pods, selected by label, in the detector.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
-	deps := stack.Deps{
-		KubeClient:          kubeClient,
-		DynamicClient:       dynamicClient,
-		APIExtensionsClient: apiextensionsClient,
-		Discovery:           discoveryClient,
-		OperatorClient:      operatorClient,
-		NodeOperators:       nodeOperators,
-		KubeInformers:       kubeInformers,
-		ClusterConfig:       clusterConfigInformers,
-		Recorder:            recorder,
-		Served:              stack.NewServedAPIs(discoveryClient, 30*time.Second),
-		CertTiming:          o.CertTiming,
-		Images:              imagesFromEnv(),
-		CRIOPlatform:        crioPlatform,
-	}
-	stacks, err := newStacks(deps)
+	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
+	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
+	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient)
+	served := stack.NewServedAPIs(discoveryClient, 30*time.Second)
+	images := imagesFromEnv()
+
+	metricsRelated, err := criometrics.RelatedObjects()
 	if err != nil {
 		return err
+	}
+	nmstateRelated, err := nmstate.RelatedObjects()
+	if err != nil {
+		return err
+	}
+	// The stacks in status order; the operator's version is reported once
+	// each has said it is Available.
+	stacks := []stackObjects{
+		{nodev1alpha1.MetricsStack, metricsRelated},
+		{nodev1alpha1.NMStateStack, nmstateRelated},
 	}
 
 	versionRecorder := status.NewVersionGetter()
@@ -151,18 +151,39 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	statusController.WithRelatedObjectsFunc(relatedObjects(nodeOperators, stacks))
 	statusController = statusController.WithDegradedInertia(degradedInertia)
 
+	// Every controller, with what it watches. Each writes its own conditions
+	// on the NodeOperator; the status controller alone writes the
+	// ClusterOperator (docs/architecture.md has the table).
 	controllers := []stack.Runnable{
+		// library-go: ClusterOperator status, management state, log level,
+		// unsupported overrides, stale conditions. Watch: NodeOperator,
+		// ClusterOperator node.
 		statusController,
 		managementstatecontroller.NewOperatorManagementStateController(operatorclient.ClusterOperatorName, operatorClient, recorder),
 		loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
 		unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
 		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, staleConditionTypes, operatorClient, recorder),
-		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), deps.Served.Get,
+		// Which stacks, and how. Watch: NodeOperator, Infrastructure,
+		// kube-rbac-proxy-crio mirror pods.
+		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), served.Get,
 			crioPlatform.Detect, crioPlatform.Informer(), recorder),
+		// versions[operator]. Watch: NodeOperator.
 		versioncontroller.New(operatorClient, versionRecorder, operatorVersion, stackNames(stacks), recorder),
-	}
-	for _, s := range stacks {
-		controllers = append(controllers, s.Controllers()...)
+
+		// CRI-O metrics. Watch: NodeOperator; certificates also Secrets and
+		// ConfigMaps, the DaemonSet controller also DaemonSets, ConfigMaps,
+		// APIServer and the mirror pods.
+		criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, recorder),
+		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, recorder),
+		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, dynamicClient, served,
+			operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), o.CertTiming, recorder),
+		criometrics.NewDaemonSetController(nodeOperators, operatorClient, kubeClient, dynamicClient, served,
+			operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(),
+			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, recorder),
+
+		// NMState. Watch: NodeOperator, Deployment nmstate-operator.
+		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, apiextensionsClient,
+			nmstateNamespace.Apps().V1().Deployments(), images, recorder),
 	}
 
 	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers, crioPlatform} {
@@ -187,28 +208,17 @@ var degradedInertia = status.MustNewInertia(2*time.Minute,
 	status.InertiaCondition{ConditionTypeMatcher: regexp.MustCompile("^" + string(nodev1alpha1.NMStateStack) + "Degraded$"), Duration: nmstate.DegradedInertia},
 ).Inertia
 
-// newStacks builds every stack the operator knows.
-func newStacks(deps stack.Deps) ([]stack.Stack, error) {
-	var out []stack.Stack
-	for _, newStack := range stackConstructors {
-		s, err := newStack(deps)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
+// stackObjects is a stack and what it owns while it is enabled.
+type stackObjects struct {
+	name    nodev1alpha1.StackName
+	related []configv1.ObjectReference
 }
 
-// stackConstructors lists the stacks in the order of status.stacks.
-var stackConstructors = []func(stack.Deps) (stack.Stack, error){criometrics.New, nmstate.New}
-
-// stackNames are the stacks' condition prefixes; the operator's version is
-// reported once each has said it is Available.
-func stackNames(stacks []stack.Stack) []string {
+// stackNames are the stacks' condition prefixes.
+func stackNames(stacks []stackObjects) []string {
 	var out []string
 	for _, s := range stacks {
-		out = append(out, string(s.Name()))
+		out = append(out, string(s.name))
 	}
 	return out
 }
@@ -230,7 +240,7 @@ func byName(name string) func(*metav1.ListOptions) {
 
 // relatedObjects lists what must-gather collects: the NodeOperator, our
 // namespaces and every object of the stacks that are enabled.
-func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stack.Stack) status.RelatedObjectsFunc {
+func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackObjects) status.RelatedObjectsFunc {
 	return func() (bool, []configv1.ObjectReference) {
 		nodeOperator, err := nodeOperators.Get()
 		if err != nil {
@@ -238,8 +248,8 @@ func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stack.
 		}
 		var objs []configv1.ObjectReference
 		for _, s := range stacks {
-			if decision, ok := stackdecision.Recorded(nodeOperator, s.Name()); ok && decision.Enabled {
-				objs = append(objs, s.RelatedObjects()...)
+			if decision, ok := stackdecision.Recorded(nodeOperator, s.name); ok && decision.Enabled {
+				objs = append(objs, s.related...)
 			}
 		}
 		return true, objs

@@ -6,8 +6,13 @@ import (
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	librarycertrotation "github.com/openshift/library-go/pkg/operator/certrotation"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -15,6 +20,7 @@ import (
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -30,39 +36,46 @@ func init() {
 }
 
 type certController struct {
-	deps     stack.Deps
-	rotation *criometricscerts.Rotation
-	secrets  corev1listers.SecretLister
-	configs  corev1listers.ConfigMapLister
+	nodeOperators *operatorclient.NodeOperators
+	kube          kubernetes.Interface
+	dynamic       dynamic.Interface
+	served        *stack.ServedAPIs
+	rotation      *criometricscerts.Rotation
+	secrets       corev1listers.SecretLister
+	configs       corev1listers.ConfigMapLister
 }
 
-// newCertController creates and rotates the CA, the CA bundle and the serving
-// certificate while the stack is on, and deletes them when it is off.
-func newCertController(deps stack.Deps) stack.Runnable {
-	informers := deps.KubeInformers.InformersFor(namespace)
-	secrets := informers.Core().V1().Secrets()
-	configMaps := informers.Core().V1().ConfigMaps()
+// NewCertController creates and rotates the CA, the CA bundle and the serving
+// certificate while the own TLS stack serves, and deletes them when it goes.
+// secrets and configMaps are informers of the operator's namespace.
+func NewCertController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs,
+	secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
+	timing criometricscerts.Timing, recorder events.Recorder) factory.Controller {
 	c := &certController{
-		deps:     deps,
-		rotation: criometricscerts.New(namespace, serviceName, deps.CertTiming, deps.KubeClient, secrets, configMaps, deps.OperatorClient, deps.Recorder),
-		secrets:  secrets.Lister(),
-		configs:  configMaps.Lister(),
+		nodeOperators: nodeOperators,
+		kube:          kube,
+		dynamic:       dyn,
+		served:        served,
+		rotation:      criometricscerts.New(namespace, serviceName, timing, kube, secrets, configMaps, operatorClient, recorder),
+		secrets:       secrets.Lister(),
+		configs:       configMaps.Lister(),
 	}
 	// Rotation is time-driven: resync often enough that a short test validity
 	// is honoured, which costs only cache reads at steady state.
 	resync := time.Minute
-	if deps.CertTiming.ServingRefresh < 4*time.Minute {
-		resync = deps.CertTiming.ServingRefresh / 4
+	if timing.ServingRefresh < 4*time.Minute {
+		resync = timing.ServingRefresh / 4
 	}
 	return factory.New().
-		WithInformers(deps.NodeOperators.Informer(), secrets.Informer(), configMaps.Informer()).
+		WithInformers(nodeOperators.Informer(), secrets.Informer(), configMaps.Informer()).
 		ResyncEvery(resync).
 		WithSync(c.syncCertificates).
-		ToController("CRIOMetricsCertificates", deps.Recorder)
+		ToController("CRIOMetricsCertificates", recorder)
 }
 
 func (c *certController) syncCertificates(ctx context.Context, syncCtx factory.SyncContext) error {
-	state, err := stack.Read(c.deps.NodeOperators, nodev1alpha1.MetricsStack)
+	state, err := stack.Read(c.nodeOperators, nodev1alpha1.MetricsStack)
 	switch intent := IntentFor(state); {
 	case err != nil || intent == Hold:
 		return err
@@ -70,7 +83,7 @@ func (c *certController) syncCertificates(ctx context.Context, syncCtx factory.S
 		certificateExpiry.Set(0)
 		// The cache says first whether anything is left, so that an off
 		// stack costs no API call at steady state.
-		if !c.anyLeft() || !ObserveTLSStack(ctx, c.deps.DynamicClient, c.deps.Served.Get()).MayRemoveRest() {
+		if !c.anyLeft() || !ObserveTLSStack(ctx, c.dynamic, c.served.Get()).MayRemoveRest() {
 			return nil
 		}
 		return c.remove(ctx)
@@ -104,7 +117,7 @@ func (c *certController) anyLeft() bool {
 
 // remove deletes what exists, reading the cache first.
 func (c *certController) remove(ctx context.Context) error {
-	core := c.deps.KubeClient.CoreV1()
+	core := c.kube.CoreV1()
 	for _, name := range []string{criometricscerts.ServingSecretName, criometricscerts.SignerSecretName} {
 		if _, err := c.secrets.Secrets(namespace).Get(name); apierrors.IsNotFound(err) {
 			continue

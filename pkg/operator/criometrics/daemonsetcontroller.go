@@ -5,20 +5,29 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	configinformersv1 "github.com/openshift/client-go/config/informers/externalversions/config/v1"
 	configlistersv1 "github.com/openshift/client-go/config/listers/config/v1"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	appsinformers "k8s.io/client-go/informers/apps/v1"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
 	appslistersv1 "k8s.io/client-go/listers/apps/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/utils/clock"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -31,39 +40,54 @@ const (
 )
 
 type daemonSetController struct {
-	clock      clock.PassiveClock
-	deps       stack.Deps
-	conditions stack.Conditions
-	daemonSets appslistersv1.DaemonSetLister
-	configMaps corev1listers.ConfigMapLister
-	apiServers configlistersv1.APIServerLister
+	clock          clock.PassiveClock
+	nodeOperators  *operatorclient.NodeOperators
+	operatorClient v1helpers.OperatorClient
+	kube           kubernetes.Interface
+	dynamic        dynamic.Interface
+	served         *stack.ServedAPIs
+	crioPlatform   *crioplatform.Detector
+	images         stack.Images
+	conditions     stack.Conditions
+	daemonSets     appslistersv1.DaemonSetLister
+	configMaps     corev1listers.ConfigMapLister
+	apiServers     configlistersv1.APIServerLister
 }
 
-// newDaemonSetController applies the crio-metrics DaemonSet (library-go has
+// NewDaemonSetController applies the crio-metrics DaemonSet (library-go has
 // no DaemonSet controller) and reports the stack's Available, Progressing
 // and Degraded conditions from its rollout.
-func newDaemonSetController(deps stack.Deps) stack.Runnable {
-	informers := deps.KubeInformers.InformersFor(namespace)
-	daemonSets := informers.Apps().V1().DaemonSets()
-	configMaps := informers.Core().V1().ConfigMaps()
-	apiServers := deps.ClusterConfig.Config().V1().APIServers()
+//
+// daemonSets and configMaps are informers of the operator's namespace;
+// crioPlatform counts the nodes where the platform's proxy serves instead.
+func NewDaemonSetController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs,
+	daemonSets appsinformers.DaemonSetInformer, configMaps corev1informers.ConfigMapInformer,
+	apiServers configinformersv1.APIServerInformer, crioPlatform *crioplatform.Detector,
+	images stack.Images, recorder events.Recorder) factory.Controller {
 	c := &daemonSetController{
-		clock:      clock.RealClock{},
-		deps:       deps,
-		conditions: stack.Conditions{Prefix: Prefix},
-		daemonSets: daemonSets.Lister(),
-		configMaps: configMaps.Lister(),
-		apiServers: apiServers.Lister(),
+		clock:          clock.RealClock{},
+		nodeOperators:  nodeOperators,
+		operatorClient: operatorClient,
+		kube:           kube,
+		dynamic:        dyn,
+		served:         served,
+		crioPlatform:   crioPlatform,
+		images:         images,
+		conditions:     stack.Conditions{Prefix: Prefix},
+		daemonSets:     daemonSets.Lister(),
+		configMaps:     configMaps.Lister(),
+		apiServers:     apiServers.Lister(),
 	}
 	return factory.New().
-		WithInformers(deps.NodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer(), deps.CRIOPlatform.Informer()).
+		WithInformers(nodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer(), crioPlatform.Informer()).
 		ResyncEvery(time.Minute).
 		WithSync(c.syncDaemonSet).
-		ToController("CRIOMetricsDaemonSet", deps.Recorder)
+		ToController("CRIOMetricsDaemonSet", recorder)
 }
 
 func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory.SyncContext) error {
-	state, err := stack.Read(c.deps.NodeOperators, nodev1alpha1.MetricsStack)
+	state, err := stack.Read(c.nodeOperators, nodev1alpha1.MetricsStack)
 	if err != nil {
 		return err
 	}
@@ -71,7 +95,7 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 	if intent == Hold && !(state.Act && state.Enabled) {
 		return nil
 	}
-	served := c.deps.Served.Get()
+	served := c.served.Get()
 	o := observation{
 		Decision:         state.Decision,
 		Intent:           intent,
@@ -81,7 +105,7 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	switch intent {
 	case TearDown:
-		o.TLS = ObserveTLSStack(ctx, c.deps.DynamicClient, served)
+		o.TLS = ObserveTLSStack(ctx, c.dynamic, served)
 		if o.TLS.MayRemoveDaemonSet() {
 			if err := c.remove(ctx); err != nil {
 				o.Problem = problem(ReasonRemovalFailed, "%v", err)
@@ -89,9 +113,9 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 				o.TLS.DaemonSet = false
 			}
 		}
-		o.PlatformProxies = c.deps.CRIOPlatform.RunningProxies()
+		o.PlatformProxies = c.crioPlatform.RunningProxies()
 	case Build:
-		o.TLS = ObserveTLSStack(ctx, c.deps.DynamicClient, served)
+		o.TLS = ObserveTLSStack(ctx, c.dynamic, served)
 		o.DaemonSet, generation, o.WaitingForCertificates, o.Problem, err = c.apply(ctx, syncCtx)
 		if err != nil {
 			return err
@@ -128,15 +152,15 @@ func (c *daemonSetController) apply(ctx context.Context, syncCtx factory.SyncCon
 		return cached, nil, false, problem(ReasonInvalidTLSSecurityProfile,
 			"apiserver.config.openshift.io/cluster spec.tlsSecurityProfile cannot be used: %v; kube-rbac-proxy keeps its previous settings", err), nil
 	}
-	required, err := RenderDaemonSet(c.deps.Images, tlsArgs, caBundle.Data[criometricscerts.CABundleKey])
+	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[criometricscerts.CABundleKey])
 	if err != nil {
 		return cached, nil, false, problem(ReasonInvalidConfiguration, "%v", err), nil
 	}
-	_, opStatus, _, err := c.deps.OperatorClient.GetOperatorState()
+	_, opStatus, _, err := c.operatorClient.GetOperatorState()
 	if err != nil {
 		return nil, nil, false, nil, err
 	}
-	applied, _, err := resourceapply.ApplyDaemonSet(ctx, c.deps.KubeClient.AppsV1(), syncCtx.Recorder(), required,
+	applied, _, err := resourceapply.ApplyDaemonSet(ctx, c.kube.AppsV1(), syncCtx.Recorder(), required,
 		resourcemerge.ExpectedDaemonSetGeneration(required, opStatus.Generations))
 	if err != nil {
 		return cached, nil, false, problem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, daemonSetName, err), nil
@@ -155,14 +179,14 @@ func (c *daemonSetController) report(ctx context.Context, generation *applyopera
 	if generation != nil {
 		status.WithGenerations(generation)
 	}
-	return c.deps.OperatorClient.ApplyOperatorStatus(ctx, daemonSetFieldManager, status)
+	return c.operatorClient.ApplyOperatorStatus(ctx, daemonSetFieldManager, status)
 }
 
 func (c *daemonSetController) remove(ctx context.Context) error {
 	if _, err := c.daemonSets.DaemonSets(namespace).Get(daemonSetName); apierrors.IsNotFound(err) {
 		return nil
 	}
-	err := c.deps.KubeClient.AppsV1().DaemonSets(namespace).Delete(ctx, daemonSetName, metav1.DeleteOptions{})
+	err := c.kube.AppsV1().DaemonSets(namespace).Delete(ctx, daemonSetName, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

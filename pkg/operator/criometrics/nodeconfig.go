@@ -8,11 +8,15 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/openshift/cluster-node-operator/bindata"
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -39,25 +43,30 @@ func renderSCC() (*unstructured.Unstructured, error) {
 }
 
 type nodeConfigController struct {
-	deps stack.Deps
+	nodeOperators  *operatorclient.NodeOperators
+	operatorClient v1helpers.OperatorClient
+	dynamic        dynamic.Interface
+	served         *stack.ServedAPIs
+	recorder       events.Recorder
 }
 
-// newNodeConfigController keeps the SecurityContextConstraints and the CRI-O
+// NewNodeConfigController keeps the SecurityContextConstraints and the CRI-O
 // drop-in MachineConfigs, kinds that library-go's resourceapply does not
 // handle, and, before the MachineConfigs, the drop-in's entry in MCO's node
 // disruption policy (disruptionpolicy.go). It applies only when the live
 // object differs from ours.
-func newNodeConfigController(deps stack.Deps) stack.Runnable {
-	c := &nodeConfigController{deps: deps}
+func NewNodeConfigController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
+	dyn dynamic.Interface, served *stack.ServedAPIs, recorder events.Recorder) factory.Controller {
+	c := &nodeConfigController{nodeOperators: nodeOperators, operatorClient: operatorClient, dynamic: dyn, served: served, recorder: recorder}
 	return factory.New().
-		WithInformers(deps.NodeOperators.Informer()).
+		WithInformers(nodeOperators.Informer()).
 		ResyncEvery(time.Minute).
 		WithSync(c.syncNodeConfig).
-		ToController("CRIOMetricsNodeConfig", deps.Recorder)
+		ToController("CRIOMetricsNodeConfig", recorder)
 }
 
 func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx factory.SyncContext) error {
-	state, err := stack.Read(c.deps.NodeOperators, nodev1alpha1.MetricsStack)
+	state, err := stack.Read(c.nodeOperators, nodev1alpha1.MetricsStack)
 	intent := IntentFor(state)
 	if err != nil || intent == Hold {
 		return err
@@ -67,7 +76,7 @@ func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx facto
 	if syncErr != nil {
 		cond = stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(true, "SyncError", syncErr.Error())
 	}
-	if err := stack.ApplyConditions(ctx, c.deps.OperatorClient, nodeConfigFieldManager, cond); err != nil {
+	if err := stack.ApplyConditions(ctx, c.operatorClient, nodeConfigFieldManager, cond); err != nil {
 		return err
 	}
 	return syncErr
@@ -83,7 +92,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 	if err != nil {
 		return nil, err
 	}
-	served := c.deps.Served.Get()
+	served := c.served.Get()
 	var notes, errs []string
 	// The node disruption policy entry goes in before the MachineConfigs:
 	// MCO decides how to roll out a rendered config when it renders it, so
@@ -97,7 +106,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 		case !served.MachineConfiguration:
 			notes = append(notes, SkippedDisruptionPolicyNotServed)
 		default:
-			wrote, skipped, err := ensureDisruptionPolicy(ctx, c.deps.DynamicClient)
+			wrote, skipped, err := ensureDisruptionPolicy(ctx, c.dynamic)
 			switch {
 			case err != nil:
 				errs = append(errs, fmt.Sprintf("MachineConfiguration %s node disruption policy: %v; CRI-O drop-in MachineConfigs held back until it is in place", MachineConfigurationName, err))
@@ -105,7 +114,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 			case skipped != "":
 				notes = append(notes, skipped)
 			case wrote:
-				c.deps.Recorder.Eventf("CRIOMetricsNodeConfig", "applied node disruption policy entry for %s (restart %s) to MachineConfiguration %s", DropInPath, crioService, MachineConfigurationName)
+				c.recorder.Eventf("CRIOMetricsNodeConfig", "applied node disruption policy entry for %s (restart %s) to MachineConfiguration %s", DropInPath, crioService, MachineConfigurationName)
 			}
 		}
 	}
@@ -116,7 +125,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 	var objects []object
 	tls := TLSStack{}
 	if !enabled {
-		tls = ObserveTLSStack(ctx, c.deps.DynamicClient, served)
+		tls = ObserveTLSStack(ctx, c.dynamic, served)
 	}
 	if enabled || tls.MayRemoveRest() {
 		objects = append(objects, object{sccGVR, scc})
@@ -134,9 +143,9 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 		var changed bool
 		var err error
 		if enabled {
-			changed, err = stack.ApplyUnstructured(ctx, c.deps.DynamicClient, o.gvr, o.obj, nodeConfigFieldManager)
+			changed, err = stack.ApplyUnstructured(ctx, c.dynamic, o.gvr, o.obj, nodeConfigFieldManager)
 		} else {
-			changed, err = stack.DeleteUnstructured(ctx, c.deps.DynamicClient, o.gvr, o.obj)
+			changed, err = stack.DeleteUnstructured(ctx, c.dynamic, o.gvr, o.obj)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s %s: %v", o.obj.GetKind(), o.obj.GetName(), err))
@@ -147,7 +156,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 			if !enabled {
 				verb = "deleted"
 			}
-			c.deps.Recorder.Eventf("CRIOMetricsNodeConfig", "%s %s %s", verb, o.obj.GetKind(), o.obj.GetName())
+			c.recorder.Eventf("CRIOMetricsNodeConfig", "%s %s %s", verb, o.obj.GetKind(), o.obj.GetName())
 		}
 	}
 	if len(errs) > 0 {

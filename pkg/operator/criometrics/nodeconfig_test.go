@@ -63,11 +63,11 @@ func newNodeConfigForTest(t *testing.T, objects ...*unstructured.Unstructured) (
 		return false, nil, nil
 	})
 	served := platform.ServedAPIs{Monitoring: true, MachineConfig: true, MachineConfiguration: true}
-	return &nodeConfigController{deps: stack.Deps{
-		DynamicClient: client,
-		Served:        stack.FixedServedAPIs(served),
-		Recorder:      events.NewInMemoryRecorder("test", clock.RealClock{}),
-	}}, &writes
+	return &nodeConfigController{
+		dynamic:  client,
+		served:   stack.FixedServedAPIs(served),
+		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
+	}, &writes
 }
 
 // The node disruption policy entry is written before the MachineConfigs:

@@ -40,16 +40,9 @@ var (
 	dsFile             = "metrics/daemonset.yaml"
 )
 
-type metricsStack struct {
-	controllers []stack.Runnable
-	related     []configv1.ObjectReference
-}
-
-// New builds the CRI-O metrics stack.
-func New(deps stack.Deps) (stack.Stack, error) {
-	if err := deps.CertTiming.Validate(); err != nil {
-		return nil, err
-	}
+// RelatedObjects lists everything the stack can own, derived from its
+// manifests, so that must-gather collects it.
+func RelatedObjects() ([]configv1.ObjectReference, error) {
 	related, err := stack.RelatedObjects(bindata.Asset, append(append([]string{}, staticFiles...), serviceMonitorFile, prometheusRuleFile, dashboardFile, sccFile, dsFile)...)
 	if err != nil {
 		return nil, err
@@ -62,18 +55,5 @@ func New(deps stack.Deps) (stack.Stack, error) {
 	for _, role := range machineConfigRoles {
 		related = append(related, configv1.ObjectReference{Group: "machineconfiguration.openshift.io", Resource: "machineconfigs", Name: machineConfigName(role)})
 	}
-
-	return &metricsStack{
-		controllers: []stack.Runnable{
-			newStaticResourcesController(deps),
-			newNodeConfigController(deps),
-			newCertController(deps),
-			newDaemonSetController(deps),
-		},
-		related: related,
-	}, nil
+	return related, nil
 }
-
-func (s *metricsStack) Name() nodev1alpha1.StackName               { return nodev1alpha1.MetricsStack }
-func (s *metricsStack) Controllers() []stack.Runnable              { return s.controllers }
-func (s *metricsStack) RelatedObjects() []configv1.ObjectReference { return s.related }

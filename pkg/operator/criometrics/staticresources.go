@@ -3,34 +3,40 @@ package criometrics
 import (
 	"context"
 
+	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift/cluster-node-operator/bindata"
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
-// newStaticResourcesController applies (or deletes) with library-go the
+// NewStaticResourcesController applies (or deletes) with library-go the
 // stack's RBAC and Service, its ServiceMonitor, and the alerts and dashboard,
 // in the order path.go explains. It resyncs every minute, which bounds how
 // long an edited or deleted object stays wrong, without a watch per kind.
-func newStaticResourcesController(deps stack.Deps) stack.Runnable {
+func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, recorder events.Recorder) stack.Runnable {
 	clients := resourceapply.NewClientHolder().
-		WithKubernetes(deps.KubeClient).
-		WithDynamicClient(deps.DynamicClient)
+		WithKubernetes(kube).
+		WithDynamicClient(dyn)
 
 	state := func() stack.State {
-		s, _ := stack.Read(deps.NodeOperators, nodev1alpha1.MetricsStack)
+		s, _ := stack.Read(nodeOperators, nodev1alpha1.MetricsStack)
 		return s
 	}
 	intent := func() Intent { return IntentFor(state()) }
 	tlsStack := func() TLSStack {
-		return ObserveTLSStack(context.TODO(), deps.DynamicClient, deps.Served.Get())
+		return ObserveTLSStack(context.TODO(), dyn, served.Get())
 	}
-	monitoring := func() bool { return deps.Served.Get().Monitoring }
+	monitoring := func() bool { return served.Get().Monitoring }
 	exists := func(files ...string) bool {
-		return stack.AnyExists(context.TODO(), deps.DynamicClient, monitoringAsset(state), files...)
+		return stack.AnyExists(context.TODO(), dyn, monitoringAsset(state), files...)
 	}
 	// Alerts and the dashboard serve both modes, rendered for the job that
 	// scrapes CRI-O, so a switch updates them in place.
@@ -44,14 +50,14 @@ func newStaticResourcesController(deps stack.Deps) stack.Runnable {
 	}
 
 	return staticresourcecontroller.NewStaticResourceController(
-		"CRIOMetricsStaticResources", bindata.Asset, nil, clients, deps.OperatorClient, deps.Recorder,
+		"CRIOMetricsStaticResources", bindata.Asset, nil, clients, operatorClient, recorder,
 	).
 		WithConditionalResources(bindata.Asset, staticFiles,
 			func() bool { return intent() == Build },
 			func() bool { return intent() == TearDown && tlsStack().MayRemoveRest() && exists(staticFiles...) }).
 		WithConditionalResources(bindata.Asset, []string{serviceMonitorFile},
 			func() bool {
-				return intent() == Build && monitoring() && tlsStack().MayCreateServiceMonitor(deps.Served.Get().MachineConfig)
+				return intent() == Build && monitoring() && tlsStack().MayCreateServiceMonitor(served.Get().MachineConfig)
 			},
 			func() bool { return intent() == TearDown && monitoring() && exists(serviceMonitorFile) }).
 		WithConditionalResources(monitoringAsset(state), []string{prometheusRuleFile},

@@ -14,11 +14,13 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	appsinformers "k8s.io/client-go/informers/apps/v1"
 	"k8s.io/client-go/kubernetes"
 	appslistersv1 "k8s.io/client-go/listers/apps/v1"
 	"k8s.io/utils/clock"
@@ -26,6 +28,7 @@ import (
 
 	"github.com/openshift/cluster-node-operator/bindata"
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -56,30 +59,32 @@ type controller struct {
 	conditions     stack.Conditions
 }
 
-// newController returns the controller that deploys and removes the stack.
+// NewController returns the controller that deploys and removes the stack.
 // It is triggered by the NodeOperator (the decision), by the nmstate-operator
-// Deployment, and every minute.
-func newController(deps stack.Deps) stack.Runnable {
-	deployments := deps.KubeInformers.InformersFor(Namespace).Apps().V1().Deployments()
+// Deployment (deployments: an informer of the NMState namespace), and every
+// minute.
+func NewController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
+	kube kubernetes.Interface, dyn dynamic.Interface, apiExtensions apiextensionsclient.Interface,
+	deployments appsinformers.DeploymentInformer, stackImages stack.Images, recorder events.Recorder) factory.Controller {
 	c := &controller{
-		readState:      func() (stack.State, error) { return stack.Read(deps.NodeOperators, nodev1alpha1.NMStateStack) },
-		operatorClient: deps.OperatorClient,
-		kube:           deps.KubeClient,
-		dynamic:        deps.DynamicClient,
-		clients: resourceapply.NewKubeClientHolder(deps.KubeClient).
-			WithAPIExtensionsClient(deps.APIExtensionsClient),
+		readState:      func() (stack.State, error) { return stack.Read(nodeOperators, nodev1alpha1.NMStateStack) },
+		operatorClient: operatorClient,
+		kube:           kube,
+		dynamic:        dyn,
+		clients: resourceapply.NewKubeClientHolder(kube).
+			WithAPIExtensionsClient(apiExtensions),
 		deployments: deployments.Lister().Deployments(Namespace),
 		cache:       resourceapply.NewResourceCache(),
-		images:      imagesFrom(deps.Images),
+		images:      imagesFrom(stackImages),
 		clock:       clock.RealClock{},
 		conditions:  stack.Conditions{Prefix: string(nodev1alpha1.NMStateStack)},
 	}
 	return factory.New().
-		WithInformers(deps.NodeOperators.Informer()).
+		WithInformers(nodeOperators.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(DeploymentName), deployments.Informer()).
 		ResyncEvery(resync).
 		WithSync(c.syncNMState).
-		ToController(ControllerName, deps.Recorder)
+		ToController(ControllerName, recorder)
 }
 
 // syncNMState deploys or removes the stack as the recorded decision says, and

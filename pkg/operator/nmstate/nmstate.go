@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-node-operator/bindata"
-	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
@@ -72,37 +71,18 @@ var staticFiles = []string{
 // NMStateGVR is the NMState API.
 var NMStateGVR = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nmstates"}
 
-type nmstateStack struct {
-	controllers []stack.Runnable
-	related     []configv1.ObjectReference
-}
-
-// New returns the NMState stack.
-func New(deps stack.Deps) (stack.Stack, error) {
-	related, err := relatedObjects()
-	if err != nil {
-		return nil, err
-	}
-	// The manifests are embedded: fail at start, not at the first sync.
+// RelatedObjects lists the CRD, namespace, RBAC, Deployment and the NMState
+// CR, derived from the manifests. It also reads the manifests the controller
+// renders, so that a broken one fails at start, not at the first sync.
+func RelatedObjects() ([]configv1.ObjectReference, error) {
 	if _, err := readCR(); err != nil {
 		return nil, err
 	}
 	if _, err := readDeployment(images{operator: "x", handler: "x"}); err != nil {
 		return nil, err
 	}
-	return &nmstateStack{
-		controllers: []stack.Runnable{newController(deps)},
-		related:     related,
-	}, nil
+	return relatedObjects()
 }
-
-func (s *nmstateStack) Name() nodev1alpha1.StackName { return nodev1alpha1.NMStateStack }
-
-func (s *nmstateStack) Controllers() []stack.Runnable { return s.controllers }
-
-// RelatedObjects lists the CRD, namespace, RBAC, Deployment and the NMState
-// CR, derived from the manifests.
-func (s *nmstateStack) RelatedObjects() []configv1.ObjectReference { return s.related }
 
 // relatedObjects lists everything the stack creates, from its manifests.
 func relatedObjects() ([]configv1.ObjectReference, error) {

@@ -1,4 +1,4 @@
-// Package stack holds what every stack controller shares: its dependencies,
+// Package stack holds what every stack controller shares: its operand images,
 // how it reads the decision, how it reports conditions, and how it applies
 // objects that library-go's resourceapply does not know, without writing at
 // steady state.
@@ -12,53 +12,18 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
-	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
-	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
-	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
 )
-
-// Deps are the clients and shared informers a stack's controllers use.
-// Informers are shared: a stack asks the factories for what it needs, and
-// the starter starts them. Never ask for Nodes or Pods cluster-wide.
-type Deps struct {
-	KubeClient          kubernetes.Interface
-	DynamicClient       dynamic.Interface
-	APIExtensionsClient apiextensionsclient.Interface
-	Discovery           discovery.DiscoveryInterface
-	OperatorClient      v1helpers.OperatorClient
-	NodeOperators       *operatorclient.NodeOperators
-	// KubeInformers has factories for the operator and NMState namespaces.
-	KubeInformers v1helpers.KubeInformersForNamespaces
-	// ClusterConfig caches the config.openshift.io singletons named
-	// "cluster" (Infrastructure, APIServer).
-	ClusterConfig configinformers.SharedInformerFactory
-	Recorder      events.Recorder
-	// Served tells which optional APIs are served.
-	Served *ServedAPIs
-	// CertTiming is the validity and refresh of the CRI-O metrics certificates.
-	CertTiming criometricscerts.Timing
-	// Images maps image names of manifests/image-references to pull specs,
-	// read from the operator's environment.
-	Images Images
-	// CRIOPlatform counts the nodes that run the platform's own CRI-O
-	// metrics proxy (MCO's kube-rbac-proxy-crio).
-	CRIOPlatform *crioplatform.Detector
-}
 
 // Images are the operand images, set in the operator Deployment's environment.
 type Images struct {
@@ -218,18 +183,6 @@ func Join(parts ...string) string {
 		}
 	}
 	return strings.Join(out, "; ")
-}
-
-// Stack is one node-level stack. Its Name is also the prefix of its
-// conditions (<Name>Available, <Name>Progressing, <Name>Degraded), which every
-// stack must report once it has synced, enabled or not, so that the
-// ClusterOperator's messages say what is deployed and why.
-type Stack interface {
-	Name() nodev1alpha1.StackName
-	// Controllers are started by the starter once.
-	Controllers() []Runnable
-	// RelatedObjects is everything the stack owns while it is enabled.
-	RelatedObjects() []configv1.ObjectReference
 }
 
 // Runnable is a controller.
