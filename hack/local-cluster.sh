@@ -357,6 +357,7 @@ EOF
     --bind-address=127.0.0.1 \
     --advertise-address=127.0.0.1 \
     --endpoint-reconciler-type=none \
+    --kubelet-preferred-address-types=InternalIP \
     --secure-port="$LCP_APISERVER_PORT" \
     --tls-cert-file="$pki/apiserver.crt" \
     --tls-private-key-file="$pki/apiserver.key" \

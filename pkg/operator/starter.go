@@ -167,8 +167,9 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		// kube-rbac-proxy-crio mirror pods.
 		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), served.Get,
 			crioPlatform.Detect, crioPlatform.Informer(), recorder),
-		// versions[operator]. Watch: NodeOperator.
-		versioncontroller.New(operatorClient, versionRecorder, operatorVersion, stackNames(stacks), recorder),
+		// versions[operator], and Progressing while a new one rolls out.
+		// Watch: NodeOperator, ClusterOperator node.
+		versioncontroller.New(operatorClient, clusterOperatorInformers.Config().V1().ClusterOperators(), versionRecorder, operatorVersion, stackNames(stacks), recorder),
 
 		// CRI-O metrics. Watch: NodeOperator; certificates also Secrets and
 		// ConfigMaps, the DaemonSet controller also DaemonSets, ConfigMaps,

@@ -1,45 +1,70 @@
 // Package versioncontroller reports the operator's version on the
 // ClusterOperator only once every operand has rolled out at that version, as
-// the cluster-version operator expects during an upgrade.
+// the cluster-version operator expects during an upgrade, and says
+// Progressing while it does.
 package versioncontroller
 
 import (
 	"context"
 	"strings"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	configinformersv1 "github.com/openshift/client-go/config/informers/externalversions/config/v1"
+	configlistersv1 "github.com/openshift/client-go/config/listers/config/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/utils/clock"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 )
 
-// OperandName is the name of the version the CVO waits for.
-const OperandName = "operator"
+const (
+	// OperandName is the name of the version the CVO waits for.
+	OperandName = "operator"
+	// ConditionProgressing is True while a new version rolls out.
+	ConditionProgressing = "OperatorVersionProgressing"
+	// Announce is how long Progressing=True stands before the new version is
+	// reported, even when the operands are ready at once: the CVO and
+	// origin's upgrade checks see that the update touched this operator.
+	Announce     = 10 * time.Second
+	fieldManager = "OperatorVersion"
+)
 
 type controller struct {
-	operatorClient  v1helpers.OperatorClient
-	versionRecorder status.VersionGetter
-	version         string
-	requiredPrefix  []string
+	operatorClient   v1helpers.OperatorClient
+	clusterOperators configlistersv1.ClusterOperatorLister
+	versionRecorder  status.VersionGetter
+	version          string
+	stackPrefixes    []string
+	clock            clock.PassiveClock
 }
 
 // New returns a controller that sets version "operator" once no condition
 // says that something is still progressing or unavailable, and every stack
 // controller named in stackPrefixes has reported its Available condition.
-func New(operatorClient v1helpers.OperatorClient, versionRecorder status.VersionGetter, version string,
-	stackPrefixes []string, recorder events.Recorder) factory.Controller {
-	c := &controller{operatorClient: operatorClient, versionRecorder: versionRecorder, version: version, requiredPrefix: stackPrefixes}
+// clusterOperators tells which version the ClusterOperator reports already:
+// a restart at the same version is no upgrade.
+func New(operatorClient v1helpers.OperatorClient, clusterOperators configinformersv1.ClusterOperatorInformer,
+	versionRecorder status.VersionGetter, version string, stackPrefixes []string, recorder events.Recorder) factory.Controller {
+	c := &controller{
+		operatorClient:   operatorClient,
+		clusterOperators: clusterOperators.Lister(),
+		versionRecorder:  versionRecorder,
+		version:          version,
+		stackPrefixes:    stackPrefixes,
+		clock:            clock.RealClock{},
+	}
 	return factory.New().
-		WithInformers(operatorClient.Informer()).
+		WithInformers(operatorClient.Informer(), clusterOperators.Informer()).
 		WithSync(c.sync).
 		ToController("OperatorVersion", recorder)
 }
 
-func (c *controller) sync(ctx context.Context, _ factory.SyncContext) error {
-	if c.versionRecorder.GetVersions()[OperandName] == c.version {
-		return nil
-	}
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
 	spec, st, _, err := c.operatorClient.GetOperatorState()
 	if err != nil {
 		return err
@@ -47,14 +72,74 @@ func (c *controller) sync(ctx context.Context, _ factory.SyncContext) error {
 	if spec.ManagementState != operatorv1.Managed && spec.ManagementState != operatorv1.Removed {
 		return nil
 	}
-	if RolledOut(st.Conditions, c.requiredPrefix) {
+	reported := c.versionRecorder.GetVersions()[OperandName]
+	if reported == "" {
+		reported = c.clusterOperatorVersion()
+	}
+	step := NextStep(reported, c.version, st.Conditions, c.stackPrefixes, c.clock.Now())
+	if step.Wait > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), step.Wait)
+	}
+	switch {
+	case step.Announce:
+		return c.progressing(ctx, operatorv1.ConditionTrue, "Upgrading", "rolling out version "+c.version)
+	case step.Report:
 		c.versionRecorder.SetVersion(OperandName, c.version)
+		return c.progressing(ctx, operatorv1.ConditionFalse, "AsExpected", "")
 	}
 	return nil
 }
 
+func (c *controller) clusterOperatorVersion() string {
+	co, err := c.clusterOperators.Get(operatorclient.ClusterOperatorName)
+	if err != nil {
+		return ""
+	}
+	for _, v := range co.Status.Versions {
+		if v.Name == OperandName {
+			return v.Version
+		}
+	}
+	return ""
+}
+
+func (c *controller) progressing(ctx context.Context, s operatorv1.ConditionStatus, reason, message string) error {
+	return c.operatorClient.ApplyOperatorStatus(ctx, fieldManager,
+		applyoperatorv1.OperatorStatus().WithConditions(operatorclient.Condition(ConditionProgressing, s, reason, message)))
+}
+
+// Step is what the controller does next.
+type Step struct {
+	// Announce: write OperatorVersionProgressing=True.
+	Announce bool
+	// Report: set the version and OperatorVersionProgressing=False.
+	Report bool
+	// Wait: look again after this long.
+	Wait time.Duration
+}
+
+// NextStep decides, from the version the ClusterOperator reports, the
+// version of this process and the NodeOperator's conditions. A version that
+// is reported already (a restart) needs no announcement; a new one (install,
+// upgrade, downgrade) is announced with Progressing for Announce, then
+// reported once every stack has rolled out.
+func NextStep(reported, version string, conditions []operatorv1.OperatorCondition, stackPrefixes []string, now time.Time) Step {
+	own := v1helpers.FindOperatorCondition(conditions, ConditionProgressing)
+	switch {
+	case reported == version:
+		return Step{Report: true}
+	case own == nil || own.Status != operatorv1.ConditionTrue:
+		return Step{Announce: true, Wait: Announce}
+	case now.Sub(own.LastTransitionTime.Time) < Announce:
+		return Step{Wait: Announce - now.Sub(own.LastTransitionTime.Time)}
+	case RolledOut(conditions, stackPrefixes):
+		return Step{Report: true}
+	}
+	return Step{}
+}
+
 // RolledOut is true when every stack has reported availability and nothing
-// is progressing or unavailable.
+// but this controller's own announcement is progressing or unavailable.
 func RolledOut(conditions []operatorv1.OperatorCondition, stackPrefixes []string) bool {
 	for _, prefix := range stackPrefixes {
 		if v1helpers.FindOperatorCondition(conditions, prefix+operatorv1.OperatorStatusTypeAvailable) == nil {
@@ -63,6 +148,7 @@ func RolledOut(conditions []operatorv1.OperatorCondition, stackPrefixes []string
 	}
 	for _, cond := range conditions {
 		switch {
+		case cond.Type == ConditionProgressing:
 		case strings.HasSuffix(cond.Type, operatorv1.OperatorStatusTypeProgressing) && cond.Status != operatorv1.ConditionFalse:
 			return false
 		case strings.HasSuffix(cond.Type, operatorv1.OperatorStatusTypeAvailable) && cond.Status != operatorv1.ConditionTrue:

@@ -2,9 +2,11 @@ package versioncontroller
 
 import (
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func cond(t string, s operatorv1.ConditionStatus) operatorv1.OperatorCondition {
@@ -39,6 +41,38 @@ func TestRolledOut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, RolledOut(tc.conditions, stacks))
+		})
+	}
+}
+
+func TestNextStep(t *testing.T) {
+	stacks := []string{"Metrics", "NMState"}
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	ready := []operatorv1.OperatorCondition{
+		cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionFalse),
+		cond("NMStateAvailable", operatorv1.ConditionTrue), cond("NMStateProgressing", operatorv1.ConditionFalse),
+	}
+	announced := func(ago time.Duration, extra ...operatorv1.OperatorCondition) []operatorv1.OperatorCondition {
+		c := operatorv1.OperatorCondition{Type: ConditionProgressing, Status: operatorv1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-ago))}
+		return append(append([]operatorv1.OperatorCondition{c}, ready...), extra...)
+	}
+	for _, tc := range []struct {
+		name       string
+		reported   string
+		conditions []operatorv1.OperatorCondition
+		want       Step
+	}{
+		{"restart at the reported version: no announcement", "4.22.1", ready, Step{Report: true}},
+		{"upgrade: announce first", "4.22.0", ready, Step{Announce: true, Wait: Announce}},
+		{"install: announce first", "", ready, Step{Announce: true, Wait: Announce}},
+		{"announced a moment ago: wait", "4.22.0", announced(4 * time.Second), Step{Wait: Announce - 4*time.Second}},
+		{"announced long enough, operands ready: report", "4.22.0", announced(Announce), Step{Report: true}},
+		{"announced long enough, a stack still rolling out: wait for it", "4.22.0",
+			announced(time.Minute, cond("NMStateProgressing", operatorv1.ConditionTrue))[0:1], Step{}},
+		{"reported, announcement to clear", "4.22.1", announced(time.Minute), Step{Report: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, NextStep(tc.reported, "4.22.1", tc.conditions, stacks, now))
 		})
 	}
 }
