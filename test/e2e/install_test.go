@@ -937,14 +937,19 @@ const (
 
 // ruleCase is one rule of the operator's RBAC.
 type ruleCase struct {
-	role  string // "ClusterRole" or "Role"
-	index int
-	rule  rbacv1.PolicyRule
+	role      string // "ClusterRole" or "Role"
+	namespace string // the Role's
+	index     int
+	rule      rbacv1.PolicyRule
 }
 
 func (c ruleCase) String() string {
 	r := c.rule
-	s := fmt.Sprintf("%s rule %d: %v %v", c.role, c.index, r.Verbs, r.Resources)
+	role := c.role
+	if c.namespace != "" && c.namespace != operatorNamespace {
+		role += " in " + c.namespace
+	}
+	s := fmt.Sprintf("%s rule %d: %v %v", role, c.index, r.Verbs, r.Resources)
 	if len(r.APIGroups) > 0 && r.APIGroups[0] != "" {
 		s += "." + strings.Join(r.APIGroups, ",")
 	}
@@ -1046,9 +1051,12 @@ func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases []ruleCase
-	for _, role := range []string{"ClusterRole", "Role"} {
-		for i, r := range in.releaseRole(t, role).Rules {
-			cases = append(cases, ruleCase{role: role, index: i, rule: r})
+	for i, r := range in.releaseRole(t, "ClusterRole", "").Rules {
+		cases = append(cases, ruleCase{role: "ClusterRole", index: i, rule: r})
+	}
+	for _, ns := range in.roleNamespaces() {
+		for i, r := range in.releaseRole(t, "Role", ns).Rules {
+			cases = append(cases, ruleCase{role: "Role", namespace: ns, index: i, rule: r})
 		}
 	}
 	selected := 0
@@ -1065,11 +1073,38 @@ func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 	t.Logf("%d of the %d rules selected (E2E_RBAC_SWEEP=%q)", selected, len(cases), mode)
 }
 
-// releaseRole is the release's ClusterRole or Role of the operator.
-func (in *installation) releaseRole(t *testing.T, kind string) *rbacv1.ClusterRole {
-	obj := in.rel.Find(kind, nodeOperatorName)
+// roleNamespaces are where the release grants the operator a Role: its own
+// namespace, MCO's (the kube-rbac-proxy-crio mirror pods) and
+// openshift-config-managed (the console's CRI-O dashboard).
+var roleNamespaces = []string{operatorNamespace, "openshift-machine-config-operator", "openshift-config-managed"}
+
+// roleNamespaces are those of roleNamespaces where the release of the
+// cluster's profile has a Role of the operator (the hosted profile has only
+// the operator's own).
+func (in *installation) roleNamespaces() []string {
+	var out []string
+	for _, ns := range roleNamespaces {
+		for _, m := range in.rel.Manifests {
+			if m.Object.GetKind() == "Role" && m.Object.GetName() == nodeOperatorName && m.Object.GetNamespace() == ns {
+				out = append(out, ns)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// releaseRole is the release's ClusterRole, or its Role in a namespace, of
+// the operator.
+func (in *installation) releaseRole(t *testing.T, kind, namespace string) *rbacv1.ClusterRole {
+	var obj *unstructured.Unstructured
+	for _, m := range in.rel.Manifests {
+		if m.Object.GetKind() == kind && m.Object.GetName() == nodeOperatorName && m.Object.GetNamespace() == namespace {
+			obj = m.Object
+		}
+	}
 	if obj == nil {
-		t.Fatalf("the release has no %s %s", kind, nodeOperatorName)
+		t.Fatalf("the release has no %s %s in %q", kind, nodeOperatorName, namespace)
 	}
 	r := &rbacv1.ClusterRole{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, r); err != nil {
@@ -1136,7 +1171,7 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 		t.Skip("E2E_RBAC_SWEEP=none")
 	}
 	var c *ruleCase
-	for i, r := range in.releaseRole(t, "ClusterRole").Rules {
+	for i, r := range in.releaseRole(t, "ClusterRole", "").Rules {
 		if hasString(r.Resources, "securitycontextconstraints") && hasString(r.Verbs, "create") {
 			c = &ruleCase{role: "ClusterRole", index: i, rule: r}
 		}
@@ -1200,10 +1235,10 @@ func deniedPattern(c ruleCase) *regexp.Regexp {
 func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
 	ctx := framework.Context(t, time.Minute)
 	in.deleteReducedRBAC(ctx)
-	without := func(kind string) []rbacv1.PolicyRule {
+	without := func(kind, namespace string) []rbacv1.PolicyRule {
 		var out []rbacv1.PolicyRule
-		for i, r := range in.releaseRole(t, kind).Rules {
-			if c.role == kind && c.index == i {
+		for i, r := range in.releaseRole(t, kind, namespace).Rules {
+			if c.role == kind && c.namespace == namespace && c.index == i {
 				continue
 			}
 			out = append(out, r)
@@ -1215,16 +1250,18 @@ func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
 		return metav1.ObjectMeta{Name: reducedRoleName, Namespace: ns, Labels: map[string]string{"e2e.cluster-node-operator/reduced": "true"}}
 	}
 	var errs []error
-	_, err := in.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta(""), Rules: without("ClusterRole")}, metav1.CreateOptions{})
+	_, err := in.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta(""), Rules: without("ClusterRole", "")}, metav1.CreateOptions{})
 	errs = append(errs, err)
 	_, err = in.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta(""), Subjects: subject,
 		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: reducedRoleName}}, metav1.CreateOptions{})
 	errs = append(errs, err)
-	_, err = in.kube.RbacV1().Roles(operatorNamespace).Create(ctx, &rbacv1.Role{ObjectMeta: meta(operatorNamespace), Rules: without("Role")}, metav1.CreateOptions{})
-	errs = append(errs, err)
-	_, err = in.kube.RbacV1().RoleBindings(operatorNamespace).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta(operatorNamespace), Subjects: subject,
-		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: reducedRoleName}}, metav1.CreateOptions{})
-	errs = append(errs, err)
+	for _, ns := range in.roleNamespaces() {
+		_, err = in.kube.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: meta(ns), Rules: without("Role", ns)}, metav1.CreateOptions{})
+		errs = append(errs, err)
+		_, err = in.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta(ns), Subjects: subject,
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: reducedRoleName}}, metav1.CreateOptions{})
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
@@ -1234,8 +1271,10 @@ func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
 func (in *installation) deleteReducedRBAC(ctx context.Context) {
 	_ = in.kube.RbacV1().ClusterRoleBindings().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
 	_ = in.kube.RbacV1().ClusterRoles().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-	_ = in.kube.RbacV1().RoleBindings(operatorNamespace).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-	_ = in.kube.RbacV1().Roles(operatorNamespace).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+	for _, ns := range roleNamespaces {
+		_ = in.kube.RbacV1().RoleBindings(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+		_ = in.kube.RbacV1().Roles(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+	}
 }
 
 // runScenario brings the cluster to the scenario's starting state and starts

@@ -3,8 +3,10 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -19,18 +21,14 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// inspectNamespaceResources are what `oc adm inspect` collects in a namespace that a
-// relatedObject names ("all" is the API's category: pods, services,
-// deployments, daemonsets, replicasets, ...).
-var inspectNamespaceResources = []string{"all", "configmaps", "events", "endpoints", "endpointslices", "persistentvolumeclaims", "poddisruptionbudgets", "secrets"}
-
-// TestMustGather collects, with kubectl, what `oc adm inspect
-// clusteroperator/node` (and so must-gather) collects: the ClusterOperator,
-// every object of its relatedObjects, recursively through their own
-// relatedObjects, and in every related namespace the resources above. It
-// checks that every relatedObject is found, before the operator ever runs and
-// once it runs with both stacks enabled, and that what the operator deploys is
-// in the collection.
+// TestMustGather runs the real `oc adm inspect clusteroperator/node` (what
+// must-gather runs for every ClusterOperator; hack/tools/oc-inspect builds
+// it from openshift/oc) and reads what it wrote: the ClusterOperator, every
+// object of its relatedObjects, recursively through their own
+// relatedObjects, and in every related namespace what inspect collects
+// there. It checks that every relatedObject is in the output, before the
+// operator ever runs and once it runs with both stacks enabled, and that
+// everything the stacks deploy is in it too.
 func TestMustGather(t *testing.T) {
 	in := newInstallation(t)
 
@@ -127,10 +125,15 @@ func (in *installation) enabledStacks(t *testing.T) []string {
 
 // inspection is what the inspection collected, by group/resource/namespace/name.
 type inspection struct {
-	in       *installation
-	objects  map[string]bool
-	related  []configv1.ObjectReference
-	failures map[string]string
+	in      *installation
+	objects map[string]bool
+	related []configv1.ObjectReference
+	// log is oc adm inspect's output, which says why it could not collect
+	// something.
+	log string
+	// unserved are the kinds of inspect's own files (e.g. its copy of
+	// discovery), which name no served resource.
+	unserved map[schema.GroupVersionKind]bool
 }
 
 func (g *inspection) has(key string) bool { return g.objects[key] }
@@ -163,92 +166,96 @@ func (g *inspection) requireRelatedPresent(t *testing.T) {
 	t.Helper()
 	for _, ref := range g.related {
 		key := referenceKey(ref)
-		if msg, failed := g.failures[key]; failed {
-			t.Errorf("relatedObject %s could not be collected: %s", key, msg)
-		} else if !g.has(key) {
-			t.Errorf("relatedObject %s was not collected", key)
+		if !g.has(key) {
+			t.Errorf("relatedObject %s is not in oc adm inspect's output (its log: %s)", key, g.log)
 		}
 	}
 }
 
-// gather inspects clusteroperator/node with kubectl, as oc adm inspect does.
+// inspectClusterOperator runs `oc adm inspect clusteroperator/node` and
+// reads every object in its output directory.
 func inspectClusterOperator(t *testing.T, in *installation) *inspection {
 	t.Helper()
-	g := &inspection{in: in, objects: map[string]bool{}, failures: map[string]string{}}
-	out, err := framework.Kubectl(t, "get", "clusteroperator", nodeClusterOperator, "-o", "json")
+	bin := framework.EnsureRealTool(t, "oc-inspect", "oc-inspect")
+	dest := filepath.Join(t.TempDir(), "inspect")
+	start := time.Now()
+	cmd := exec.Command(bin, "clusteroperator/"+nodeClusterOperator, "--dest-dir="+dest,
+		"--kubeconfig="+framework.KubeconfigPath(t),
+		// A discovery cache of its own: the tests add and remove CRDs.
+		"--cache-dir="+filepath.Join(t.TempDir(), "discovery"))
+	out, err := cmd.CombinedOutput()
+	logPath := filepath.Join(framework.RepoRoot(t), "_output", "e2e-logs", strings.ReplaceAll(t.Name(), "/", "_")+fmt.Sprintf("-oc-inspect-%d.log", time.Now().UnixNano()))
+	_ = os.WriteFile(logPath, out, 0o644)
+	if err != nil {
+		// inspect goes on past what it cannot gather, and says so at the
+		// end. The simulated nodes' kwok serves no container logs: those
+		// errors are expected here, any other is not.
+		if !strings.Contains(string(out), "Wrote inspect data to") {
+			t.Fatalf("oc adm inspect clusteroperator/%s: %v; output in %s", nodeClusterOperator, err, logPath)
+		}
+		logErrors := 0
+		for _, skipped := range strings.Split(string(out), "skipping gathering ")[1:] {
+			what, why, _ := strings.Cut(skipped, " due to error: ")
+			why, _, _ = strings.Cut(why, "\n")
+			why, _, _ = strings.Cut(why, "]")
+			why = strings.TrimSuffix(why, ", ")
+			if strings.HasPrefix(why, "one or more errors occurred while gathering pod-specific data") {
+				logErrors++
+				continue
+			}
+			t.Errorf("oc adm inspect could not gather %s: %s (output in %s)", what, why, logPath)
+		}
+		t.Logf("oc adm inspect exited with %v; %d namespaces without container logs, which kwok's simulated nodes do not serve", err, logErrors)
+	}
+	g := &inspection{in: in, objects: map[string]bool{}, log: logPath, unserved: map[schema.GroupVersionKind]bool{}}
+	files := 0
+	err = filepath.WalkDir(dest, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		files++
+		for _, obj := range framework.ReadManifests(t, path) {
+			g.recordAll(t, obj)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	co := &unstructured.Unstructured{}
-	if err := json.Unmarshal(out, &co.Object); err != nil {
-		t.Fatal(err)
+	coFile := filepath.Join(dest, "cluster-scoped-resources", "config.openshift.io", "clusteroperators", nodeClusterOperator+".yaml")
+	cos := framework.ReadManifests(t, coFile)
+	if len(cos) != 1 {
+		t.Fatalf("oc adm inspect wrote no %s", coFile)
 	}
-	g.related = relatedObjectsOf(t, co)
-	g.record(t, co)
-	visited := map[string]bool{}
-	var follow func(refs []configv1.ObjectReference)
-	follow = func(refs []configv1.ObjectReference) {
-		for _, ref := range refs {
-			key := referenceKey(ref)
-			if visited[key] {
-				continue
-			}
-			visited[key] = true
-			if ref.Name == "" {
-				g.failures[key] = "no name"
-				continue
-			}
-			resource := ref.Resource
-			if ref.Group != "" {
-				resource += "." + ref.Group
-			}
-			args := []string{"get", resource, ref.Name, "-o", "json"}
-			if ref.Namespace != "" {
-				args = append(args, "-n", ref.Namespace)
-			}
-			out, err := framework.Kubectl(t, args...)
-			if err != nil {
-				g.failures[key] = err.Error()
-				continue
-			}
-			obj := &unstructured.Unstructured{}
-			if err := json.Unmarshal(out, &obj.Object); err != nil {
-				t.Fatal(err)
-			}
-			g.record(t, obj)
-			if ref.Group == "" && ref.Resource == "namespaces" {
-				g.gatherNamespace(t, ref.Name)
-			}
-			follow(relatedObjectsOf(t, obj))
-		}
-	}
-	follow(g.related)
+	g.related = relatedObjectsOf(t, cos[0])
+	t.Logf("oc adm inspect took %s: %d objects in %d files under %s (its output: %s)", time.Since(start).Round(100*time.Millisecond), len(g.objects), files, dest, logPath)
 	return g
 }
 
-// gatherNamespace collects what oc adm inspect collects in a namespace.
-func (g *inspection) gatherNamespace(t *testing.T, ns string) {
-	out, err := framework.Kubectl(t, "get", strings.Join(inspectNamespaceResources, ","), "-n", ns, "-o", "json")
-	if err != nil {
-		g.failures["namespaces//"+ns+"/*"] = err.Error()
+// recordAll records an object, or each item of a list; what is no served
+// resource (inspect's own files, such as its copy of discovery) is skipped.
+func (g *inspection) recordAll(t *testing.T, obj *unstructured.Unstructured) {
+	if obj.IsList() {
+		list, err := obj.ToList()
+		if err != nil {
+			t.Fatalf("%s: %v", obj.GetKind(), err)
+		}
+		for i := range list.Items {
+			g.recordAll(t, &list.Items[i])
+		}
 		return
 	}
-	list := &unstructured.UnstructuredList{}
-	if err := json.Unmarshal(out, &list.Object); err != nil {
-		t.Fatal(err)
+	if obj.GetName() == "" || obj.GetKind() == "" {
+		return
 	}
-	items, _, _ := unstructured.NestedSlice(list.Object, "items")
-	for _, item := range items {
-		g.record(t, &unstructured.Unstructured{Object: item.(map[string]any)})
+	if g.unserved[obj.GroupVersionKind()] {
+		return
 	}
-}
-
-func (g *inspection) record(t *testing.T, obj *unstructured.Unstructured) {
-	key, err := g.keyFor(obj)
-	if err != nil {
-		t.Fatalf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
+	if key, err := g.keyFor(obj); err == nil {
+		g.objects[key] = true
+	} else {
+		g.unserved[obj.GroupVersionKind()] = true
 	}
-	g.objects[key] = true
 }
 
 func relatedObjectsOf(t *testing.T, obj *unstructured.Unstructured) []configv1.ObjectReference {

@@ -575,9 +575,16 @@ var policyList = regexp.MustCompile(`^(request\.namespace|object\.metadata\.name
 
 // confinement is what the manifests' ValidatingAdmissionPolicies, bound with
 // Deny, enforce on the operator's ServiceAccount.
+// policyException is a matchCondition that lets one object outside the
+// confined namespaces through: namespace, group, resource, name.
+var policyException = regexp.MustCompile(`^!\(request\.namespace == '([a-z0-9.-]+)' && request\.resource\.group == '([a-z0-9.-]*)' && request\.resource\.resource == '([a-z0-9]+)' && request\.name == '([a-z0-9.-]+)'\)$`)
+
 type confinement struct {
 	// namespaces confines every namespaced write (nil: not confined).
 	namespaces map[string]bool
+	// exceptions are the objects outside those namespaces the namespace
+	// policy lets through, as "namespace/resource.group/name".
+	exceptions []string
 	// rbacNames confines the names of the roles and bindings it writes.
 	rbacNames map[string]bool
 }
@@ -610,9 +617,18 @@ func readConfinement(t *testing.T, tr *tree) confinement {
 		if p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != admissionregistrationv1.Fail {
 			t.Errorf("%s: failurePolicy must be Fail, or an error would let writes through", o)
 		}
-		if len(p.Spec.MatchConditions) != 1 || p.Spec.MatchConditions[0].Expression != "request.userInfo.username == '"+username+"'" {
+		if len(p.Spec.MatchConditions) < 1 || p.Spec.MatchConditions[0].Expression != "request.userInfo.username == '"+username+"'" {
 			t.Errorf("%s: must match exactly the operator's requests (request.userInfo.username == '%s')", o, username)
 			continue
+		}
+		var exceptions []string
+		for _, mc := range p.Spec.MatchConditions[1:] {
+			m := policyException.FindStringSubmatch(strings.Join(strings.Fields(mc.Expression), " "))
+			if m == nil {
+				t.Errorf("%s: matchCondition %q is not an exception for one named object", o, mc.Name)
+				continue
+			}
+			exceptions = append(exceptions, m[1]+"/"+m[3]+"."+m[2]+"/"+m[4])
 		}
 		if len(p.Spec.Validations) != 1 {
 			t.Errorf("%s: want one validation", o)
@@ -638,6 +654,7 @@ func readConfinement(t *testing.T, tr *tree) confinement {
 		ops := strings.Join(operations(rule.Operations), ",")
 		switch m[1] {
 		case "request.namespace":
+			out.exceptions = exceptions
 			if strings.Join(rule.APIGroups, ",") != "*" || strings.Join(rule.APIVersions, ",") != "*" || strings.Join(rule.Resources, ",") != "*/*" ||
 				rule.Scope == nil || *rule.Scope != admissionregistrationv1.NamespacedScope || ops != "CREATE,DELETE,UPDATE" {
 				t.Errorf("%s: must match CREATE, UPDATE and DELETE of every namespaced resource and subresource", o)
@@ -645,6 +662,9 @@ func readConfinement(t *testing.T, tr *tree) confinement {
 			}
 			out.namespaces = list
 		case "object.metadata.name":
+			if len(exceptions) > 0 {
+				t.Errorf("%s: the role and binding names allow no exception", o)
+			}
 			if strings.Join(rule.APIGroups, ",") != "rbac.authorization.k8s.io" || strings.Join(rule.APIVersions, ",") != "*" ||
 				strings.Join(sortedCopy(rule.Resources), ",") != "clusterrolebindings,clusterroles,rolebindings,roles" || ops != "CREATE,UPDATE" {
 				t.Errorf("%s: must match CREATE and UPDATE of every kind of role and binding", o)
@@ -686,6 +706,19 @@ func TestAdmissionPoliciesConfineTheOperator(t *testing.T) {
 			namespaces[o.GetName()] = true
 		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
 			rbacNames[o.GetName()] = true
+		}
+	}
+	// An exception to the namespaces must be an operand the operator writes.
+	for _, e := range c.exceptions {
+		parts := strings.SplitN(e, "/", 3)
+		found := false
+		for _, o := range tr.operands {
+			if o.GetNamespace() == parts[0] && o.GetName() == parts[2] && strings.EqualFold(o.GetKind()+"s", strings.TrimSuffix(parts[1], ".")) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("the namespace policy lets %s through, which is no operand of the operator", e)
 		}
 	}
 	for what, pair := range map[string][2]map[string]bool{"namespaces": {c.namespaces, namespaces}, "role and binding names": {c.rbacNames, rbacNames}} {

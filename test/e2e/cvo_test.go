@@ -1,0 +1,419 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+const hostedDeploymentFile = "0000_50_cluster-node-operator_10_deployment-hosted.yaml"
+
+// TestInstallWithRealCVO installs the release with the real
+// cluster-version operator (hack/tools/cluster-version-operator): a payload
+// made from manifests/ as the release tooling makes it, the CVO started on
+// it as on a new cluster. The operator runs when the CVO's Deployment's pod
+// runs, as that pod would (framework.StartPodProcess: the container's
+// arguments, environment and ServiceAccount). The install is done when
+// ClusterVersion is Available with its history entry Completed; throughout,
+// the ClusterOperator is watched for origin's invariants.
+func TestInstallWithRealCVO(t *testing.T) {
+	in := newInstallation(t)
+	version := fmt.Sprintf("4.99.0-0.e2e-cvo-%d", time.Now().Unix())
+	framework.PrepareCVOCluster(t, in.cfg, version)
+	// Registered before the CVO starts, so that it runs once it stopped.
+	t.Cleanup(func() { framework.ResetClusterVersion(t, in.config) })
+	payload := framework.WritePayload(t, t.TempDir(), framework.PayloadOptions{Version: version})
+	in.rel = payload.Release
+	if !payloadHasFile(t, payload, hostedDeploymentFile) {
+		t.Fatalf("the payload lacks %s: the CVO would not be seen excluding it", hostedDeploymentFile)
+	}
+
+	mon := framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)
+	// Until the operator first runs, the ClusterOperator the CVO created has
+	// no conditions, and a starting operator may report Available=False.
+	endInstallWindow := mon.Allow(configv1.OperatorAvailable, configv1.ConditionFalse, "install")
+	start := time.Now()
+	cvo := framework.StartRealCVO(t, in.cfg, payload, framework.CVOOptions{})
+	runner := newPodRunner(in, map[string]string{version: operatorBinary(t)})
+	cv := runner.waitForClusterVersion(cvo, 10*time.Minute, framework.ClusterVersionCompleted(version))
+	installed := time.Now()
+	endInstallWindow()
+
+	t.Logf("install timings (from the CVO's start): operator pod running %s, operator process started %s, clusteroperator/%s Available %s, ClusterVersion Completed %s",
+		runner.since(start, runner.firstPodRunning), runner.since(start, runner.firstStarted), nodeClusterOperator,
+		runner.since(start, firstTime(mon, configv1.OperatorAvailable, configv1.ConditionTrue)), installed.Sub(start).Round(time.Second))
+	t.Logf("ClusterVersion:\n%s", framework.DescribeClusterVersion(cv))
+
+	t.Run("HistoryHasOneCompletedEntry", func(t *testing.T) {
+		if len(cv.Status.History) != 1 {
+			t.Errorf("history has %d entries, want 1 (the install):\n%s", len(cv.Status.History), framework.DescribeClusterVersion(cv))
+		}
+		if cv.Status.Desired.Version != version || cv.Status.Desired.Image != payload.Image {
+			t.Errorf("desired is %s %s, want %s %s", cv.Status.Desired.Version, cv.Status.Desired.Image, version, payload.Image)
+		}
+	})
+	t.Run("HostedDeploymentIsExcludedByProfile", func(t *testing.T) {
+		d, err := in.kube.AppsV1().Deployments(operatorNamespace).Get(framework.Context(t, time.Minute), nodeOperatorName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := d.Spec.Template.Spec.NodeSelector["node-role.kubernetes.io/master"]; !ok {
+			t.Errorf("the live Deployment is not the self-managed variant (no control-plane nodeSelector): the CVO applied %s", hostedDeploymentFile)
+		}
+		owned := false
+		for _, ref := range d.OwnerReferences {
+			owned = owned || (ref.Kind == "ClusterVersion" && ref.Name == "version")
+		}
+		if !owned {
+			t.Errorf("the Deployment has no ownerReference to ClusterVersion version (%+v): it was not applied by the CVO", d.OwnerReferences)
+		}
+		// The CVO says what it leaves out of the payload, and why.
+		raw, _ := os.ReadFile(cvo.LogPath)
+		excluded := regexp.MustCompile(`excluding Filename: "` + regexp.QuoteMeta(hostedDeploymentFile) + `".*include\.release\.openshift\.io/` + framework.DefaultProfile + ` unset`)
+		if !excluded.Match(raw) {
+			t.Errorf("the CVO's log (%s) does not say it excluded %s for profile %s", cvo.LogPath, hostedDeploymentFile, framework.DefaultProfile)
+		}
+	})
+	t.Run("ClusterOperatorInvariants", func(t *testing.T) {
+		// A while of the CVO reconciling the installed release: nothing
+		// flaps.
+		time.Sleep(20 * time.Second)
+		runner.sync(framework.Context(t, time.Minute))
+		co := framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator)
+		framework.CheckRelatedObjects(t, in.cfg, co)
+		cv, err := cvo.ClusterVersion(framework.Context(t, time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		framework.CheckOperatorVersion(t, co, cv)
+		mon.CheckInvariants(t)
+		t.Logf("clusteroperator/%s conditions (seconds from the monitor's start):\n%s", nodeClusterOperator, mon.Timeline())
+	})
+}
+
+// payloadHasFile tells whether the payload's release-manifests hold a file.
+func payloadHasFile(t *testing.T, p *framework.Payload, name string) bool {
+	_, err := os.Stat(filepath.Join(p.Dir, "release-manifests", name))
+	return err == nil
+}
+
+// operatorBinary is the operator of this working tree.
+func operatorBinary(t *testing.T) string {
+	binary := os.Getenv("OPERATOR_BINARY")
+	if binary == "" {
+		binary = filepath.Join(framework.RepoRoot(t), "_output", "bin", nodeOperatorBinary)
+	}
+	if _, err := os.Stat(binary); err != nil {
+		t.Fatalf("operator binary: %v (run make build)", err)
+	}
+	return binary
+}
+
+// firstTime is when the monitor first saw a condition with a status.
+func firstTime(mon *framework.ClusterOperatorMonitor, typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus) time.Time {
+	for _, iv := range mon.Intervals() {
+		if iv.Type == typ && iv.Status == status {
+			return iv.From
+		}
+	}
+	return time.Time{}
+}
+
+// podRunner plays the kubelet for the operator's Deployment: each running
+// pod of it runs as a local process with the pod's container (the binary
+// of the release the pod's OPERATOR_IMAGE_VERSION names), and the process
+// of a pod that is deleted or no longer running is stopped.
+type podRunner struct {
+	in       *installation
+	binaries map[string]string
+	running  map[types.UID]*podProcess
+
+	firstPodRunning, firstStarted time.Time
+}
+
+type podProcess struct {
+	pod     string
+	version string
+	proc    *framework.Operator
+}
+
+const podRunnerFinalizer = "e2e.cluster-node-operator/pod-process"
+
+func newPodRunner(in *installation, binaries map[string]string) *podRunner {
+	r := &podRunner{in: in, binaries: binaries, running: map[types.UID]*podProcess{}}
+	// Before the processes stop (cleanups run last first): a pod left with
+	// the finalizer would keep its namespace from going.
+	in.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, pp := range r.running {
+			pp.proc.Stop()
+		}
+		pods, err := in.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + nodeOperatorName})
+		if err != nil {
+			return
+		}
+		for _, p := range pods.Items {
+			r.release(ctx, p.Name)
+		}
+	})
+	return r
+}
+
+// release removes the test's finalizer from a pod whose process stopped.
+func (r *podRunner) release(ctx context.Context, pod string) {
+	if err := r.patchFinalizers(ctx, pod, nil); err != nil && !apierrors.IsNotFound(err) {
+		r.in.t.Logf("pod %s: removing finalizer: %v", pod, err)
+	}
+}
+
+func (r *podRunner) patchFinalizers(ctx context.Context, pod string, finalizers []string) error {
+	patch, err := json.Marshal(map[string]interface{}{"metadata": map[string]interface{}{"finalizers": finalizers}})
+	if err != nil {
+		return err
+	}
+	_, err = r.in.kube.CoreV1().Pods(operatorNamespace).Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+func (r *podRunner) since(start, at time.Time) string {
+	if at.IsZero() {
+		return "never"
+	}
+	return at.Sub(start).Round(100 * time.Millisecond).String()
+}
+
+// sync starts and stops processes for the pods as they are now.
+func (r *podRunner) sync(ctx context.Context) {
+	t := r.in.t
+	t.Helper()
+	pods, err := r.in.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + nodeOperatorName})
+	if err != nil {
+		return // the API may be briefly unavailable; next time
+	}
+	live := map[types.UID]*corev1.Pod{}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+			live[p.UID] = p
+		}
+	}
+	for uid, pp := range r.running {
+		if live[uid] == nil {
+			t.Logf("pod %s (%s) is gone or stopping: stopping its operator process", pp.pod, pp.version)
+			pp.proc.Stop()
+			delete(r.running, uid)
+			r.release(ctx, pp.pod)
+		}
+	}
+	for i := range pods.Items {
+		if p := &pods.Items[i]; p.DeletionTimestamp != nil && r.running[p.UID] == nil {
+			r.release(ctx, p.Name)
+		}
+	}
+	for uid, pod := range live {
+		if r.running[uid] != nil {
+			continue
+		}
+		if r.firstPodRunning.IsZero() {
+			r.firstPodRunning = time.Now()
+		}
+		version := containerEnv(pod, nodeOperatorName, "OPERATOR_IMAGE_VERSION")
+		binary := r.binaries[version]
+		if binary == "" {
+			t.Fatalf("pod %s is of release %q, for which the test has no operator binary", pod.Name, version)
+		}
+		// A kubelet stops a deleted pod's containers before the pod object
+		// goes, and with it the validity of the pod's bound tokens: the
+		// process must still reach the API server while it shuts down
+		// (to release its lease). kwok removes a deleted pod at once; a
+		// finalizer of the test's keeps it until its process stopped.
+		if err := r.patchFinalizers(ctx, pod.Name, []string{podRunnerFinalizer}); err != nil {
+			t.Fatalf("pod %s: adding finalizer: %v", pod.Name, err)
+		}
+		port := framework.FreePort(t)
+		proc := framework.StartPodProcess(t, r.in.cfg, framework.PodProcessOptions{
+			Pod:       pod,
+			Container: nodeOperatorName,
+			Binaries:  map[string]string{nodeOperatorBinary: binary},
+			RewriteArgs: func(args []string) []string {
+				return rewriteArgs(t, args, map[string]string{"--listen=" + deploymentListen: "--listen=127.0.0.1:" + strconv.Itoa(port)})
+			},
+		})
+		if r.firstStarted.IsZero() {
+			r.firstStarted = time.Now()
+		}
+		t.Logf("pod %s (%s) runs: operator process %d, log %s", pod.Name, version, proc.Pid(), proc.LogPath)
+		r.running[uid] = &podProcess{pod: pod.Name, version: version, proc: proc}
+	}
+}
+
+// waitForClusterVersion keeps the pods running while waiting for the
+// ClusterVersion to satisfy ok.
+func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.Duration, ok func(*configv1.ClusterVersion) string) *configv1.ClusterVersion {
+	t := r.in.t
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	why := "not read yet"
+	var last *configv1.ClusterVersion
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		r.sync(ctx)
+		cv, err := cvo.ClusterVersion(ctx)
+		cancel()
+		if err != nil {
+			why = err.Error()
+		} else if last, why = cv, ok(cv); why == "" {
+			return cv
+		}
+		for _, pp := range r.running {
+			if pp.proc.Exited() {
+				t.Fatalf("the operator of pod %s exited; log %s", pp.pod, pp.proc.LogPath)
+			}
+		}
+		if cvo.Exited() || time.Now().After(deadline) {
+			t.Fatalf("ClusterVersion (CVO exited: %v) after %s: %s\n%s\n%s\nclusteroperator/%s:\n%s", cvo.Exited(), time.Since(deadline.Add(-timeout)).Round(time.Second), why,
+				framework.DescribeClusterVersion(last), cvo.LogTail(40), nodeClusterOperator, describeLiveClusterOperator(r.in))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func describeLiveClusterOperator(in *installation) string {
+	co, err := in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	return framework.DescribeClusterOperator(co)
+}
+
+// containerEnv is the value of an environment variable of a pod's container.
+func containerEnv(pod *corev1.Pod, container, name string) string {
+	for _, c := range pod.Spec.Containers {
+		if c.Name != container {
+			continue
+		}
+		for _, e := range c.Env {
+			if e.Name == name {
+				return e.Value
+			}
+		}
+	}
+	return ""
+}
+
+// upgradeFromCommit is release N of TestUpgradeWithRealCVO: an earlier
+// commit of this repository, whose manifests and operator differ from the
+// working tree's (release N+1).
+const upgradeFromCommit = "7a8eec6"
+
+// TestUpgradeWithRealCVO updates a BareMetal cluster of 250 simulated nodes
+// with the real CVO from release N (upgradeFromCommit: its manifests and its
+// operator) to N+1 (the working tree), then back to N, each update forced
+// as the tests' releases are signed by no one. The update payload is staged
+// where the CVO's version Job would have extracted it. Throughout, the
+// ClusterOperator is watched for origin's invariants: never Available=False
+// or Degraded=True after the install, Progressing=True during each update,
+// versions[operator] the desired version once done. The timeline of its
+// conditions is logged.
+func TestUpgradeWithRealCVO(t *testing.T) {
+	testStart := time.Now()
+	in := newInstallation(t)
+	stamp := time.Now().Unix()
+	versionN := fmt.Sprintf("4.99.0-0.e2e-n-%d", stamp)
+	versionN1 := fmt.Sprintf("4.99.1-0.e2e-%d", stamp)
+	framework.PrepareCVOCluster(t, in.cfg, versionN, versionN1)
+	t.Cleanup(func() { framework.ResetClusterVersion(t, in.config) })
+
+	localCluster(t, "nodes", "250")
+	t.Cleanup(func() { localCluster(t, "nodes", "3") })
+	infra, err := in.config.ConfigV1().Infrastructures().Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if infra.Status.PlatformStatus == nil || infra.Status.PlatformStatus.Type != configv1.BareMetalPlatformType {
+		t.Fatalf("the cluster is not BareMetal: %+v", infra.Status.PlatformStatus)
+	}
+
+	repoN, binaryN := framework.ReleaseFromCommit(t, upgradeFromCommit)
+	payloadN := framework.WritePayload(t, t.TempDir(), framework.PayloadOptions{Repo: repoN, Version: versionN})
+	in.rel = payloadN.Release
+
+	mon := framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)
+	endInstallWindow := mon.Allow(configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
+	start := time.Now()
+	cvo := framework.StartRealCVO(t, in.cfg, payloadN, framework.CVOOptions{})
+	runner := newPodRunner(in, map[string]string{versionN: binaryN, versionN1: operatorBinary(t)})
+	runner.waitForClusterVersion(cvo, 10*time.Minute, framework.ClusterVersionCompleted(versionN))
+	endInstallWindow()
+	installed := time.Now()
+	t.Logf("N (%s, commit %s) installed in %s", versionN, upgradeFromCommit, installed.Sub(start).Round(time.Second))
+
+	payloadN1 := cvo.StageUpdate(t, framework.PayloadOptions{Version: versionN1})
+	// Uninstalling removes what either release applied.
+	in.rel = &framework.Release{Manifests: append(append([]framework.ReleaseManifest{}, payloadN1.Release.Manifests...), payloadN.Release.Manifests...)}
+
+	// requireProgressing: the operator of the target release announces a
+	// version change with Progressing=True; release N (7a8eec6) predates
+	// that, so the downgrade to it is checked for convergence only.
+	update := func(name string, to *framework.Payload, requireProgressing bool) (time.Time, time.Time) {
+		t.Helper()
+		from := time.Now()
+		cvo.RequestUpdate(t, to)
+		cv := runner.waitForClusterVersion(cvo, 8*time.Minute, framework.ClusterVersionCompleted(to.Version))
+		done := time.Now()
+		t.Logf("%s to %s: ClusterVersion Completed after %s", name, to.Version, done.Sub(from).Round(time.Second))
+		co := framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator)
+		framework.CheckOperatorVersion(t, co, cv)
+		framework.CheckRelatedObjects(t, in.cfg, co)
+		if requireProgressing && !mon.ProgressedBetween(from, done) {
+			t.Errorf("clusteroperator/%s never reported Progressing=True during the %s from %s", nodeClusterOperator, name, from.Format(time.RFC3339))
+		}
+		return from, done
+	}
+	upFrom, upDone := update("update", payloadN1, true)
+	downFrom, downDone := update("downgrade", payloadN, false)
+
+	cv, err := cvo.ClusterVersion(framework.Context(t, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var history []string
+	for _, h := range cv.Status.History {
+		history = append(history, h.Version+" "+string(h.State))
+	}
+	want := []string{versionN + " Completed", versionN1 + " Completed", versionN + " Completed"}
+	if strings.Join(history, ",") != strings.Join(want, ",") {
+		t.Errorf("history is %q, want %q (newest first)", history, want)
+	}
+	mon.CheckInvariants(t)
+	t.Logf("ClusterVersion:\n%s", framework.DescribeClusterVersion(cv))
+	t.Logf("timeline (seconds from the monitor's start): install of N %s..%s, update %s..%s, downgrade %s..%s; clusteroperator/%s:\n%s",
+		rel(mon, start), rel(mon, installed), rel(mon, upFrom), rel(mon, upDone), rel(mon, downFrom), rel(mon, downDone), nodeClusterOperator, mon.Timeline())
+	t.Logf("install %s, update %s, downgrade %s; whole test so far %s",
+		installed.Sub(start).Round(time.Second), upDone.Sub(upFrom).Round(time.Second), downDone.Sub(downFrom).Round(time.Second), time.Since(testStart).Round(time.Second))
+	if d := time.Since(testStart); d > 20*time.Minute {
+		t.Errorf("the update test took %s, more than 20 minutes", d.Round(time.Second))
+	}
+}
+
+func rel(mon *framework.ClusterOperatorMonitor, at time.Time) string {
+	return fmt.Sprintf("%+.1fs", at.Sub(mon.Start).Seconds())
+}

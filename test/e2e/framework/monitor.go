@@ -1,0 +1,339 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// The invariants below are those that OpenShift's conformance suite
+// (origin) checks of every ClusterOperator, in our own words: an operator
+// is never Available=False or Degraded=True unless that was expected, it
+// reports Progressing=True while an update changes it, its relatedObjects
+// name a namespace and a cluster-scoped object by resources that resolve,
+// and its versions[operator] is the cluster's desired version.
+
+// ConditionInterval is a span during which a condition of the
+// ClusterOperator had one status and reason, as the monitor saw it.
+type ConditionInterval struct {
+	Type configv1.ClusterStatusConditionType
+	// Status is "" while the condition is missing.
+	Status  configv1.ConditionStatus
+	Reason  string
+	Message string
+	From    time.Time
+	// To is zero while the interval is still open.
+	To time.Time
+}
+
+func (iv ConditionInterval) end() time.Time {
+	if iv.To.IsZero() {
+		return time.Now()
+	}
+	return iv.To
+}
+
+type allowance struct {
+	typ      configv1.ClusterStatusConditionType
+	status   configv1.ConditionStatus
+	from, to time.Time
+	why      string
+}
+
+// monitoredConditions are the conditions the monitor follows.
+var monitoredConditions = []configv1.ClusterStatusConditionType{
+	configv1.OperatorAvailable, configv1.OperatorProgressing, configv1.OperatorDegraded, configv1.OperatorUpgradeable,
+}
+
+// VersionInterval is the pseudo-condition whose intervals' Status is the
+// ClusterOperator's versions[operator], so that the timeline shows when it
+// changed.
+const VersionInterval configv1.ClusterStatusConditionType = "versions[operator]"
+
+// ClusterOperatorMonitor watches a ClusterOperator during a test and keeps
+// the intervals of its conditions.
+type ClusterOperatorMonitor struct {
+	Name  string
+	Start time.Time
+
+	mu        sync.Mutex
+	intervals []ConditionInterval
+	open      map[configv1.ClusterStatusConditionType]int
+	allowed   []allowance
+	stopCh    chan struct{}
+	stopped   bool
+}
+
+// StartClusterOperatorMonitor watches ClusterOperator name until Stop or the
+// end of the test. Call CheckInvariants to judge what it saw.
+func StartClusterOperatorMonitor(t testing.TB, cfg *rest.Config, name string) *ClusterOperatorMonitor {
+	t.Helper()
+	client := configclient.NewForConfigOrDie(cfg)
+	m := &ClusterOperatorMonitor{Name: name, Start: time.Now(), open: map[configv1.ClusterStatusConditionType]int{}, stopCh: make(chan struct{})}
+	lw := cache.NewListWatchFromClient(client.ConfigV1().RESTClient(), "clusteroperators", "", fields.OneTermEqualSelector("metadata.name", name))
+	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    &configv1.ClusterOperator{},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj interface{}) { m.observe(obj) },
+			UpdateFunc: func(_, obj interface{}) { m.observe(obj) },
+			DeleteFunc: func(interface{}) { m.observe(nil) },
+		},
+	})
+	go informer.Run(m.stopCh)
+	if !cache.WaitForCacheSync(Context(t, time.Minute).Done(), informer.HasSynced) {
+		t.Fatalf("watching ClusterOperator %s: no initial list", name)
+	}
+	t.Cleanup(m.Stop)
+	return m
+}
+
+// observe records the conditions of a new state of the ClusterOperator (nil:
+// deleted, every condition missing).
+func (m *ClusterOperatorMonitor) observe(obj interface{}) {
+	co, _ := obj.(*configv1.ClusterOperator)
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return
+	}
+	for _, typ := range append(monitoredConditions, VersionInterval) {
+		cur := ConditionInterval{Type: typ, From: now}
+		if co != nil {
+			for _, c := range co.Status.Conditions {
+				if c.Type == typ {
+					cur.Status, cur.Reason, cur.Message = c.Status, c.Reason, c.Message
+				}
+			}
+			for _, v := range co.Status.Versions {
+				if typ == VersionInterval && v.Name == "operator" {
+					cur.Status = configv1.ConditionStatus(v.Version)
+				}
+			}
+		}
+		if i, ok := m.open[typ]; ok {
+			prev := &m.intervals[i]
+			if prev.Status == cur.Status && prev.Reason == cur.Reason {
+				prev.Message = cur.Message
+				continue
+			}
+			prev.To = now
+		}
+		m.intervals = append(m.intervals, cur)
+		m.open[typ] = len(m.intervals) - 1
+	}
+}
+
+// Stop ends the watch and closes the open intervals.
+func (m *ClusterOperatorMonitor) Stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return
+	}
+	m.stopped = true
+	close(m.stopCh)
+	now := time.Now()
+	for _, i := range m.open {
+		m.intervals[i].To = now
+	}
+}
+
+// Allow starts a window in which condition typ may have status (e.g.
+// Available=False while the operator first starts); the returned function
+// ends it.
+func (m *ClusterOperatorMonitor) Allow(typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, why string) (end func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.allowed = append(m.allowed, allowance{typ: typ, status: status, from: time.Now(), why: why})
+	i := len(m.allowed) - 1
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.allowed[i].to.IsZero() {
+			m.allowed[i].to = time.Now()
+		}
+	}
+}
+
+// Intervals returns what the monitor saw so far, in order.
+func (m *ClusterOperatorMonitor) Intervals() []ConditionInterval {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := append([]ConditionInterval{}, m.intervals...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].From.Before(out[j].From) })
+	return out
+}
+
+// rel is a time relative to the monitor's start.
+func (m *ClusterOperatorMonitor) rel(at time.Time) string {
+	return fmt.Sprintf("%+.1fs", at.Sub(m.Start).Seconds())
+}
+
+// Timeline renders the intervals relative to the monitor's start, one a
+// line, for the test's log.
+func (m *ClusterOperatorMonitor) Timeline() string {
+	var b strings.Builder
+	for _, iv := range m.Intervals() {
+		to := "now"
+		if !iv.To.IsZero() {
+			to = m.rel(iv.To)
+		}
+		status := string(iv.Status)
+		if status == "" {
+			status = "<missing>"
+		}
+		msg := iv.Message
+		if len(msg) > 160 {
+			msg = msg[:160] + "..."
+		}
+		fmt.Fprintf(&b, "  %8s .. %-8s %-18s=%-9s %s: %s\n", m.rel(iv.From), to, iv.Type, status, iv.Reason, msg)
+	}
+	return b.String()
+}
+
+// CheckInvariants fails the test for each interval in which the
+// ClusterOperator was Available=False or Degraded=True outside every window
+// that Allow opened for it, naming the interval and the condition.
+func (m *ClusterOperatorMonitor) CheckInvariants(t testing.TB) {
+	t.Helper()
+	m.mu.Lock()
+	allowed := append([]allowance{}, m.allowed...)
+	m.mu.Unlock()
+	for _, iv := range m.Intervals() {
+		bad := (iv.Type == configv1.OperatorAvailable && iv.Status == configv1.ConditionFalse) ||
+			(iv.Type == configv1.OperatorDegraded && iv.Status == configv1.ConditionTrue)
+		if !bad {
+			continue
+		}
+		covered := false
+		for _, a := range allowed {
+			if a.typ == iv.Type && a.status == iv.Status && !iv.From.Before(a.from) && (a.to.IsZero() || !iv.end().After(a.to)) {
+				covered = true
+			}
+		}
+		if !covered {
+			t.Errorf("ClusterOperator %s was %s=%s from %s to %s (%s .. %s, %s; reason %s: %s) outside any window where that was allowed",
+				m.Name, iv.Type, iv.Status, m.rel(iv.From), m.rel(iv.end()), iv.From.UTC().Format(time.RFC3339Nano), iv.end().UTC().Format(time.RFC3339Nano),
+				iv.end().Sub(iv.From).Round(time.Millisecond), iv.Reason, iv.Message)
+		}
+	}
+}
+
+// ProgressedBetween tells whether the ClusterOperator was Progressing=True
+// at some time between from and to.
+func (m *ClusterOperatorMonitor) ProgressedBetween(from, to time.Time) bool {
+	for _, iv := range m.Intervals() {
+		if iv.Type == configv1.OperatorProgressing && iv.Status == configv1.ConditionTrue && iv.From.Before(to) && iv.end().After(from) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckRelatedObjects fails the test unless the ClusterOperator's
+// relatedObjects name a namespace and a cluster-scoped object other than a
+// namespace, every resource is a lowercase plural that the cluster serves
+// in the group, and every object exists.
+func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOperator) {
+	t.Helper()
+	applier := NewApplier(t, cfg)
+	ctx := Context(t, time.Minute)
+	namespace, clusterScoped := false, false
+	for _, ref := range co.Status.RelatedObjects {
+		if ref.Resource != strings.ToLower(ref.Resource) || ref.Group != strings.ToLower(ref.Group) {
+			t.Errorf("clusteroperator/%s: relatedObject %+v: group and resource must be lowercase", co.Name, ref)
+		}
+		gvr, err := applier.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
+		if err != nil {
+			applier.Mapper.Reset()
+			gvr, err = applier.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
+		}
+		if err != nil {
+			t.Errorf("clusteroperator/%s: relatedObject %+v does not resolve to a served resource: %v", co.Name, ref, err)
+			continue
+		}
+		if gvr.Resource != ref.Resource {
+			t.Errorf("clusteroperator/%s: relatedObject %+v names resource %q; the cluster serves it as %q", co.Name, ref, ref.Resource, gvr.Resource)
+		}
+		gvk, err := applier.Mapper.KindFor(gvr)
+		if err != nil {
+			t.Errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, err)
+			continue
+		}
+		mapping, err := applier.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, err)
+			continue
+		}
+		namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+		switch {
+		case ref.Group == "" && ref.Resource == "namespaces":
+			namespace = true
+		case !namespaced && ref.Name != "":
+			clusterScoped = true
+		}
+		if namespaced && ref.Namespace == "" && ref.Name != "" {
+			t.Errorf("clusteroperator/%s: relatedObject %+v is of a namespaced resource but names no namespace", co.Name, ref)
+			continue
+		}
+		if ref.Name == "" {
+			continue // every object of the resource
+		}
+		ri := applier.Dynamic.Resource(gvr)
+		var getErr error
+		if namespaced {
+			_, getErr = ri.Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		} else {
+			_, getErr = ri.Get(ctx, ref.Name, metav1.GetOptions{})
+		}
+		if getErr != nil {
+			t.Errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, getErr)
+		}
+	}
+	if !namespace {
+		t.Errorf("clusteroperator/%s: no relatedObject is a namespace: %+v", co.Name, co.Status.RelatedObjects)
+	}
+	if !clusterScoped {
+		t.Errorf("clusteroperator/%s: no relatedObject is a cluster-scoped object other than a namespace: %+v", co.Name, co.Status.RelatedObjects)
+	}
+}
+
+// CheckOperatorVersion fails the test unless the ClusterOperator's
+// versions[operator] is the ClusterVersion's desired version.
+func CheckOperatorVersion(t testing.TB, co *configv1.ClusterOperator, cv *configv1.ClusterVersion) {
+	t.Helper()
+	got := ""
+	for _, v := range co.Status.Versions {
+		if v.Name == "operator" {
+			got = v.Version
+		}
+	}
+	if got == "" || got != cv.Status.Desired.Version {
+		t.Errorf("clusteroperator/%s reports version operator %q; the cluster's desired version is %q", co.Name, got, cv.Status.Desired.Version)
+	}
+}
+
+// LiveClusterOperator reads a ClusterOperator.
+func LiveClusterOperator(t testing.TB, cfg *rest.Config, name string) *configv1.ClusterOperator {
+	t.Helper()
+	co, err := configclient.NewForConfigOrDie(cfg).ConfigV1().ClusterOperators().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("clusteroperator/%s: %v", name, err)
+	}
+	return co
+}

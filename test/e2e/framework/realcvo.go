@@ -1,0 +1,637 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	configv1 "github.com/openshift/api/config/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+)
+
+// Paths and names the real cluster-version operator (CVO) uses.
+const (
+	// cvoUpdatePayloadsDir is where the CVO looks for an update's payload,
+	// in a directory named after the update's image (updatepayload.go of
+	// the CVO); on a cluster a Job extracts the release image there.
+	cvoUpdatePayloadsDir = "/etc/cvo/updatepayloads"
+	// CVONamespace holds the CVO's lease and events.
+	CVONamespace      = "openshift-cluster-version"
+	clusterVersionKey = "version"
+	cvoToolName       = "cluster-version-operator"
+	// DefaultProfile is the CVO's default cluster profile.
+	DefaultProfile = "self-managed-high-availability"
+)
+
+// Payload is a release payload directory as the CVO reads it with
+// PAYLOAD_OVERRIDE: release-manifests/ with the component manifests (every
+// profile's: the CVO filters them), release-metadata and image-references,
+// and an empty manifests/ (the CVO's own manifests, which these tests leave
+// out).
+type Payload struct {
+	Dir     string
+	Version string
+	// Image is the pull spec of the release image, which the CVO gets as
+	// --release-image or in spec.desiredUpdate.
+	Image string
+	// Release is what the payload holds for the default profile, as
+	// ReadRelease reads it.
+	Release *Release
+}
+
+// PayloadOptions describe a payload to write.
+type PayloadOptions struct {
+	// Repo is the checkout whose manifests/ are released; default this one.
+	Repo string
+	// Version of the release; required.
+	Version string
+}
+
+// ReleaseImage is the test release image's pull spec for a version.
+func ReleaseImage(version string) string { return ReleasePullSpec("release:" + version) }
+
+var profileAnnotation = regexp.MustCompile(`include\.release\.openshift\.io/([a-z0-9-]+)`)
+
+// WritePayload writes the manifests of opts.Repo into dir as the release
+// tooling (oc adm release new) would: pull specs and the version
+// substituted (ReadRelease), every manifest of every profile kept, with the
+// image-references ImageStream named after the version and the Cincinnati
+// release-metadata.
+func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
+	t.Helper()
+	if opts.Version == "" {
+		t.Fatal("WritePayload: no version")
+	}
+	if opts.Repo == "" {
+		opts.Repo = RepoRoot(t)
+	}
+	// ReadRelease keeps the manifests of one profile; the release keeps
+	// all of them, so read it once per profile the manifests name and merge.
+	files, err := filepath.Glob(filepath.Join(opts.Repo, "manifests", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles := map[string]bool{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range profileAnnotation.FindAllStringSubmatch(string(raw), -1) {
+			profiles[m[1]] = true
+		}
+	}
+	if !profiles[DefaultProfile] {
+		t.Fatalf("no manifest of %s/manifests is included in profile %s", opts.Repo, DefaultProfile)
+	}
+	names := make([]string, 0, len(profiles))
+	for p := range profiles {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	payload := &Payload{Dir: dir, Version: opts.Version, Image: ReleaseImage(opts.Version)}
+	byFile := map[string][]*unstructured.Unstructured{}
+	seen := map[string]bool{}
+	var images map[string]string
+	for _, p := range names {
+		rel := readReleaseOf(t, opts.Repo, ReleaseOptions{Profile: p, Version: opts.Version})
+		if p == DefaultProfile {
+			payload.Release = rel
+		}
+		images = rel.Images
+		for _, m := range rel.Manifests {
+			key := strings.Join([]string{m.File, m.Object.GetAPIVersion(), m.Object.GetKind(), m.Object.GetNamespace(), m.Object.GetName()}, "/")
+			if !seen[key] {
+				seen[key] = true
+				byFile[m.File] = append(byFile[m.File], m.Object)
+			}
+		}
+	}
+
+	releaseDir := filepath.Join(dir, "release-manifests")
+	for _, d := range []string{filepath.Join(dir, "manifests"), releaseDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for file, objs := range byFile {
+		var b bytes.Buffer
+		for i, obj := range objs {
+			if i > 0 {
+				b.WriteString("---\n")
+			}
+			out, err := yaml.Marshal(obj.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(out)
+		}
+		if err := os.WriteFile(filepath.Join(releaseDir, file), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tags := make([]string, 0, len(images))
+	for tag := range images {
+		tags = append(tags, tag)
+	}
+	sort.Strings(tags)
+	var specTags []interface{}
+	for _, tag := range tags {
+		specTags = append(specTags, map[string]interface{}{"name": tag, "from": map[string]interface{}{"kind": "DockerImage", "name": images[tag]}})
+	}
+	refs, err := yaml.Marshal(map[string]interface{}{
+		"kind": "ImageStream", "apiVersion": "image.openshift.io/v1",
+		// The CVO refuses a payload whose ImageStream is not named after
+		// the release-metadata's version.
+		"metadata": map[string]interface{}{"name": opts.Version},
+		"spec":     map[string]interface{}{"tags": specTags},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := json.Marshal(map[string]interface{}{"kind": "cincinnati-metadata-v0", "version": opts.Version, "metadata": map[string]interface{}{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"image-references": refs, "release-metadata": meta} {
+		if err := os.WriteFile(filepath.Join(releaseDir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return payload
+}
+
+// readReleaseOf is ReadRelease of another checkout's manifests/. ReadRelease
+// finds manifests/ from the working directory, so it runs there; the e2e
+// tests of a package run one at a time.
+func readReleaseOf(t testing.TB, repo string, opts ReleaseOptions) *Release {
+	t.Helper()
+	if repo == RepoRoot(t) {
+		return ReadRelease(t, opts)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(repo); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := os.Chdir(wd); err != nil {
+			panic(err)
+		}
+	}()
+	return ReadRelease(t, opts)
+}
+
+// mainModuleVersion is the version of a module that the main module vendors.
+func mainModuleVersion(t testing.TB, module string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(RepoRoot(t), "vendor", "modules.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "#" && f[1] == module {
+			return f[2]
+		}
+	}
+	t.Fatalf("vendor/modules.txt does not list %s", module)
+	return ""
+}
+
+// moduleDir downloads a module into the module cache and returns its
+// directory (the CRD manifests are not vendored). It runs outside any
+// module so that go.mod and go.sum are never touched.
+func moduleDir(t testing.TB, module, version string) string {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", module+"@"+version)
+	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go mod download %s@%s: %v", module, version, err)
+	}
+	var info struct{ Dir string }
+	if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
+		t.Fatalf("go mod download %s@%s: no directory in %s", module, version, out)
+	}
+	return info.Dir
+}
+
+// PrepareCVOCluster adds to the local control plane what the real CVO needs
+// and hack/local-cluster.sh does not install: the FeatureGate and Proxy
+// CRDs (the CVO watches both), its namespace, the configuration namespaces,
+// a ClusterVersion with a UUID clusterID (the CVO finds any other Invalid
+// and applies nothing), and FeatureGate cluster with an entry for each of
+// versions (without one for its own payload's version the CVO stops at once).
+// A ClusterVersion that an earlier CVO wrote to is replaced by a fresh one
+// with the same clusterID, so that the CVO starts with no history.
+func PrepareCVOCluster(t testing.TB, cfg *rest.Config, versions ...string) {
+	t.Helper()
+	ctx := Context(t, 3*time.Minute)
+	api := moduleDir(t, "github.com/openshift/api", mainModuleVersion(t, "github.com/openshift/api"))
+	crdDir := filepath.Join(api, "config", "v1", "zz_generated.crd-manifests")
+	applier := NewApplier(t, cfg)
+	for _, f := range []string{"0000_10_config-operator_01_featuregates.crd.yaml", "0000_03_config-operator_01_proxies.crd.yaml"} {
+		for _, obj := range ReadManifests(t, filepath.Join(crdDir, f)) {
+			if err := applier.Apply(ctx, obj, "e2e-cvo-prerequisites"); err != nil {
+				t.Fatalf("applying CRD %s: %v", obj.GetName(), err)
+			}
+		}
+	}
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	for _, ns := range []string{CVONamespace, "openshift-config", "openshift-config-managed"} {
+		_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating namespace %s: %v", ns, err)
+		}
+	}
+	config := configclient.NewForConfigOrDie(cfg)
+	ResetClusterVersion(t, config)
+
+	// FeatureGate cluster: the default feature set, and for each version
+	// no gate enabled or disabled (the CVO's defaults).
+	probe := &unstructured.Unstructured{}
+	probe.SetAPIVersion("config.openshift.io/v1")
+	probe.SetKind("FeatureGate")
+	if err := Poll(ctx, time.Second, func() (bool, error) { _, err := applier.Resource(probe); return err == nil, nil }); err != nil {
+		t.Fatalf("FeatureGate is not served: %v", err)
+	}
+	fg, err := config.ConfigV1().FeatureGates().Get(ctx, "cluster", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		fg, err = config.ConfigV1().FeatureGates().Create(ctx, &configv1.FeatureGate{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
+	}
+	if err != nil {
+		t.Fatalf("FeatureGate cluster: %v", err)
+	}
+	have := map[string]bool{}
+	for _, g := range fg.Status.FeatureGates {
+		have[g.Version] = true
+	}
+	changed := false
+	for _, v := range versions {
+		if !have[v] {
+			fg.Status.FeatureGates = append(fg.Status.FeatureGates, configv1.FeatureGateDetails{
+				Version: v, Enabled: []configv1.FeatureGateAttributes{}, Disabled: []configv1.FeatureGateAttributes{},
+			})
+			changed = true
+		}
+	}
+	if changed {
+		if _, err := config.ConfigV1().FeatureGates().UpdateStatus(ctx, fg, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("FeatureGate cluster status: %v", err)
+		}
+	}
+}
+
+// ResetClusterVersion leaves ClusterVersion version as hack/local-cluster.sh
+// creates it, with only spec.clusterID: one that a CVO wrote to is deleted
+// and created again with the same clusterID (what the CVO applied, which it
+// owns, goes with it). A missing one is created.
+func ResetClusterVersion(t testing.TB, config configclient.Interface) {
+	t.Helper()
+	ctx := Context(t, 3*time.Minute)
+	cvs := config.ConfigV1().ClusterVersions()
+	cv, err := cvs.Get(ctx, clusterVersionKey, metav1.GetOptions{})
+	clusterID := configv1.ClusterID(uuid.NewString())
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		t.Fatalf("ClusterVersion: %v", err)
+	default:
+		if _, err := uuid.Parse(string(cv.Spec.ClusterID)); err != nil {
+			t.Fatalf("ClusterVersion version has clusterID %q, which is no UUID: the CVO would find it Invalid and apply nothing", cv.Spec.ClusterID)
+		}
+		clusterID = cv.Spec.ClusterID
+		if len(cv.Status.History) == 0 && cv.Spec.DesiredUpdate == nil && len(cv.Status.Conditions) == 0 {
+			return
+		}
+		if err := cvs.Delete(ctx, clusterVersionKey, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatalf("deleting ClusterVersion: %v", err)
+		}
+		if err := Poll(ctx, time.Second, func() (bool, error) {
+			_, err := cvs.Get(ctx, clusterVersionKey, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		}); err != nil {
+			t.Fatalf("ClusterVersion is not deleted: %v", err)
+		}
+	}
+	_, err = cvs.Create(ctx, &configv1.ClusterVersion{
+		ObjectMeta: metav1.ObjectMeta{Name: clusterVersionKey},
+		Spec:       configv1.ClusterVersionSpec{ClusterID: clusterID},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating ClusterVersion: %v", err)
+	}
+}
+
+// RealCVO is the real cluster-version operator running as a local process.
+type RealCVO struct {
+	*Operator
+	Payload *Payload
+	Config  configclient.Interface
+	// updatePayloads is this machine's directory that the process sees as
+	// /etc/cvo/updatepayloads.
+	updatePayloads string
+	work           string
+}
+
+// CVOOptions configure StartRealCVO.
+type CVOOptions struct {
+	// Profile is the cluster profile (CLUSTER_PROFILE); default the CVO's.
+	Profile string
+}
+
+// StartRealCVO runs `cluster-version-operator start` on the payload, as the
+// CVO's own Deployment does but for what a process cannot have: the payload
+// comes from PAYLOAD_OVERRIDE, nothing listens (--listen=), no automatic
+// updates, and the update service and Prometheus are unreachable loopback
+// addresses. /etc/cvo/updatepayloads, where it finds the payload of an
+// update, is a directory of this test, mounted there in a mount namespace of
+// the process (StageUpdate). It authenticates as the cluster's
+// administrator, as the CVO's cluster-admin binding lets it. Its log goes to
+// _output/e2e-logs; it stops when the test ends.
+func StartRealCVO(t testing.TB, cfg *rest.Config, p *Payload, opts CVOOptions) *RealCVO {
+	t.Helper()
+	binary := EnsureRealTool(t, cvoToolName, cvoToolName)
+	if os.Geteuid() != 0 {
+		t.Fatal("the real CVO runs in a mount namespace of its own, which needs root")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Fatal("the real CVO runs under unshare (util-linux), which is not installed")
+	}
+	kubeconfig := resolve(os.Getenv("KUBECONFIG"))
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	ctx := Context(t, time.Minute)
+	masters, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "node-role.kubernetes.io/master"})
+	if err != nil || len(masters.Items) == 0 {
+		t.Fatalf("no control-plane node for the CVO's NODE_NAME (err %v)", err)
+	}
+
+	work, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-cvo-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered before the process starts, so it runs after it stopped.
+	t.Cleanup(func() { os.RemoveAll(work) })
+	c := &RealCVO{Payload: p, Config: configclient.NewForConfigOrDie(cfg), updatePayloads: filepath.Join(work, "updatepayloads"), work: work}
+	layer := filepath.Join(work, "etc-layer")
+	for _, d := range []string{c.updatePayloads, layer} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// This machine has no /etc/cvo: /etc is covered, in the process's mount
+	// namespace only, by an overlay whose writable layer is a tmpfs, in
+	// which the mount point is made.
+	script := fmt.Sprintf(`set -eu
+mount -n -t tmpfs -o mode=0755 tmpfs %[1]q
+mkdir %[1]q/upper %[1]q/work
+mount -n -t overlay overlay -o lowerdir=/etc,upperdir=%[1]q/upper,workdir=%[1]q/work /etc
+mkdir -p %[2]q
+mount -n --bind %[3]q %[2]q
+exec "$@"
+`, layer, cvoUpdatePayloadsDir, c.updatePayloads)
+	args := []string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh", binary,
+		"start", "--kubeconfig", kubeconfig, "--listen=", "--enable-auto-update=false",
+		"--release-image=" + p.Image,
+		// Nothing listens there: no update service, no Prometheus.
+		fmt.Sprintf("--update-service=http://127.0.0.1:%d/graph", FreePort(t)),
+		fmt.Sprintf("--metrics-url=http://127.0.0.1:%d", FreePort(t)),
+		"-v=2",
+	}
+	env := []string{"PAYLOAD_OVERRIDE=" + p.Dir, "NODE_NAME=" + masters.Items[0].Name}
+	if opts.Profile != "" {
+		env = append(env, "CLUSTER_PROFILE="+opts.Profile)
+	}
+	c.Operator = StartProcess(t, "cluster-version-operator", unshare, args, env)
+	return c
+}
+
+// UpdatePayloadDir is where the CVO looks for the payload of an update to
+// image (its md5, base64url-encoded, below /etc/cvo/updatepayloads), on
+// this machine.
+func (c *RealCVO) UpdatePayloadDir(image string) string {
+	sum := md5.Sum([]byte(image))
+	return filepath.Join(c.updatePayloads, base64.RawURLEncoding.EncodeToString(sum[:]))
+}
+
+// StageUpdate writes a payload where the CVO finds it for an update to it,
+// as the CVO's version Job would have extracted it from the release image.
+func (c *RealCVO) StageUpdate(t testing.TB, opts PayloadOptions) *Payload {
+	t.Helper()
+	return WritePayload(t, c.UpdatePayloadDir(ReleaseImage(opts.Version)), opts)
+}
+
+// RequestUpdate sets spec.desiredUpdate to the payload, forced: the test
+// release is signed by no one, and no update service lists it.
+func (c *RealCVO) RequestUpdate(t testing.TB, p *Payload) {
+	t.Helper()
+	patch, err := json.Marshal(map[string]interface{}{"spec": map[string]interface{}{
+		"desiredUpdate": map[string]interface{}{"version": p.Version, "image": p.Image, "force": true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Config.ConfigV1().ClusterVersions().Patch(Context(t, time.Minute), clusterVersionKey, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		t.Fatalf("requesting the update to %s: %v", p.Version, err)
+	}
+}
+
+// LogTail is the end of the CVO's log.
+func (c *RealCVO) LogTail(lines int) string {
+	raw, _ := os.ReadFile(c.LogPath)
+	all := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return "CVO log (" + c.LogPath + "), last lines:\n  " + strings.Join(all, "\n  ")
+}
+
+// ClusterVersion returns ClusterVersion version.
+func (c *RealCVO) ClusterVersion(ctx context.Context) (*configv1.ClusterVersion, error) {
+	return c.Config.ConfigV1().ClusterVersions().Get(ctx, clusterVersionKey, metav1.GetOptions{})
+}
+
+// WaitForClusterVersion waits until ClusterVersion version satisfies ok,
+// which returns what is missing ("" when satisfied); it fails the test,
+// with the ClusterVersion's status and the CVO's log, when the CVO exits or
+// the time is up.
+func (c *RealCVO) WaitForClusterVersion(t testing.TB, timeout time.Duration, ok func(*configv1.ClusterVersion) string) *configv1.ClusterVersion {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last *configv1.ClusterVersion
+	why := "not read yet"
+	for {
+		if c.Exited() {
+			t.Fatalf("the CVO exited while waiting (%s)\n%s\n%s", why, DescribeClusterVersion(last), c.LogTail(40))
+		}
+		cv, err := c.ClusterVersion(context.Background())
+		if err != nil {
+			why = err.Error()
+		} else {
+			last, why = cv, ok(cv)
+			if why == "" {
+				return cv
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ClusterVersion after %s: %s\n%s\n%s", timeout, why, DescribeClusterVersion(last), c.LogTail(40))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// CVCondition returns the ClusterVersion's condition of a type, or nil.
+func CVCondition(cv *configv1.ClusterVersion, typ configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
+	for i := range cv.Status.Conditions {
+		if cv.Status.Conditions[i].Type == typ {
+			return &cv.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// ClusterVersionCompleted is satisfied once the CVO has completely applied
+// version: the newest history entry is that version's and Completed,
+// Available=True, Failing is not True and Progressing=False.
+func ClusterVersionCompleted(version string) func(*configv1.ClusterVersion) string {
+	return func(cv *configv1.ClusterVersion) string {
+		var missing []string
+		if len(cv.Status.History) == 0 {
+			missing = append(missing, "no history")
+		} else if h := cv.Status.History[0]; h.Version != version || h.State != configv1.CompletedUpdate {
+			missing = append(missing, fmt.Sprintf("newest history entry is %s %s, want %s Completed", h.Version, h.State, version))
+		}
+		for _, want := range []struct {
+			typ    configv1.ClusterStatusConditionType
+			status configv1.ConditionStatus
+		}{{configv1.OperatorAvailable, configv1.ConditionTrue}, {configv1.OperatorProgressing, configv1.ConditionFalse}} {
+			if c := CVCondition(cv, want.typ); c == nil || c.Status != want.status {
+				missing = append(missing, fmt.Sprintf("%s is not %s", want.typ, want.status))
+			}
+		}
+		if c := CVCondition(cv, "Failing"); c != nil && c.Status == configv1.ConditionTrue {
+			missing = append(missing, "Failing=True: "+c.Message)
+		}
+		return strings.Join(missing, "; ")
+	}
+}
+
+// DescribeClusterVersion renders a ClusterVersion's conditions and history
+// for a failure message or a log.
+func DescribeClusterVersion(cv *configv1.ClusterVersion) string {
+	if cv == nil {
+		return "<no ClusterVersion>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  desired: %s %s\n", cv.Status.Desired.Version, cv.Status.Desired.Image)
+	for _, c := range cv.Status.Conditions {
+		fmt.Fprintf(&b, "  %s=%s (%s): %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	for _, h := range cv.Status.History {
+		end := "-"
+		if h.CompletionTime != nil {
+			end = h.CompletionTime.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(&b, "  history: %s %s started %s completed %s\n", h.Version, h.State, h.StartedTime.UTC().Format(time.RFC3339), end)
+	}
+	return b.String()
+}
+
+// EnsureRealTool builds a tools module with hack/build-tools.sh (nothing to
+// do when its cached build is current) and returns the path of one of its
+// binaries in _output/bin; the test fails, saying so, when it cannot be
+// built.
+func EnsureRealTool(t testing.TB, tool, binary string) string {
+	t.Helper()
+	root := RepoRoot(t)
+	logPath := e2eLogPath(t, "build-"+tool)
+	start := time.Now()
+	cmd := exec.Command(filepath.Join(root, "hack", "build-tools.sh"), tool)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	_ = os.WriteFile(logPath, out, 0o644)
+	if err != nil {
+		t.Fatalf("this test needs %s, and `hack/build-tools.sh %s` failed: %v; last lines:\n%s", binary, tool, err, tail(out, 15))
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Logf("built %s in %s; log: %s", tool, d.Round(time.Second), logPath)
+	}
+	path := filepath.Join(root, "_output", "bin", binary)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("this test needs %s, which `hack/build-tools.sh %s` did not provide: %v", binary, tool, err)
+	}
+	return path
+}
+
+// KubeconfigPath is the file that $KUBECONFIG names, for tools that the
+// tests run as processes.
+func KubeconfigPath(t testing.TB) string {
+	t.Helper()
+	path := os.Getenv("KUBECONFIG")
+	if path == "" {
+		t.Skip("KUBECONFIG is not set")
+	}
+	return resolve(path)
+}
+
+// ReleaseFromCommit extracts a commit of this repository into
+// _output/release-<commit> (git archive: neither the work tree nor the
+// repository's state changes) and builds its operator there; it returns the
+// checkout, for its manifests/, and the operator binary. Both are kept for
+// later runs.
+func ReleaseFromCommit(t testing.TB, commit string) (dir, binary string) {
+	t.Helper()
+	root := RepoRoot(t)
+	dir = filepath.Join(root, "_output", "release-"+commit)
+	binary = filepath.Join(dir, "_output", "bin", "cluster-node-operator")
+	if _, err := os.Stat(filepath.Join(dir, ".done")); err == nil {
+		return dir, binary
+	}
+	start := time.Now()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archive := exec.Command("sh", "-c", `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`, "sh", root, commit, dir)
+	if out, err := archive.CombinedOutput(); err != nil {
+		t.Fatalf("extracting commit %s: %v\n%s", commit, err, out)
+	}
+	build := exec.Command("go", "build", "-mod=vendor", "-trimpath", "-o", binary, "./cmd/cluster-node-operator")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the operator of commit %s: %v\n%s", commit, err, tail(out, 20))
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".done"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("release of commit %s extracted and built in %s: %s", commit, time.Since(start).Round(time.Second), dir)
+	return dir, binary
+}
