@@ -69,6 +69,10 @@ func (o *Options) Validate() error {
 func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clk := clock.RealClock{}
 	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
+	// client-go's default of 5 requests a second throttles a switch of the
+	// CRI-O metrics path or a stack's removal, whose ordered steps each read
+	// a few objects; at steady state the operator makes a few reads a minute.
+	config.QPS, config.Burst = 20, 40
 	recorder := cc.EventRecorder
 
 	operatorVersion := os.Getenv("OPERATOR_IMAGE_VERSION") // checked by Validate

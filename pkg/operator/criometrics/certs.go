@@ -83,7 +83,7 @@ func (c *certController) syncCertificates(ctx context.Context, syncCtx factory.S
 		certificateExpiry.Set(0)
 		// The cache says first whether anything is left, so that an off
 		// stack costs no API call at steady state.
-		if !c.anyLeft() || !ObserveTLSStack(ctx, c.dynamic, c.served.Get()).MayRemoveRest() {
+		if !c.anyLeft() || !ObserveTLSStack(ctx, c.dynamic, c.served.Get(), false).MayRemoveRest() {
 			return nil
 		}
 		return c.remove(ctx)

@@ -34,7 +34,7 @@ import (
 const (
 	// switchPollInterval is how often the stack looks at its parts while it
 	// switches modes or is removed (a few seconds, then never again).
-	switchPollInterval    = 2 * time.Second
+	switchPollInterval    = 5 * time.Second
 	daemonSetName         = "crio-metrics"
 	daemonSetFieldManager = "CRIOMetricsDaemonSet"
 )
@@ -105,7 +105,7 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	switch intent {
 	case TearDown:
-		o.TLS = ObserveTLSStack(ctx, c.dynamic, served)
+		o.TLS = ObserveTLSStack(ctx, c.dynamic, served, true)
 		if o.TLS.MayRemoveDaemonSet() {
 			if err := c.remove(ctx); err != nil {
 				o.Problem = problem(ReasonRemovalFailed, "%v", err)
@@ -115,7 +115,7 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 		}
 		o.PlatformProxies = c.crioPlatform.RunningProxies()
 	case Build:
-		o.TLS = ObserveTLSStack(ctx, c.dynamic, served)
+		o.TLS = ObserveTLSStack(ctx, c.dynamic, served, false)
 		o.DaemonSet, generation, o.WaitingForCertificates, o.Problem, err = c.apply(ctx, syncCtx)
 		if err != nil {
 			return err

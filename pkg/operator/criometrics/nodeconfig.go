@@ -125,7 +125,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 	var objects []object
 	tls := TLSStack{}
 	if !enabled {
-		tls = ObserveTLSStack(ctx, c.dynamic, served)
+		tls = ObserveTLSStack(ctx, c.dynamic, served, false)
 	}
 	if enabled || tls.MayRemoveRest() {
 		objects = append(objects, object{sccGVR, scc})

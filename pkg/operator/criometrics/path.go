@@ -148,7 +148,10 @@ func machineConfigNames() []string {
 // back until a resync; and there is no watch for kinds we only need to see
 // go. A failed read counts as existing, so nothing after it in the teardown
 // order is removed early.
-func ObserveTLSStack(ctx context.Context, dyn dynamic.Interface, served platform.ServedAPIs) TLSStack {
+//
+// withRest also looks at the Service, SCC and CA bundle, which only the
+// status needs; the ordering decisions do not.
+func ObserveTLSStack(ctx context.Context, dyn dynamic.Interface, served platform.ServedAPIs, withRest bool) TLSStack {
 	var t TLSStack
 	exists := func(gvr schema.GroupVersionResource, namespace, name string) bool {
 		var err error
@@ -178,7 +181,9 @@ func ObserveTLSStack(ctx context.Context, dyn dynamic.Interface, served platform
 		desired, _, _ := unstructured.NestedInt64(ds.Object, "status", "desiredNumberScheduled")
 		t.DaemonSetServes = available > 0 || desired == 0
 	}
-	t.Rest = exists(serviceGVR, namespace, serviceName) || exists(sccGVR, "", sccName) ||
-		exists(configMapGVR, namespace, criometricscerts.CABundleName)
+	if withRest {
+		t.Rest = exists(serviceGVR, namespace, serviceName) || exists(sccGVR, "", sccName) ||
+			exists(configMapGVR, namespace, criometricscerts.CABundleName)
+	}
 	return t
 }

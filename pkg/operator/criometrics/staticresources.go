@@ -32,7 +32,7 @@ func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, o
 	}
 	intent := func() Intent { return IntentFor(state()) }
 	tlsStack := func() TLSStack {
-		return ObserveTLSStack(context.TODO(), dyn, served.Get())
+		return ObserveTLSStack(context.TODO(), dyn, served.Get(), false)
 	}
 	monitoring := func() bool { return served.Get().Monitoring }
 	exists := func(files ...string) bool {
