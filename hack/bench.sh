@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: measures the budgets of DESIGN.md ("Budgets") on a local control
+# make bench: measures the budgets of docs/benchmarks.md on a local control
 # plane of its own with the kube-apiserver audit log on, and prints one table
 # (also written to _output/bench/results.md). See docs/benchmarks.md.
 #

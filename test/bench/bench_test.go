@@ -1,7 +1,7 @@
 //go:build e2e
 
-// Package bench measures the budgets of docs/benchmarks.md (DESIGN.md,
-// "Budgets") on a local control plane with the kube-apiserver audit log on.
+// Package bench measures the budgets of docs/benchmarks.md
+// on a local control plane with the kube-apiserver audit log on.
 // hack/bench.sh (`make bench`) starts that control plane and runs it; see
 // docs/benchmarks.md for the variables.
 package bench

@@ -49,7 +49,8 @@ func infra(platform configv1.PlatformType, topology configv1.TopologyMode) *conf
 	}}
 }
 
-// expected is DESIGN.md's platform table, written independently of Decide.
+// expected is the platform table of docs/architecture.md and README.md,
+// written independently of Decide.
 func expected(platform configv1.PlatformType, topology configv1.TopologyMode, knob nodev1alpha1.StackManagementState, nmstateStack bool) (bool, string) {
 	switch {
 	case knob == nodev1alpha1.StackRemoved:
