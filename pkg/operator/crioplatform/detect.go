@@ -60,6 +60,9 @@ func NewDetector(kube kubernetes.Interface, dyn dynamic.Interface) *Detector {
 		informers.WithNamespace(Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = ProxyLabel }))
 	pods := factory.Core().V1().Pods()
+	// One pod per node: keep only what is counted, so that the cache stays
+	// small at thousands of nodes.
+	_ = pods.Informer().SetTransform(trimPod)
 	return &Detector{
 		machineConfigs: dyn.Resource(machineConfigGVR),
 		mirrorPods:     pods.Lister(),
@@ -136,4 +139,17 @@ func RunningNodes(pods []*corev1.Pod) int {
 		}
 	}
 	return len(nodes)
+}
+
+// trimPod keeps a mirror pod's identity, node and phase.
+func trimPod(obj interface{}) (interface{}, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID, ResourceVersion: p.ResourceVersion, Labels: p.Labels},
+		Spec:       corev1.PodSpec{NodeName: p.Spec.NodeName},
+		Status:     corev1.PodStatus{Phase: p.Status.Phase},
+	}, nil
 }
