@@ -170,7 +170,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		// Which stacks, and how. Watch: NodeOperator, Infrastructure,
 		// kube-rbac-proxy-crio mirror pods.
 		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), served.Get,
-			crioPlatform.Detect, crioPlatform.Informer(), recorder),
+			crioPlatform.Detect, recorder),
 		// versions[operator], and Progressing while a new one rolls out.
 		// Watch: NodeOperator, ClusterOperator node.
 		versioncontroller.New(operatorClient, clusterOperatorInformers.Config().V1().ClusterOperators(), versionRecorder, operatorVersion, stackNames(stacks), recorder),

@@ -80,7 +80,7 @@ func NewDaemonSetController(nodeOperators *operatorclient.NodeOperators, operato
 		apiServers:     apiServers.Lister(),
 	}
 	return factory.New().
-		WithInformers(nodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer(), crioPlatform.Informer()).
+		WithInformers(nodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer()).
 		ResyncEvery(time.Minute).
 		WithSync(c.syncDaemonSet).
 		ToController("CRIOMetricsDaemonSet", recorder)

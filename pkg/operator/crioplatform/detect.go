@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,7 +21,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
@@ -47,11 +47,17 @@ func KubeletMachineConfigName(role string) string { return "01-" + role + "-kube
 // Detector reads MCO's base kubelet MachineConfigs by name (no watch: they
 // are large, and a lookup once a minute is enough to notice the path appear
 // or go) and counts the static pod's mirror pods from a label-selected cache.
+//
+// The cache starts with the first lookup on a cluster that serves MCO's API,
+// and nothing waits for it: where MCO does not run (a hosted control plane's
+// cluster) or its namespace cannot be read, the operator must not stall; the
+// count is then 0 and the MachineConfigs decide alone.
 type Detector struct {
 	machineConfigs dynamic.NamespaceableResourceInterface
 	mirrorPods     corev1listers.PodLister
-	mirrorInformer cache.SharedIndexInformer
 	factory        informers.SharedInformerFactory
+	start          sync.Once
+	stop           <-chan struct{}
 }
 
 // NewDetector builds a Detector; Start starts its mirror pod cache.
@@ -66,14 +72,9 @@ func NewDetector(kube kubernetes.Interface, dyn dynamic.Interface) *Detector {
 	return &Detector{
 		machineConfigs: dyn.Resource(machineConfigGVR),
 		mirrorPods:     pods.Lister(),
-		mirrorInformer: pods.Informer(),
 		factory:        factory,
 	}
 }
-
-// Informer is the mirror pod informer: controllers that depend on the
-// platform path resync when the static pod appears or goes.
-func (d *Detector) Informer() cache.SharedIndexInformer { return d.mirrorInformer }
 
 // RunningProxies counts the nodes that run the static pod, from the cache.
 func (d *Detector) RunningProxies() int {
@@ -81,8 +82,9 @@ func (d *Detector) RunningProxies() int {
 	return RunningNodes(pods)
 }
 
-// Start starts the mirror pod cache.
-func (d *Detector) Start(stop <-chan struct{}) { d.factory.Start(stop) }
+// Start records when the mirror pod cache must stop; the cache itself
+// starts with the first lookup where MCO's API is served.
+func (d *Detector) Start(stop <-chan struct{}) { d.stop = stop }
 
 // Detect looks the platform path up. machineConfigServed says whether
 // machineconfiguration.openshift.io/v1 is served; without it there is no
@@ -90,6 +92,9 @@ func (d *Detector) Start(stop <-chan struct{}) { d.factory.Start(stop) }
 func (d *Detector) Detect(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics {
 	var out platform.PlatformCRIOMetrics
 	var problems []string
+	if machineConfigServed && d.stop != nil {
+		d.start.Do(func() { d.factory.Start(d.stop) })
+	}
 	if machineConfigServed {
 		for _, role := range Roles {
 			name := KubeletMachineConfigName(role)

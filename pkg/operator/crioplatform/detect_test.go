@@ -66,6 +66,9 @@ func TestDetect(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			d.Start(ctx.Done())
+			// The cache starts with the first lookup where MCO's API is
+			// served; start it here for the cases without.
+			d.factory.Start(ctx.Done())
 			d.factory.WaitForCacheSync(ctx.Done())
 
 			got := d.Detect(ctx, tt.served)

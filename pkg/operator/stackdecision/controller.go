@@ -41,12 +41,12 @@ type controller struct {
 
 // New returns the controller that decides which stacks are deployed. served
 // says which optional APIs the cluster serves (see ServedAPIs); platformPath
-// looks up the platform's own CRI-O metrics path, and platformPathInformer
-// (the static pod's mirror pods) triggers a new decision when it changes.
+// looks up the platform's own CRI-O metrics path (each resync: it appears or
+// goes within a minute).
 func New(nodeOperators *operatorclient.NodeOperators, infraInformer configinformersv1.InfrastructureInformer,
 	served func() platform.ServedAPIs,
 	platformPath func(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics,
-	platformPathInformer factory.Informer, recorder events.Recorder) factory.Controller {
+	recorder events.Recorder) factory.Controller {
 	c := &controller{
 		nodeOperators: nodeOperators,
 		infraLister:   infraInformer.Lister(),
@@ -54,7 +54,7 @@ func New(nodeOperators *operatorclient.NodeOperators, infraInformer configinform
 		platformPath:  platformPath,
 	}
 	return factory.New().
-		WithInformers(nodeOperators.Informer(), infraInformer.Informer(), platformPathInformer).
+		WithInformers(nodeOperators.Informer(), infraInformer.Informer()).
 		ResyncEvery(resync).
 		WithSync(c.sync).
 		ToController("StackDecision", recorder)
