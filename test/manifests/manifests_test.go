@@ -93,9 +93,9 @@ func TestManifestsParse(t *testing.T) {
 // Deployment and one ClusterOperator, and the ClusterOperator after the
 // Deployment (the CVO blocks on the ClusterOperator until the operator reports
 // its version, so a Deployment sorted after it would never be applied).
-// notHosted are namespaces the operator reads or writes only where the CRI-O
-// metrics stack can be on, which it never is on a hosted control plane.
-var notHosted = map[string]bool{"openshift-machine-config-operator": true, "openshift-config-managed": true}
+// notHosted are namespaces of components that hosted clusters do not run
+// (the machine-config operator's).
+var notHosted = map[string]bool{"openshift-machine-config-operator": true}
 
 func TestReleaseProfiles(t *testing.T) {
 	tr := load(t)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	configinformersv1 "github.com/openshift/client-go/config/informers/externalversions/config/v1"
 	configlistersv1 "github.com/openshift/client-go/config/listers/config/v1"
@@ -82,13 +83,19 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 
 	served := c.served()
 	decision := platform.Decide(platform.Input{
-		Infrastructure:      infra,
-		Spec:                nodeOperator.Spec,
-		Served:              served,
-		Previous:            nodeOperator.Status.Stacks,
-		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig),
+		Infrastructure: infra,
+		Spec:           nodeOperator.Spec,
+		Served:         served,
+		Previous:       nodeOperator.Status.Stacks,
+		// A hosted control plane's cluster runs no MCO (and the stack is
+		// off there): nothing to look for.
+		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig && !hosted(infra)),
 	})
 	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation))
+}
+
+func hosted(infra *configv1.Infrastructure) bool {
+	return infra != nil && infra.Status.ControlPlaneTopology == configv1.ExternalTopologyMode
 }
 
 // statusFor turns a decision into the status fields this controller owns.
