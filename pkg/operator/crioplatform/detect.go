@@ -48,10 +48,10 @@ func KubeletMachineConfigName(role string) string { return "01-" + role + "-kube
 // are large, and a lookup once a minute is enough to notice the path appear
 // or go) and counts the static pod's mirror pods from a label-selected cache.
 //
-// The cache starts with the first lookup on a cluster that serves MCO's API,
-// and nothing waits for it: where MCO does not run (a hosted control plane's
-// cluster) or its namespace cannot be read, the operator must not stall; the
-// count is then 0 and the MachineConfigs decide alone.
+// The cache starts once MCO's MachineConfigs carry the static pod, and
+// nothing waits for it: where MCO does not run (a hosted control plane's
+// cluster) or its namespace cannot be read, the operator must not stall and
+// must not be denied requests; the count is then 0.
 type Detector struct {
 	machineConfigs dynamic.NamespaceableResourceInterface
 	mirrorPods     corev1listers.PodLister
@@ -83,7 +83,7 @@ func (d *Detector) RunningProxies() int {
 }
 
 // Start records when the mirror pod cache must stop; the cache itself
-// starts with the first lookup where MCO's API is served.
+// starts with the first lookup that finds MCO's static pod.
 func (d *Detector) Start(stop <-chan struct{}) { d.stop = stop }
 
 // Detect looks the platform path up. machineConfigServed says whether
@@ -92,9 +92,6 @@ func (d *Detector) Start(stop <-chan struct{}) { d.stop = stop }
 func (d *Detector) Detect(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics {
 	var out platform.PlatformCRIOMetrics
 	var problems []string
-	if machineConfigServed && d.stop != nil {
-		d.start.Do(func() { d.factory.Start(d.stop) })
-	}
 	if machineConfigServed {
 		for _, role := range Roles {
 			name := KubeletMachineConfigName(role)
@@ -110,6 +107,12 @@ func (d *Detector) Detect(ctx context.Context, machineConfigServed bool) platfor
 				out.MachineConfigs = append(out.MachineConfigs, name)
 			}
 		}
+	}
+	// The mirror pods are counted only where MCO renders the static pod:
+	// elsewhere there is nothing to count, and MCO's namespace may be
+	// unreadable (its Role is not in every profile).
+	if len(out.MachineConfigs) > 0 && d.stop != nil {
+		d.start.Do(func() { d.factory.Start(d.stop) })
 	}
 	pods, err := d.mirrorPods.List(labels.Everything())
 	if err != nil {
