@@ -54,7 +54,7 @@ func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, o
 	).
 		WithConditionalResources(bindata.Asset, staticFiles,
 			func() bool { return intent() == Build },
-			func() bool { return intent() == TearDown && tlsStack().MayRemoveRest() && exists(staticFiles...) }).
+			func() bool { return intent() == TearDown && exists(staticFiles...) && tlsStack().MayRemoveRest() }).
 		WithConditionalResources(bindata.Asset, []string{serviceMonitorFile},
 			func() bool {
 				return intent() == Build && monitoring() && tlsStack().MayCreateServiceMonitor(served.Get().MachineConfig)
