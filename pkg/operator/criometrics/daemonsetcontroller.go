@@ -28,6 +28,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -52,6 +53,12 @@ type daemonSetController struct {
 	daemonSets     appslistersv1.DaemonSetLister
 	configMaps     corev1listers.ConfigMapLister
 	apiServers     configlistersv1.APIServerLister
+
+	// serviceMonitorSeen: the ServiceMonitor, the last part built, was seen
+	// since the stack last entered Build. Until the intent changes, the
+	// syncs of a rollout (one per DaemonSet status change, thousands on a
+	// large cluster) then need no GET to know that no switch is under way.
+	serviceMonitorSeen bool
 }
 
 // NewDaemonSetController applies the crio-metrics DaemonSet (library-go has
@@ -103,6 +110,9 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 		Now:              c.clock.Now(),
 	}
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
+	if intent != Build {
+		c.serviceMonitorSeen = false
+	}
 	switch intent {
 	case TearDown:
 		o.TLS = ObserveTLSStack(ctx, c.dynamic, served, true)
@@ -115,7 +125,7 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 		}
 		o.PlatformProxies = c.crioPlatform.RunningProxies()
 	case Build:
-		o.TLS = ObserveTLSStack(ctx, c.dynamic, served, false)
+		o.TLS = c.observeBuild(ctx, served)
 		o.DaemonSet, generation, o.WaitingForCertificates, o.Problem, err = c.apply(ctx, syncCtx)
 		if err != nil {
 			return err
@@ -132,6 +142,18 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 		c.conditions.Available(conds.Available.Status, conds.Available.Reason, conds.Available.Message),
 		c.conditions.Progressing(conds.Progressing.Status, conds.Progressing.Reason, conds.Progressing.Message),
 		c.conditions.Degraded(conds.Degraded.Status, conds.Degraded.Reason, conds.Degraded.Message))
+}
+
+// observeBuild is what a sync in Build needs of the own TLS stack: whether
+// the ServiceMonitor is there yet (SwitchStatus), read with a GET until it
+// has been seen once. A failed read counts as there for this sync only.
+func (c *daemonSetController) observeBuild(ctx context.Context, served platform.ServedAPIs) TLSStack {
+	if c.serviceMonitorSeen || !served.Monitoring {
+		return TLSStack{ServiceMonitor: c.serviceMonitorSeen}
+	}
+	_, err := c.dynamic.Resource(serviceMonitorGVR).Namespace(namespace).Get(ctx, serviceName, metav1.GetOptions{})
+	c.serviceMonitorSeen = err == nil
+	return TLSStack{ServiceMonitor: !apierrors.IsNotFound(err)}
 }
 
 // apply renders and applies the DaemonSet. A problem that stops it is
