@@ -101,10 +101,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	if err != nil {
 		return err
 	}
-	nodeOperators, err := operatorclient.NewNodeOperators(clk, config, operatorClient)
-	if err != nil {
-		return err
-	}
+	nodeOperators := operatorclient.NewNodeOperators(clk, operatorClient.Informer(), dynamicClient)
 
 	// Cache only the cluster-scoped singletons we read, not every
 	// ClusterOperator or config object in the cluster.
@@ -182,7 +179,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, recorder),
 		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, dynamicClient, served,
 			operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), o.CertTiming, recorder),
-		criometrics.NewDaemonSetController(nodeOperators, operatorClient, kubeClient, dynamicClient, served,
+		criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served,
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(),
 			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, recorder),
 

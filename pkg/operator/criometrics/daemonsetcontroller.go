@@ -63,17 +63,18 @@ type daemonSetController struct {
 
 // NewDaemonSetController applies the crio-metrics DaemonSet (library-go has
 // no DaemonSet controller) and reports the stack's Available, Progressing
-// and Degraded conditions from its rollout.
+// and Degraded conditions from its rollout; clk times the first rollout's
+// grace.
 //
 // daemonSets and configMaps are informers of the operator's namespace;
 // crioPlatform counts the nodes where the platform's proxy serves instead.
-func NewDaemonSetController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
+func NewDaemonSetController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs,
 	daemonSets appsinformers.DaemonSetInformer, configMaps corev1informers.ConfigMapInformer,
 	apiServers configinformersv1.APIServerInformer, crioPlatform *crioplatform.Detector,
 	images stack.Images, recorder events.Recorder) factory.Controller {
 	c := &daemonSetController{
-		clock:          clock.RealClock{},
+		clock:          clk,
 		nodeOperators:  nodeOperators,
 		operatorClient: operatorClient,
 		kube:           kube,
