@@ -34,8 +34,11 @@ import (
 
 const (
 	// switchPollInterval is how often the stack looks at its parts while it
-	// switches modes or is removed (a few seconds, then never again).
-	switchPollInterval    = 5 * time.Second
+	// switches modes or is removed (a few seconds, then never again). Each
+	// look can take the next step of the teardown order, so it bounds how
+	// long removal takes: at 5 s, make bench measured a median of 4.9 s
+	// from opt-out to the DaemonSet gone.
+	switchPollInterval    = time.Second
 	daemonSetName         = "crio-metrics"
 	daemonSetFieldManager = "CRIOMetricsDaemonSet"
 )
