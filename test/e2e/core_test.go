@@ -116,7 +116,7 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 // TestCoreUnmanagedAndRemoved: Unmanaged stops all writes to operands and
 // the ClusterOperator says so; Removed removes every stack and explains why.
 func TestCoreUnmanagedAndRemoved(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()
 	kube := framework.KubeClient(t)
 
@@ -129,8 +129,8 @@ func TestCoreUnmanagedAndRemoved(t *testing.T) {
 	})
 	require.NoError(t, kube.CoreV1().Services(operatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
 	require.NoError(t, kube.AppsV1().DaemonSets(operatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
-	// Longer than every controller's resync: nothing comes back.
-	time.Sleep(75 * time.Second)
+	// Every controller syncs, as on its resync: nothing comes back.
+	c.ResyncNow(t, op)
 	_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the Service was restored: %v", err)
 	_, err = kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
