@@ -1,0 +1,319 @@
+package nodesettings
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var testTiming = Timing{Update: 30 * time.Minute, Soak: 2 * time.Minute, Gate: 10 * time.Minute}
+
+// world is a test double of what the controller observes: our
+// MachineConfigs as written, a pool controller that updates a pool one tick
+// after a write unless it is stuck, and node health as a function of the
+// revision a pool runs.
+type world struct {
+	written  map[string]Revision
+	updated  map[string]bool
+	stuck    map[string]bool
+	degraded map[string]Revision // pool goes degraded when it runs this revision
+	sick     map[string]Revision // pool's nodes are unhealthy on this revision
+}
+
+func newWorld() *world {
+	return &world{written: map[string]Revision{}, updated: map[string]bool{}, stuck: map[string]bool{}, degraded: map[string]Revision{}, sick: map[string]Revision{}}
+}
+
+func (w *world) observe(pools []string) map[string]PoolObservation {
+	out := map[string]PoolObservation{}
+	for _, p := range pools {
+		rev := w.written[p]
+		o := PoolObservation{Written: rev, Updated: w.updated[p], Healthy: true}
+		if bad, ok := w.degraded[p]; ok && bad == rev && w.updated[p] {
+			o.Degraded, o.DegradedMessage = true, "node "+p+"-0 is degraded"
+		}
+		if bad, ok := w.sick[p]; ok && bad == rev && w.updated[p] {
+			o.Healthy, o.UnhealthyMessage = false, "CRI-O on "+p+"-0 is not ready"
+		}
+		out[p] = o
+	}
+	return out
+}
+
+// run drives Next until it neither writes nor changes the rollout, and
+// returns the writes in order and the final rollout.
+func (w *world) run(t *testing.T, target Revision, pools []string, r Rollout, now time.Time) ([]string, Rollout) {
+	targets := all(pools, target)
+	t.Helper()
+	var writes []string
+	for i := 0; i < 200; i++ {
+		s := Next(targets, pools, r, w.observe(pools), now, testTiming)
+		if s.Write != nil {
+			writes = append(writes, fmt.Sprintf("%s=%s", s.Write.Pool, s.Write.Revision))
+			w.written[s.Write.Pool] = s.Write.Revision
+			w.updated[s.Write.Pool] = false
+		}
+		if s.Write == nil && reflect.DeepEqual(s.Rollout, r) {
+			if s.RecheckAfter == 0 && allUpdated(w, pools) {
+				return writes, r
+			}
+		}
+		r = s.Rollout
+		// The pool controller catches up and time passes.
+		for _, p := range pools {
+			if !w.stuck[p] {
+				w.updated[p] = true
+			}
+		}
+		if s.RecheckAfter > 0 {
+			now = now.Add(s.RecheckAfter)
+		} else {
+			now = now.Add(10 * time.Second)
+		}
+	}
+	t.Fatalf("rollout did not settle: %+v", r)
+	return nil, r
+}
+
+func allUpdated(w *world, pools []string) bool {
+	for _, p := range pools {
+		if !w.updated[p] && !w.stuck[p] {
+			return false
+		}
+	}
+	return true
+}
+
+func states(r Rollout) string {
+	var s []string
+	for _, p := range r.Pools {
+		s = append(s, fmt.Sprintf("%s:%s@%s", p.Name, p.State, p.Revision))
+	}
+	return string(r.Phase) + " " + strings.Join(s, " ")
+}
+
+var t0 = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+
+func TestRollout(t *testing.T) {
+	pools := []string{"canary", "worker", "master"}
+	for _, tc := range []struct {
+		name    string
+		prepare func(w *world)
+		target  Revision
+		// from: a completed rollout of this revision first ("" = none).
+		from       Revision
+		wantWrites []string
+		wantStates string
+		wantInMsg  string
+	}{{
+		name:       "nothing asked, nothing there: no write",
+		target:     "",
+		wantStates: "Complete canary:Done@ worker:Done@ master:Done@",
+	}, {
+		name:       "healthy pools are rolled in order, one after the other",
+		target:     "a",
+		wantWrites: []string{"canary=a", "worker=a", "master=a"},
+		wantStates: "Complete canary:Done@a worker:Done@a master:Done@a",
+	}, {
+		name:       "turning it off goes pool by pool as well",
+		from:       "a",
+		target:     "",
+		wantWrites: []string{"canary=", "worker=", "master="},
+		wantStates: "Complete canary:Done@ worker:Done@ master:Done@",
+	}, {
+		name:       "unhealthy canary: only the canary is reverted, the others are held",
+		prepare:    func(w *world) { w.sick["canary"] = "a" },
+		target:     "a",
+		wantWrites: []string{"canary=a", "canary="},
+		wantStates: "Stopped canary:Reverted@ worker:Held@ master:Held@",
+		wantInMsg:  "stopped at pool canary (NodesUnhealthy): CRI-O on canary-0 is not ready",
+	}, {
+		name:       "degraded worker: worker then canary go back to the last good revision, master untouched",
+		prepare:    func(w *world) { w.degraded["worker"] = "b" },
+		from:       "a",
+		target:     "b",
+		wantWrites: []string{"canary=b", "worker=b", "worker=a", "canary=a"},
+		wantStates: "Stopped canary:Reverted@a worker:Reverted@a master:Held@a",
+		wantInMsg:  "stopped at pool worker (PoolDegraded): node worker-0 is degraded",
+	}, {
+		name:       "a pool the machine-config operator does not update in time fails",
+		prepare:    func(w *world) { w.stuck["worker"] = true },
+		target:     "a",
+		wantWrites: []string{"canary=a", "worker=a", "worker=", "canary="},
+		wantStates: "RollingBack canary:Reverted@ worker:Reverting@ master:Held@",
+		wantInMsg:  "did not update the pool within 30m0s",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld()
+			r := Rollout{}
+			now := t0
+			if tc.from != "" {
+				_, r = w.run(t, tc.from, pools, r, now)
+				if r.Phase != PhaseComplete {
+					t.Fatalf("setup rollout of %q: %s", tc.from, states(r))
+				}
+				now = now.Add(24 * time.Hour)
+			}
+			if tc.prepare != nil {
+				tc.prepare(w)
+			}
+			writes, r := w.run(t, tc.target, pools, r, now)
+			if !reflect.DeepEqual(writes, tc.wantWrites) {
+				t.Errorf("writes = %q, want %q", writes, tc.wantWrites)
+			}
+			if got := states(r); got != tc.wantStates {
+				t.Errorf("states = %s\nwant %s", got, tc.wantStates)
+			}
+			if !strings.Contains(r.Message, tc.wantInMsg) {
+				t.Errorf("message %q does not contain %q", r.Message, tc.wantInMsg)
+			}
+			// Settled: a later look at the same world changes nothing and
+			// writes nothing, however much later.
+			for _, later := range []time.Duration{time.Minute, 47 * time.Hour} {
+				s := Next(all(pools, tc.target), pools, r, w.observe(pools), now.Add(later), testTiming)
+				if s.Write != nil || !reflect.DeepEqual(s.Rollout, r) {
+					t.Errorf("+%s: write %v, rollout changed:\n%+v\n%+v", later, s.Write, r, s.Rollout)
+				}
+			}
+		})
+	}
+}
+
+func TestRolloutWaitsForTheGate(t *testing.T) {
+	w := newWorld()
+	pools := []string{"worker", "master"}
+	s := Next(all(pools, "a"), pools, Rollout{}, w.observe(pools), t0, testTiming)
+	if s.Write == nil || s.Write.Pool != "worker" {
+		t.Fatalf("first write = %v, want worker", s.Write)
+	}
+	w.written["worker"], w.updated["worker"] = "a", true
+	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(time.Minute), testTiming)
+	if s.Write != nil || s.Rollout.Pools[0].State != Verifying || s.RecheckAfter != testTiming.Soak {
+		t.Fatalf("after the update: write %v, %s, recheck %s", s.Write, states(s.Rollout), s.RecheckAfter)
+	}
+	// Before the soak ends master is not touched.
+	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(2*time.Minute), testTiming)
+	if s.Write != nil || s.Rollout.Pools[1].State != Pending {
+		t.Fatalf("during the soak: write %v, %s", s.Write, states(s.Rollout))
+	}
+	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(3*time.Minute), testTiming)
+	if s.Write == nil || s.Write.Pool != "master" || s.Rollout.Pools[0].State != Done || s.Rollout.Pools[0].LastGood != "a" {
+		t.Fatalf("after the soak: write %v, %s", s.Write, states(s.Rollout))
+	}
+}
+
+func TestRolloutRecoversWithinTheGate(t *testing.T) {
+	w := newWorld()
+	pools := []string{"worker"}
+	w.sick["worker"] = "a"
+	s := Next(all(pools, "a"), pools, Rollout{}, w.observe(pools), t0, testTiming)
+	w.written["worker"], w.updated["worker"] = "a", true
+	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0, testTiming)
+	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(5*time.Minute), testTiming)
+	if s.Rollout.Pools[0].State != Verifying || s.RecheckAfter != 5*time.Minute {
+		t.Fatalf("unhealthy within the gate: %s, recheck %s", states(s.Rollout), s.RecheckAfter)
+	}
+	delete(w.sick, "worker")
+	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(6*time.Minute), testTiming)
+	if s.Rollout.Phase != PhaseComplete {
+		t.Fatalf("healthy again: %s", states(s.Rollout))
+	}
+}
+
+func TestRolloutRestoresWhatSomeoneDeleted(t *testing.T) {
+	w := newWorld()
+	pools := []string{"worker", "master"}
+	_, r := w.run(t, "a", pools, Rollout{}, t0)
+	delete(w.written, "master")
+	s := Next(all(pools, "a"), pools, r, w.observe(pools), t0.Add(time.Hour), testTiming)
+	if s.Write == nil || *s.Write != (Write{Pool: "master", Revision: "a"}) || !reflect.DeepEqual(s.Rollout, r) {
+		t.Fatalf("write %v, rollout %s", s.Write, states(s.Rollout))
+	}
+}
+
+func TestRolloutAfterAStop(t *testing.T) {
+	w := newWorld()
+	pools := []string{"canary", "worker"}
+	w.sick["canary"] = "bad"
+	_, r := w.run(t, "bad", pools, Rollout{}, t0)
+	if r.Phase != PhaseStopped {
+		t.Fatalf("setup: %s", states(r))
+	}
+
+	// A pool that appears while stopped is held, not rolled.
+	grown := []string{"canary", "infra", "worker"}
+	s := Next(all(grown, "bad"), grown, r, w.observe(grown), t0.Add(time.Hour), testTiming)
+	if s.Write != nil || s.Rollout.Phase != PhaseStopped || s.Rollout.Pools[1].State != Held {
+		t.Fatalf("pool added while stopped: write %v, %s", s.Write, states(s.Rollout))
+	}
+
+	// A corrected spec starts again from the canary.
+	writes, r := w.run(t, "good", pools, r, t0.Add(2*time.Hour))
+	if want := []string{"canary=good", "worker=good"}; !reflect.DeepEqual(writes, want) {
+		t.Errorf("writes = %q, want %q", writes, want)
+	}
+	if r.Phase != PhaseComplete {
+		t.Errorf("phase %s", states(r))
+	}
+}
+
+func TestOrder(t *testing.T) {
+	for _, tc := range []struct {
+		pools  []string
+		canary string
+		want   []string
+	}{
+		{[]string{"master", "worker"}, "", []string{"worker", "master"}},
+		{[]string{"master", "worker", "arbiter"}, "", []string{"worker", "arbiter", "master"}},
+		{[]string{"master", "worker", "infra", "gpu"}, "", []string{"gpu", "infra", "worker", "master"}},
+		{[]string{"master", "worker", "infra", "gpu"}, "infra", []string{"infra", "gpu", "worker", "master"}},
+		{[]string{"master", "worker"}, "absent", []string{"worker", "master"}},
+	} {
+		if got := Order(tc.pools, tc.canary); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Order(%v, %q) = %v, want %v", tc.pools, tc.canary, got, tc.want)
+		}
+	}
+}
+
+func TestMachineConfigNameSortsCustomPoolsAfterWorker(t *testing.T) {
+	if !(MachineConfigName("worker") < MachineConfigName("aaa")) || !(MachineConfigName("worker") < MachineConfigName("infra")) {
+		t.Errorf("a custom pool's MachineConfig must sort after the worker pool's: %s, %s", MachineConfigName("worker"), MachineConfigName("infra"))
+	}
+}
+
+func all(pools []string, rev Revision) map[string]Revision {
+	m := map[string]Revision{}
+	for _, p := range pools {
+		m[p] = rev
+	}
+	return m
+}
+
+// Pools can have different targets (the kubelet part skipped on one), and
+// a pool whose target changes later (its kubelet now reads drop-ins after
+// an upgrade) starts a new rollout of that pool only.
+func TestRolloutPerPoolTargets(t *testing.T) {
+	w := newWorld()
+	pools := []string{"worker", "master"}
+	targets := map[string]Revision{"worker": "crio+kubelet", "master": "crio"}
+	r, now := Rollout{}, t0
+	var writes []string
+	for i := 0; i < 50; i++ {
+		s := Next(targets, pools, r, w.observe(pools), now, testTiming)
+		if s.Write != nil {
+			writes = append(writes, s.Write.Pool+"="+string(s.Write.Revision))
+			w.written[s.Write.Pool], w.updated[s.Write.Pool] = s.Write.Revision, true
+		}
+		r, now = s.Rollout, now.Add(5*time.Minute)
+	}
+	if want := "worker=crio+kubelet master=crio"; strings.Join(writes, " ") != want || r.Phase != PhaseComplete {
+		t.Fatalf("writes %v, %s", writes, states(r))
+	}
+	targets["master"] = "crio+kubelet"
+	s := Next(targets, pools, r, w.observe(pools), now, testTiming)
+	if s.Write == nil || *s.Write != (Write{Pool: "master", Revision: "crio+kubelet"}) || s.Rollout.Pools[0].State != Done {
+		t.Fatalf("after master's target changed: write %v, %s", s.Write, states(s.Rollout))
+	}
+}
