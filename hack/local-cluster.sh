@@ -22,8 +22,9 @@
 #   LCP_INFRA_TOPOLOGY      Infrastructure status.infrastructureTopology
 #                           [HighlyAvailable, SingleReplica if LCP_TOPOLOGY is]
 #   LCP_MONITORING_CRDS     0 leaves out ServiceMonitor and PrometheusRule [1]
-#   LCP_MACHINECONFIG_CRDS  0 leaves out MachineConfig, MachineConfigPool and
-#                           MachineConfiguration (and its object cluster) [1]
+#   LCP_MACHINECONFIG_CRDS  0 leaves out MachineConfig, MachineConfigPool,
+#                           MachineConfigNode and MachineConfiguration (and its
+#                           object cluster) [1]
 #   LCP_NODE_LEASE_SECONDS  node lease duration; kwok renews every quarter of
 #                           it, so N nodes cost 4N/LEASE writes a second [300]
 #   LCP_KWOK_LOG_LEVEL      kwok's log level: DEBUG, INFO, WARN or ERROR [WARN]
@@ -664,10 +665,11 @@ install_crds() {
   if [ "$LCP_MACHINECONFIG_CRDS" != 0 ]; then
     files+=("$(pick_crd "$api/machineconfiguration/v1/zz_generated.crd-manifests" machineconfigs)")
     files+=("$(pick_crd "$api/machineconfiguration/v1/zz_generated.crd-manifests" machineconfigpools)")
+    files+=("$(pick_crd "$api/machineconfiguration/v1/zz_generated.crd-manifests" machineconfignodes)")
     # MCO's operator config, where the node disruption policy lives.
     files+=("$(pick_crd "$api/operator/v1/zz_generated.crd-manifests" machineconfigurations)")
     names+=(machineconfigs.machineconfiguration.openshift.io machineconfigpools.machineconfiguration.openshift.io
-            machineconfigurations.operator.openshift.io)
+            machineconfignodes.machineconfiguration.openshift.io machineconfigurations.operator.openshift.io)
   fi
   if [ "$LCP_MONITORING_CRDS" != 0 ]; then
     prom=$(module_dir github.com/prometheus-operator/prometheus-operator "$prometheus_operator_version")
