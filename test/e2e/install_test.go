@@ -192,6 +192,10 @@ func (in *installation) install(opts installOptions) {
 	t.Helper()
 	ctx := framework.Context(t, installTimeout+2*time.Minute)
 	in.started = time.Now()
+	// Until the operator first runs, the ClusterOperator the CVO created
+	// has no conditions, and a starting operator may report
+	// Available=False; the window ends once it is healthy.
+	endInstall := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install: the operator starts")
 	var co *configv1.ClusterOperator
 	hooks := framework.CVOHooks{
 		Applied: func(m framework.ReleaseManifest) {
@@ -225,6 +229,7 @@ func (in *installation) install(opts installOptions) {
 		t.Fatal("the release has no ClusterOperator manifest")
 	}
 	if !opts.NoWait && !opts.NoOperator {
+		endInstall()
 		t.Logf("the CVO would move past clusteroperator/%s after %s", nodeClusterOperator, time.Since(in.started).Round(time.Second))
 		live, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 		if err != nil {
@@ -1045,6 +1050,8 @@ func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 	if mode == "none" {
 		t.Skip("E2E_RBAC_SWEEP=none")
 	}
+	// Each run must fail visibly: denied, unavailable or degraded.
+	framework.ExpectDisruption(t, "the operator runs once per write rule, without that rule")
 	in.stopOperator()
 	ctx := framework.Context(t, time.Minute)
 	if _, err := in.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: reducedServiceAccount}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -1219,6 +1226,7 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	}
 	in.t = t
 	defer func(parent *testing.T) { in.t = parent }(in.t)
+	framework.ExpectDisruption(t, "the operator is denied creating its SecurityContextConstraints, past the inertia")
 	in.applyReducedRBAC(t, *c)
 	const earlierMessage = "e2e: reported by an earlier process of the operator"
 	since := time.Now().Add(-degradedInertia - 5*time.Second)

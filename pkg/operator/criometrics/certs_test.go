@@ -199,7 +199,7 @@ func TestCertificatesCreatedInOrderThenNoWrites(t *testing.T) {
 // The stack off or served by the platform's proxy: the certificates go once
 // nothing of the own TLS stack uses them, and then syncs make no API call.
 func TestCertificatesTornDown(t *testing.T) {
-	ds := object(daemonSetGVR, "DaemonSet", namespace, daemonSetName)
+	ds := object(daemonSetGVR, "DaemonSet", namespace, DaemonSetName)
 	removed := []string{
 		"delete secrets " + criometricscerts.ServingSecretName,
 		"delete secrets " + criometricscerts.SignerSecretName,

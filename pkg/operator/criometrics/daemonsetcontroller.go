@@ -38,8 +38,10 @@ const (
 	// look can take the next step of the teardown order, so it bounds how
 	// long removal takes: at 5 s, make bench measured a median of 4.9 s
 	// from opt-out to the DaemonSet gone.
-	switchPollInterval    = time.Second
-	daemonSetName         = "crio-metrics"
+	switchPollInterval = time.Second
+	// DaemonSetName is the own TLS path's kube-rbac-proxy DaemonSet, in
+	// the operator's namespace.
+	DaemonSetName         = "crio-metrics"
 	daemonSetFieldManager = "CRIOMetricsDaemonSet"
 )
 
@@ -165,7 +167,7 @@ func (c *daemonSetController) observeBuild(ctx context.Context, served platform.
 // read of our own state, retried.
 func (c *daemonSetController) apply(ctx context.Context, syncCtx factory.SyncContext) (
 	ds *appsv1.DaemonSet, generation *applyoperatorv1.GenerationStatusApplyConfiguration, waiting bool, prob *condition, err error) {
-	cached, _ := c.daemonSets.DaemonSets(namespace).Get(daemonSetName)
+	cached, _ := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
 	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(criometricscerts.CABundleName)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -189,10 +191,10 @@ func (c *daemonSetController) apply(ctx context.Context, syncCtx factory.SyncCon
 	applied, _, err := resourceapply.ApplyDaemonSet(ctx, c.kube.AppsV1(), syncCtx.Recorder(), required,
 		resourcemerge.ExpectedDaemonSetGeneration(required, opStatus.Generations))
 	if err != nil {
-		return cached, nil, false, problem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, daemonSetName, err), nil
+		return cached, nil, false, problem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, DaemonSetName, err), nil
 	}
 	generation = applyoperatorv1.GenerationStatus().
-		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(daemonSetName).
+		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
 		WithLastGeneration(applied.Generation)
 	return applied, generation, false, nil, nil
 }
@@ -209,10 +211,10 @@ func (c *daemonSetController) report(ctx context.Context, generation *applyopera
 }
 
 func (c *daemonSetController) remove(ctx context.Context) error {
-	if _, err := c.daemonSets.DaemonSets(namespace).Get(daemonSetName); apierrors.IsNotFound(err) {
+	if _, err := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName); apierrors.IsNotFound(err) {
 		return nil
 	}
-	err := c.kube.AppsV1().DaemonSets(namespace).Delete(ctx, daemonSetName, metav1.DeleteOptions{})
+	err := c.kube.AppsV1().DaemonSets(namespace).Delete(ctx, DaemonSetName, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

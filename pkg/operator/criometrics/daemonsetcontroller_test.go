@@ -108,7 +108,7 @@ func (f *daemonSetFixture) conditions() map[string]operatorv1.OperatorCondition 
 // current pod.
 func (f *daemonSetFixture) rollOut(n int32) {
 	f.t.Helper()
-	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), daemonSetName, metav1.GetOptions{})
+	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
 	require.NoError(f.t, err)
 	ds.Status = appsv1.DaemonSetStatus{ObservedGeneration: ds.Generation, DesiredNumberScheduled: n, CurrentNumberScheduled: n,
 		NumberReady: n, NumberAvailable: n, UpdatedNumberScheduled: n}
@@ -132,8 +132,8 @@ func TestDaemonSetWaitsForCertificatesThenNoWrites(t *testing.T) {
 
 	_, err := f.kube.CoreV1().ConfigMaps(namespace).Create(context.Background(), caBundle(), metav1.CreateOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"create daemonsets " + daemonSetName}, f.sync())
-	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), daemonSetName, metav1.GetOptions{})
+	assert.Equal(t, []string{"create daemonsets " + DaemonSetName}, f.sync())
+	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, testImages.KubeRBACProxy, ds.Spec.Template.Spec.Containers[0].Image)
 
@@ -154,8 +154,8 @@ func TestDaemonSetWaitsForCertificatesThenNoWrites(t *testing.T) {
 	// A stricter TLS profile: the DaemonSet is updated once.
 	require.NoError(t, f.apiServers.Add(&configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
 		Spec: configv1.APIServerSpec{TLSSecurityProfile: &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType}}}))
-	assert.Equal(t, []string{"update daemonsets " + daemonSetName}, f.sync())
-	ds, err = f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), daemonSetName, metav1.GetOptions{})
+	assert.Equal(t, []string{"update daemonsets " + DaemonSetName}, f.sync())
+	ds, err = f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Contains(t, ds.Spec.Template.Spec.Containers[0].Args, "--tls-min-version=VersionTLS13")
 }
@@ -188,8 +188,8 @@ func TestDaemonSetTeardownOrder(t *testing.T) {
 	}{
 		{"off, ServiceMonitor still there: kept", metricsDecision(false, ""), []*unstructured.Unstructured{sm, mc}, nil},
 		{"off, MachineConfigs still there: kept", metricsDecision(false, ""), []*unstructured.Unstructured{mc}, nil},
-		{"off, both gone: deleted", metricsDecision(false, ""), nil, []string{"delete daemonsets " + daemonSetName}},
-		{"platform path serves, both gone: deleted", metricsDecision(true, nodev1alpha1.PlatformProxy), nil, []string{"delete daemonsets " + daemonSetName}},
+		{"off, both gone: deleted", metricsDecision(false, ""), nil, []string{"delete daemonsets " + DaemonSetName}},
+		{"platform path serves, both gone: deleted", metricsDecision(true, nodev1alpha1.PlatformProxy), nil, []string{"delete daemonsets " + DaemonSetName}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

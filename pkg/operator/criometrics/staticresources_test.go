@@ -95,7 +95,7 @@ func TestStaticResourcesBuildServiceMonitorLast(t *testing.T) {
 	assert.Equal(t, append(append([]string{}, staticCreated...), monitoringCreated...), f.sync())
 	assert.Empty(t, f.sync(), "no ServiceMonitor while no proxy serves")
 
-	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: daemonSetName},
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: DaemonSetName},
 		Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 3, NumberAvailable: 1}}
 	require.NoError(t, f.kube.Tracker().Add(ds))
 	assert.Empty(t, f.sync(), "no ServiceMonitor before the drop-in MachineConfigs")
