@@ -277,7 +277,6 @@ func TestOrder(t *testing.T) {
 	}
 }
 
-
 func all(pools []string, rev Revision) map[string]Revision {
 	m := map[string]Revision{}
 	for _, p := range pools {
