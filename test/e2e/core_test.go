@@ -169,9 +169,13 @@ func TestCoreUnmanagedAndRemoved(t *testing.T) {
 	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the DaemonSet was restored: %v", err)
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
+	// The ClusterOperator may still look settled from before the patch:
+	// wait for the Service itself.
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		return err == nil, nil
+	}, "Managed again: the Service is back")
 	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
-	_, err = kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-	require.NoError(t, err, "Managed again: the Service is back")
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Removed"})
 	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false, nodev1alpha1.NMStateStack: false})
