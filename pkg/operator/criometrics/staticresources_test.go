@@ -142,3 +142,30 @@ func TestStaticResourcesTeardownOrder(t *testing.T) {
 	}, f.sync())
 	assert.Empty(t, f.sync(), "once removed, syncs only read")
 }
+
+// A spec change landing between library-go's two questions must not make
+// both answers yes: each group reads the state once.
+func TestAgreeingConditionsReadTheStateOnce(t *testing.T) {
+	on := stack.State{Act: true, Decided: true, Enabled: true, Decision: nodev1alpha1.StackStatus{Mode: nodev1alpha1.OperatorTLS}}
+	off := stack.State{Act: true, Decided: true}
+	reads := 0
+	flipping := func() stack.State {
+		reads++
+		if reads%2 == 1 {
+			return on
+		}
+		return off
+	}
+	build := func(s stack.State) bool { return IntentFor(s) == Build }
+	tearDown := func(s stack.State) bool { return IntentFor(s) == TearDown }
+	create, remove := agreeing(flipping, build, tearDown)
+	for i := 0; i < 4; i++ {
+		c, d := create(), remove()
+		if c && d {
+			t.Fatalf("sync %d: create and delete both true", i)
+		}
+		if c == d {
+			t.Fatalf("sync %d: neither create nor delete for a decided stack", i)
+		}
+	}
+}
