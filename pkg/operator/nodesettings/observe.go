@@ -50,7 +50,9 @@ func ObservePool(o PoolObjects, health string) PoolObservation {
 	obs.Updated = finished && o.Current != nil && o.Current.GetName() == current &&
 		reflect.DeepEqual(ourFiles(o.Current), ourFiles(o.Ours))
 
-	var why []string
+	// The pool's own message first, then the nodes' in a fixed order: the
+	// list order of MachineConfigNodes must not change the message.
+	var why, nodes []string
 	for _, t := range []string{"Degraded", "NodeDegraded"} {
 		if msg, ok := conditionMessage(pool, t); ok {
 			why = append(why, msg)
@@ -59,13 +61,14 @@ func ObservePool(o PoolObjects, health string) PoolObservation {
 	}
 	for _, n := range o.Nodes {
 		if msg, ok := conditionMessage(n.Object, "NodeDegraded"); ok {
-			why = append(why, msg)
+			nodes = append(nodes, msg)
 		}
 	}
+	sort.Strings(nodes)
+	why = dedupe(append(why, nodes...))
 	if len(why) > 0 {
-		sort.Strings(why[1:])
 		obs.Degraded = true
-		obs.DegradedMessage = fmt.Sprintf("MachineConfigPool %s is degraded: %s", o.Pool.GetName(), strings.Join(dedupe(why), "; "))
+		obs.DegradedMessage = fmt.Sprintf("MachineConfigPool %s is degraded: %s", o.Pool.GetName(), strings.Join(why, "; "))
 	}
 	return obs
 }

@@ -107,6 +107,12 @@ func TestObservePool(t *testing.T) {
 		wantWritten:  RevisionOf(v1),
 		wantDegraded: "MachineConfigPool worker is degraded: 1 nodes are reporting degraded status on sync; Node worker-1 upgrade failure. restarting crio.service failed",
 	}, {
+		name: "only nodes degraded: their messages in a fixed order, whatever the list order",
+		objs: PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1),
+			Nodes: []*unstructured.Unstructured{mcn("Node worker-2 upgrade failure. b"), mcn(""), mcn("Node worker-1 upgrade failure. a")}},
+		wantWritten: RevisionOf(v1), wantUpdated: true,
+		wantDegraded: "MachineConfigPool worker is degraded: Node worker-1 upgrade failure. a; Node worker-2 upgrade failure. b",
+	}, {
 		name:        "unhealthy nodes are passed through",
 		objs:        PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
 		health:      "CRI-O on worker-1 is not scraped",
