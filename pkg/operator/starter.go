@@ -35,6 +35,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
@@ -54,17 +55,23 @@ type Options struct {
 	// CertTiming is the validity and refresh of the CRI-O metrics
 	// certificates; tests shorten it to force rotations.
 	CertTiming criometricscerts.Timing
+	// NodeSettingsTiming bounds each pool's step of a node settings
+	// rollout; tests shorten it.
+	NodeSettingsTiming nodesettings.Timing
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{CertTiming: criometricscerts.DefaultTiming}
+	return &Options{CertTiming: criometricscerts.DefaultTiming, NodeSettingsTiming: nodesettings.DefaultTiming}
 }
 
 // Validate checks the configuration from flags and environment.
 func (o *Options) Validate() error {
 	if os.Getenv("OPERATOR_IMAGE_VERSION") == "" {
 		return fmt.Errorf("OPERATOR_IMAGE_VERSION must be set to the version of this operator")
+	}
+	if err := o.NodeSettingsTiming.Validate(); err != nil {
+		return err
 	}
 	return o.CertTiming.Validate()
 }
@@ -191,6 +198,12 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(),
 			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, recorder),
 
+		// Node settings (CRI-O and kubelet tracing), pool by pool through
+		// our MachineConfigs. Watch: NodeOperator; while a rollout runs it
+		// polls MCO's pools, MachineConfigs, MachineConfigNodes and the
+		// nodes of the pool being verified.
+		nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served, o.NodeSettingsTiming, recorder),
+
 		// NMState. Watch: NodeOperator, Deployment nmstate-operator.
 		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, apiextensionsClient,
 			nmstateNamespace.Apps().V1().Deployments(), images, recorder),
@@ -305,7 +318,8 @@ func byName(name string) func(*metav1.ListOptions) {
 }
 
 // relatedObjects lists what must-gather collects: the NodeOperator, our
-// namespaces and every object of the stacks that are enabled.
+// namespaces, every object of the stacks that are enabled, and what a node
+// settings rollout touches.
 func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackObjects) status.RelatedObjectsFunc {
 	return func() (bool, []configv1.ObjectReference) {
 		nodeOperator, err := nodeOperators.Get()
@@ -318,6 +332,6 @@ func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackO
 				objs = append(objs, s.related...)
 			}
 		}
-		return true, objs
+		return true, append(objs, nodesettings.RelatedObjects(nodeOperator.Status.NodeSettings)...)
 	}
 }
