@@ -6,7 +6,7 @@ all: build
 .PHONY: all
 
 GO_BUILD_BINDIR :=_output/bin
-GO_TEST_PACKAGES :=./pkg/... ./cmd/... ./test/manifests/...
+GO_TEST_PACKAGES :=./pkg/... ./cmd/... ./test/manifests/... ./test/e2e/framework/...
 GO_TEST_FLAGS :=-race -count=1
 
 include $(addprefix ./vendor/github.com/openshift/build-machinery-go/make/, \
@@ -24,7 +24,7 @@ test-unit: prometheus-tools
 
 # Tools of the local control plane and of the e2e tests, built from the tools
 # modules under hack/tools and cached under _output/tools.
-E2E_TOOLS :=kube etcd kwok kube-rbac-proxy crio cluster-version-operator oc-inspect
+E2E_TOOLS :=kube etcd kwok kube-rbac-proxy crio cluster-version-operator oc-inspect otlp-receiver
 
 tools:
 	hack/build-tools.sh $(E2E_TOOLS)

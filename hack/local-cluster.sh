@@ -29,8 +29,9 @@
 #   LCP_INFRA_TOPOLOGY      Infrastructure status.infrastructureTopology
 #                           [HighlyAvailable, SingleReplica if LCP_TOPOLOGY is]
 #   LCP_MONITORING_CRDS     0 leaves out ServiceMonitor and PrometheusRule [1]
-#   LCP_MACHINECONFIG_CRDS  0 leaves out MachineConfig, MachineConfigPool and
-#                           MachineConfiguration (and its object cluster) [1]
+#   LCP_MACHINECONFIG_CRDS  0 leaves out MachineConfig, MachineConfigPool,
+#                           MachineConfigNode and MachineConfiguration (and its
+#                           object cluster) [1]
 #   LCP_NODE_LEASE_SECONDS  node lease duration; kwok renews every quarter of
 #                           it, so N nodes cost 4N/LEASE writes a second [300]
 #   LCP_KWOK_LOG_LEVEL      kwok's log level: DEBUG, INFO, WARN or ERROR [WARN]

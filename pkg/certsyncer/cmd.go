@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // NewCommand returns the cert-syncer subcommand.
@@ -41,7 +42,7 @@ logged and retried.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := New(cfg)
+			s, err := New(cfg, clock.RealClock{})
 			if err != nil {
 				return err
 			}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/require"
+	"k8s.io/utils/clock"
 )
 
 // Generous timeouts: these tests must pass on a slow, loaded machine. They
@@ -391,7 +392,7 @@ func newTestSyncer(t *testing.T, src, dest string) *Syncer {
 		// not from the safety-net resync.
 		ResyncInterval: time.Hour,
 		Debounce:       20 * time.Millisecond,
-	})
+	}, clock.RealClock{})
 	require.NoError(t, err)
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // TestKubeletSecretUpdates drives 20 certificate rotations through a
@@ -381,7 +383,7 @@ func TestRenameDropsInotifyFileWatch(t *testing.T) {
 	watch(t, log2, nil, q, sentinel)
 	for i := range 3 {
 		start := log2.len()
-		_, _, err := writeFile(q, []byte(strings.Repeat("k", i+2)), 0o600)
+		_, err := writeFile(q, []byte(strings.Repeat("k", i+2)), 0o600)
 		require.NoError(t, err)
 		idx := barrier(t, log2, sentinel)
 		assert.Positive(t, countFor(log2.since(start)[:idx-start], q), "in-place write %d not seen", i)
@@ -514,4 +516,87 @@ func assertOnlyPair(t *testing.T, dir string) {
 		names = append(names, e.Name())
 	}
 	assert.ElementsMatch(t, []string{"tls.crt", "tls.key"}, names)
+}
+
+// TestRunSchedulesOnTheClock drives Run with a fake clock, with no event in
+// the source: a not-yet-valid pair is written one second after NotBefore,
+// an unchanged pair is re-checked every resync interval, and an expired one
+// is retried after 1, 2, 4 s and never replaces the good pair. Each sync's time is the fake clock's, which
+// moves only when the test steps it.
+func TestRunSchedulesOnTheClock(t *testing.T) {
+	start := time.Now().Truncate(time.Second)
+	clk := clocktesting.NewFakeClock(start)
+	p := genPair(t, "later", start.Add(30*time.Second), start.Add(90*time.Minute))
+	src := newSecretVolume(t)
+	src.setPair(p)
+	dest := t.TempDir()
+	s, err := New(Config{SourceDir: src.dir, DestDir: dest, ResyncInterval: time.Hour}, clk)
+	require.NoError(t, err)
+
+	var mu sync.Mutex
+	var at []time.Duration
+	var errs []error
+	s.onSync = func(_ bool, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		at = append(at, clk.Since(start))
+		errs = append(errs, err)
+	}
+	syncs := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(at)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+
+	// Each step moves the clock; a sync is due after it unless wantErr is
+	// "none due" (then the next step's sync time proves it did not run).
+	const noneDue = "none due"
+	steps := []struct {
+		step    time.Duration
+		wantErr string
+	}{
+		{0, "not valid before"},
+		{30 * time.Second, noneDue}, // NotBefore, but written at NotBefore+1s
+		{time.Second, ""},
+		{time.Hour, ""},        // the resync
+		{time.Hour, "expired"}, // the next resync finds it expired
+		{time.Second, "expired"},
+		{2 * time.Second, "expired"},
+		{4*time.Second - 1, noneDue},
+		{1, "expired"},
+	}
+	var want []time.Duration
+	elapsed := time.Duration(0)
+	for i, st := range steps {
+		if i > 0 {
+			// The queue's timer for the next sync is set (besides its
+			// heartbeat ticker): the step cannot race with setting it.
+			require.Eventually(t, func() bool { return clk.Waiters() == 2 }, waitFor, tick)
+		}
+		clk.Step(st.step)
+		elapsed += st.step
+		if st.wantErr == noneDue {
+			continue
+		}
+		want = append(want, elapsed)
+		require.Eventually(t, func() bool { return syncs() == len(want) }, waitFor, tick, "sync %d after step %d", len(want), i)
+		mu.Lock()
+		if err := errs[len(errs)-1]; st.wantErr == "" {
+			assert.NoError(t, err, "step %d", i)
+		} else if assert.Error(t, err, "step %d", i) {
+			assert.Contains(t, err.Error(), st.wantErr, "step %d", i)
+		}
+		mu.Unlock()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, want, at, "when each sync ran")
+	assert.True(t, destHolds(dest, p), "an expired pair does not replace the destination")
 }

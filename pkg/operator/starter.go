@@ -11,6 +11,8 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	configinformersv1 "github.com/openshift/client-go/config/informers/externalversions/config/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
 	"github.com/openshift/library-go/pkg/operator/staleconditions"
@@ -20,8 +22,10 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
@@ -101,10 +105,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	if err != nil {
 		return err
 	}
-	nodeOperators, err := operatorclient.NewNodeOperators(clk, config, operatorClient)
-	if err != nil {
-		return err
-	}
+	nodeOperators := operatorclient.NewNodeOperators(clk, operatorClient.Informer(), dynamicClient)
 
 	// Cache only the cluster-scoped singletons we read, not every
 	// ClusterOperator or config object in the cluster.
@@ -173,7 +174,11 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			crioPlatform.Detect, recorder),
 		// versions[operator], and Progressing while a new one rolls out.
 		// Watch: NodeOperator, ClusterOperator node.
-		versioncontroller.New(operatorClient, clusterOperatorInformers.Config().V1().ClusterOperators(), versionRecorder, operatorVersion, stackNames(stacks), recorder),
+		// Also status.stacks[*].observedVersion and containers, and the
+		// one-line summary. Watch: also the stacks' DaemonSets and
+		// Deployments.
+		versioncontroller.New(operatorClient, nodeOperators, clusterOperatorInformers.Config().V1().ClusterOperators(), versionRecorder, operatorVersion, stackNames(stacks),
+			stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), recorder),
 
 		// CRI-O metrics. Watch: NodeOperator; certificates also Secrets and
 		// ConfigMaps, the DaemonSet controller also DaemonSets, ConfigMaps,
@@ -182,7 +187,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, recorder),
 		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, dynamicClient, served,
 			operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), o.CertTiming, recorder),
-		criometrics.NewDaemonSetController(nodeOperators, operatorClient, kubeClient, dynamicClient, served,
+		criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served,
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(),
 			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, recorder),
 
@@ -226,6 +231,62 @@ func stackNames(stacks []stackObjects) []string {
 		out = append(out, string(s.name))
 	}
 	return out
+}
+
+// stackOperands reads what each stack runs from the informers: the CRI-O
+// metrics DaemonSet (own TLS path only: on the platform's path the operator
+// runs no container for metrics) and every Deployment and DaemonSet of the
+// NMState namespace (the nmstate-operator and what it deploys: handler,
+// webhook, metrics).
+func stackOperands(operands, nmstateNamespace kubeinformers.SharedInformerFactory, infrastructures configinformersv1.InfrastructureInformer) versioncontroller.Operands {
+	daemonSets := operands.Apps().V1().DaemonSets()
+	nmstateDeployments := nmstateNamespace.Apps().V1().Deployments()
+	nmstateDaemonSets := nmstateNamespace.Apps().V1().DaemonSets()
+	return versioncontroller.Operands{
+		Workloads: func(s nodev1alpha1.StackStatus) []versioncontroller.Workload {
+			if !s.Enabled {
+				return nil
+			}
+			switch s.Name {
+			case nodev1alpha1.MetricsStack:
+				if s.Mode != nodev1alpha1.OperatorTLS {
+					return nil
+				}
+				ds, err := daemonSets.Lister().DaemonSets(operatorclient.OperatorNamespace).Get(criometrics.DaemonSetName)
+				if err != nil {
+					return []versioncontroller.Workload{{Kind: "DaemonSet", Namespace: operatorclient.OperatorNamespace, Name: criometrics.DaemonSetName, Missing: true}}
+				}
+				return []versioncontroller.Workload{versioncontroller.DaemonSetWorkload(ds)}
+			case nodev1alpha1.NMStateStack:
+				out := []versioncontroller.Workload{{Kind: "Deployment", Namespace: nmstate.Namespace, Name: nmstate.DeploymentName, Missing: true}}
+				deployments, _ := nmstateDeployments.Lister().Deployments(nmstate.Namespace).List(labels.Everything())
+				for _, d := range deployments {
+					if d.Name == nmstate.DeploymentName {
+						out[0] = versioncontroller.DeploymentWorkload(d)
+						continue
+					}
+					out = append(out, versioncontroller.DeploymentWorkload(d))
+				}
+				handlers, _ := nmstateDaemonSets.Lister().DaemonSets(nmstate.Namespace).List(labels.Everything())
+				for _, ds := range handlers {
+					out = append(out, versioncontroller.DaemonSetWorkload(ds))
+				}
+				return out
+			}
+			return nil
+		},
+		Platform: func() configv1.PlatformType {
+			infra, err := infrastructures.Lister().Get("cluster")
+			switch {
+			case err != nil:
+				return ""
+			case infra.Status.PlatformStatus != nil && infra.Status.PlatformStatus.Type != "":
+				return infra.Status.PlatformStatus.Type
+			}
+			return infra.Status.Platform //nolint:staticcheck // the fallback of clusters installed before platformStatus
+		},
+		Informers: []factory.Informer{daemonSets.Informer(), nmstateDeployments.Informer(), nmstateDaemonSets.Informer()},
+	}
 }
 
 func imagesFromEnv() stack.Images {

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,37 @@ func TestCoreClusterOperatorStatus(t *testing.T) {
 	available := framework.COCondition(co, configv1.OperatorAvailable).Message
 	assert.Contains(t, available, "MetricsAvailable: CRI-O metrics served over TLS on 3 of 3 nodes")
 	assert.Contains(t, available, "NMStateAvailable:")
+
+	// Per stack, the version and the images of the last rollout, and the
+	// one line that says what runs where.
+	no := c.WaitForNodeOperator(t, time.Minute, time.Second, func(no *nodev1alpha1.NodeOperator) string {
+		for _, name := range []nodev1alpha1.StackName{nodev1alpha1.MetricsStack, nodev1alpha1.NMStateStack} {
+			if s := framework.StackStatus(no, name); s == nil || s.ObservedVersion != "4.99.0-e2e" {
+				return fmt.Sprintf("stack %s has not observed version 4.99.0-e2e: %+v", name, s)
+			}
+		}
+		return ""
+	})
+	images := map[string]string{}
+	for _, s := range no.Status.Stacks {
+		for _, c := range s.Containers {
+			images[fmt.Sprintf("%s %s %s/%s %s", s.Name, c.ParentKind, c.Namespace, c.ParentName, c.Name)] = c.Image
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"Metrics DaemonSet openshift-cluster-node-operator/crio-metrics kube-rbac-proxy": "quay.io/openshift/origin-kube-rbac-proxy:e2e",
+		"Metrics DaemonSet openshift-cluster-node-operator/crio-metrics cert-syncer":     "quay.io/openshift/origin-cluster-node-operator:e2e",
+		"NMState Deployment openshift-nmstate/nmstate-operator nmstate-operator":         "quay.io/openshift/origin-kubernetes-nmstate-operator:e2e",
+	}, images, "status.stacks[*].containers")
+	summary := "StacksAvailable: CRI-O metrics: operator TLS stack, DaemonSet openshift-cluster-node-operator/crio-metrics (cert-syncer, kube-rbac-proxy); " +
+		"NMState: Deployment openshift-nmstate/nmstate-operator (nmstate-operator)"
+	co = c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, summary) {
+			return "the Available message lacks the summary line"
+		}
+		return ""
+	})
+	t.Logf("clusteroperator/node Available message:\n%s", framework.COCondition(co, configv1.OperatorAvailable).Message)
 
 	// Every relatedObject resolves with a GET, as `oc adm inspect` does.
 	a := framework.NewApplier(t, c.Config)
@@ -116,7 +148,7 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 // TestCoreUnmanagedAndRemoved: Unmanaged stops all writes to operands and
 // the ClusterOperator says so; Removed removes every stack and explains why.
 func TestCoreUnmanagedAndRemoved(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()
 	kube := framework.KubeClient(t)
 
@@ -129,17 +161,21 @@ func TestCoreUnmanagedAndRemoved(t *testing.T) {
 	})
 	require.NoError(t, kube.CoreV1().Services(operatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
 	require.NoError(t, kube.AppsV1().DaemonSets(operatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
-	// Longer than every controller's resync: nothing comes back.
-	time.Sleep(75 * time.Second)
+	// Every controller syncs, as on its resync: nothing comes back.
+	c.ResyncNow(t, op)
 	_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the Service was restored: %v", err)
 	_, err = kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the DaemonSet was restored: %v", err)
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
+	// The ClusterOperator may still look settled from before the patch:
+	// wait for the Service itself.
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		return err == nil, nil
+	}, "Managed again: the Service is back")
 	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
-	_, err = kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-	require.NoError(t, err, "Managed again: the Service is back")
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Removed"})
 	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false, nodev1alpha1.NMStateStack: false})
@@ -176,6 +212,9 @@ func TestCoreMissingInfrastructure(t *testing.T) {
 	kube := framework.KubeClient(t)
 	infra, err := c.Config1.ConfigV1().Infrastructures().Get(ctx, "cluster", metav1.GetOptions{})
 	require.NoError(t, err)
+	// Degraded=True is what this test wants to see, past the inertia; it
+	// ends once the Infrastructure is back and the operator settled.
+	endDisruption := framework.ExpectDisruption(t, "Infrastructure cluster deleted, then without status")
 	require.NoError(t, c.Config1.ConfigV1().Infrastructures().Delete(ctx, "cluster", metav1.DeleteOptions{}))
 	t.Cleanup(func() {
 		infra.ResourceVersion = ""
@@ -232,6 +271,7 @@ func TestCoreMissingInfrastructure(t *testing.T) {
 
 	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	endDisruption()
 }
 
 // TestCoreNoWritesAtSteadyState: once settled, two resync periods pass

@@ -212,8 +212,9 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	t.Log("opt out: the MachineConfigs go, the entry stays")
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
-	// Give the controller a resync to (wrongly) remove it.
-	time.Sleep(70 * time.Second)
+	// The controller syncs, as on its resync, and does not (wrongly)
+	// remove it.
+	c.ResyncNow(t, op)
 	after, _ := getMachineConfiguration(t, c)
 	assert.NotNil(t, policyFile(after, criometrics.DropInPath), "the entry was removed with the stack: %+v", after.Spec.NodeDisruptionPolicy)
 	assert.NotNil(t, policyFile(after, otherPolicyPath))

@@ -166,9 +166,14 @@ func TestMetricsOperandsAreRestored(t *testing.T) {
 			return err == nil && scc.Object["allowPrivilegedContainer"] == false, nil
 		}},
 	}
+	// The edits touch objects of different controllers, some of which are
+	// not watched and wait for a resync: all at once, so that one resync
+	// period covers them all.
 	for _, e := range edits {
 		require.NoError(t, e.patch(), e.what)
-		framework.Eventually(t, 2*time.Minute, 2*time.Second, e.check, "edit undone: "+e.what)
+	}
+	for _, e := range edits {
+		framework.Eventually(t, 2*time.Minute, 500*time.Millisecond, e.check, "edit undone: "+e.what)
 	}
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }

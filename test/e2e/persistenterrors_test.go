@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -58,6 +59,9 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()
 	kube := framework.KubeClient(t)
+	// Degraded=True is what this test wants, and it ends with the errors
+	// still there (Setup's cleanup repairs the Infrastructure).
+	framework.ExpectDisruption(t, "a denied DaemonSet write, no Infrastructure and no NMState images, all persistent")
 	op.Stop()
 
 	applier := framework.NewApplier(t, c.Config)
@@ -92,6 +96,16 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	// The Infrastructure goes (Setup's cleanup puts it back).
 	require.NoError(t, c.Config1.ConfigV1().Infrastructures().Delete(ctx, "cluster", metav1.DeleteOptions{}))
 
+	// The Infrastructure has been unreadable for longer than the Degraded
+	// inertia: the operator restarts where an earlier process of it left
+	// StackDecisionDegraded=True that long ago, and keeps that transition
+	// time, so the ClusterOperator turns Degraded=True at once instead of
+	// after two minutes. (TestCoreMissingInfrastructure waits the inertia
+	// out in real time.)
+	const earlierMessage = "e2e: reported by an earlier process of the operator"
+	require.NoError(t, framework.ReportedSince(ctx, c.Dynamic, stackdecision.FieldManager, stackdecision.ConditionDegraded,
+		earlierMessage, time.Now().Add(-2*time.Minute-5*time.Second)))
+
 	// The operator restarts without the NMState images.
 	op = framework.StartOperator(t, framework.OperatorOptions{Env: []string{"NMSTATE_OPERATOR_IMAGE=", "NMSTATE_HANDLER_IMAGE="}})
 	op.WaitLeading(t, 2*time.Minute)
@@ -105,11 +119,13 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 		}
 		return ""
 	})
-	// library-go's inertia turns the ClusterOperator Degraded after two
-	// minutes: a change of the world's time, written once.
+	// Past the inertia, the ClusterOperator is Degraded, with the messages
+	// of this process: a change of the world's time, written once.
 	c.WaitForClusterOperator(t, 4*time.Minute, func(co *configv1.ClusterOperator) string {
 		if d := framework.COCondition(co, configv1.OperatorDegraded); d == nil || d.Status != configv1.ConditionTrue {
 			return "ClusterOperator not Degraded yet"
+		} else if strings.Contains(d.Message, earlierMessage) {
+			return "the Degraded message is still the earlier process's"
 		}
 		return ""
 	})

@@ -174,8 +174,13 @@ func (c *Config) writeKwokctlConfig() error {
 func (c *Config) kwokctl(args ...string) error {
 	args = append([]string{"--name=" + clusterName, "-v=WARN"}, args...)
 	cmd := exec.Command(c.bin("kwokctl"), args...)
-	// KWOK_WORKDIR keeps kwokctl, and kwok, from ~/.kwok.
-	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+c.kwokDir())
+	// KWOK_WORKDIR keeps kwokctl, and kwok, from ~/.kwok. kwokctl runs the
+	// first kubectl on PATH (its readiness check, kubectl get --raw
+	// /version) and falls back to kubectlBinary only when there is none: our
+	// bin directory comes first, so that it is always the pinned kubectl and
+	// never one of the host's.
+	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+c.kwokDir(),
+		"PATH="+filepath.Dir(c.bin("kubectl"))+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("kwokctl %s: %w", strings.Join(args, " "), err)
@@ -185,6 +190,11 @@ func (c *Config) kwokctl(args ...string) error {
 
 // createCluster has kwokctl create and start the cluster from our binaries.
 func (c *Config) createCluster() error {
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "kwokctl"} {
+		if _, err := os.Stat(c.bin(b)); err != nil {
+			return fmt.Errorf("%s is missing: run hack/build-tools.sh etcd kube kwok (hack/local-cluster.sh up does)", c.bin(b))
+		}
+	}
 	err := c.kwokctl("--config="+filepath.Join(c.Dir, "kwokctl.yaml"), "create", "cluster", "--runtime=binary", "--kubeconfig=", "--timeout=5m",
 		"--etcd-binary="+c.bin("etcd"),
 		"--kube-apiserver-binary="+c.bin("kube-apiserver"),

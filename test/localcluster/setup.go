@@ -112,7 +112,8 @@ func (c *Config) crdFiles() ([]string, error) {
 	if c.MachineConfigs {
 		// MCO's operator config holds the node disruption policy.
 		want = append(want, crd{"machineconfiguration/v1", "machineconfigs"},
-			crd{"machineconfiguration/v1", "machineconfigpools"}, crd{"operator/v1", "machineconfigurations"})
+			crd{"machineconfiguration/v1", "machineconfigpools"}, crd{"machineconfiguration/v1", "machineconfignodes"},
+			crd{"operator/v1", "machineconfigurations"})
 	}
 	var files []string
 	for _, w := range want {

@@ -80,6 +80,8 @@ var operatorNeeds = func() []need {
 		operatorNamespace, "", "configmaps", "crio-metrics-ca-bundle", "get")
 	add("platform CRI-O metrics path: kube-rbac-proxy-crio mirror pods, selected by label (pkg/operator/crioplatform)",
 		"openshift-machine-config-operator", "", "pods", "", "list", "watch")
+	add("status.stacks[*].containers: the DaemonSets the NMState operator runs, cached (pkg/operator/versioncontroller)",
+		"openshift-nmstate", "apps", "daemonsets", "", "list", "watch")
 	add("the metrics endpoint's kube-rbac-proxy authenticates scrapers", "", "authentication.k8s.io", "tokenreviews", "", "create")
 	add("the metrics endpoint's kube-rbac-proxy authorizes scrapers", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
 	return out

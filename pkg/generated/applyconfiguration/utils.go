@@ -24,6 +24,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &nodeoperatorv1alpha1.NodeOperatorStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StackConfig"):
 		return &nodeoperatorv1alpha1.StackConfigApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("StackContainer"):
+		return &nodeoperatorv1alpha1.StackContainerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StackStatus"):
 		return &nodeoperatorv1alpha1.StackStatusApplyConfiguration{}
 

@@ -17,6 +17,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorSpec":   schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorSpec(ref),
 		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorStatus": schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref),
 		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig":        schema_pkg_apis_nodeoperator_v1alpha1_StackConfig(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackContainer":     schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref),
 		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackStatus":        schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref),
 	}
 }
@@ -313,6 +314,60 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackConfig(ref common.ReferenceCallb
 	}
 }
 
+func schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "StackContainer is one container of a stack's operand and the image it runs.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the operand.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"parentKind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "parentKind is the kind of the operand whose pod template holds the container.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"parentName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "parentName is the name of that DaemonSet or Deployment.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the container.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"image": {
+						SchemaProps: spec.SchemaProps{
+							Description: "image is the pull spec the container runs.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"namespace", "parentKind", "parentName", "name", "image"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -357,9 +412,36 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 							Format:      "",
 						},
 					},
+					"observedVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "observedVersion is the operator version at which this stack's operands last completed a rollout: set when the operator reports that version on ClusterOperator node (every stack rolled out) and, later, whenever this stack has rolled out again. For a stack that is off it is the version at which it was found off. Empty until the first rollout completes.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"containers": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "containers lists the containers that the stack's operands run, read from the pod templates of their DaemonSets and Deployments when the stack last completed a rollout. Empty when the operator runs no container for the stack: a stack that is off, or the metrics stack in mode PlatformProxy, where the platform's kube-rbac-proxy-crio serves.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackContainer"),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"name", "enabled"},
 			},
 		},
+		Dependencies: []string{
+			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackContainer"},
 	}
 }

@@ -110,7 +110,7 @@ func TestNodeConfigTeardownOrder(t *testing.T) {
 	}
 	scc := object(sccGVR, "SecurityContextConstraints", "", sccName)
 	sm := object(serviceMonitorGVR, "ServiceMonitor", namespace, serviceName)
-	ds := object(daemonSetGVR, "DaemonSet", namespace, daemonSetName)
+	ds := object(daemonSetGVR, "DaemonSet", namespace, DaemonSetName)
 	mcoConfig := object(machineConfigurationGVR, "MachineConfiguration", "", MachineConfigurationName)
 
 	tests := []struct {

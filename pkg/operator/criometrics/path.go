@@ -96,7 +96,7 @@ func (t TLSStack) Remaining() []string {
 		out = append(out, "MachineConfigs "+strings.Join(machineConfigNames(), ", "))
 	}
 	if t.DaemonSet {
-		out = append(out, "DaemonSet "+daemonSetName)
+		out = append(out, "DaemonSet "+DaemonSetName)
 	}
 	if t.Rest {
 		out = append(out, "RBAC, Service, SCC and certificates")
@@ -170,7 +170,7 @@ func ObserveTLSStack(ctx context.Context, dyn dynamic.Interface, served platform
 			t.MachineConfigs = t.MachineConfigs || exists(machineConfigGVR, "", name)
 		}
 	}
-	ds, err := dyn.Resource(daemonSetGVR).Namespace(namespace).Get(ctx, daemonSetName, metav1.GetOptions{})
+	ds, err := dyn.Resource(daemonSetGVR).Namespace(namespace).Get(ctx, DaemonSetName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:

@@ -30,7 +30,6 @@ func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, o
 		s, _ := stack.Read(nodeOperators, nodev1alpha1.MetricsStack)
 		return s
 	}
-	intent := func() Intent { return IntentFor(state()) }
 	tlsStack := func() TLSStack {
 		return ObserveTLSStack(context.TODO(), dyn, served.Get(), false)
 	}
@@ -38,34 +37,45 @@ func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, o
 	exists := func(files ...string) bool {
 		return stack.AnyExists(context.TODO(), dyn, monitoringAsset(state), files...)
 	}
+	build := func(s stack.State) bool { return IntentFor(s) == Build }
+	tearDown := func(s stack.State) bool { return IntentFor(s) == TearDown }
 	// Alerts and the dashboard serve both modes, rendered for the job that
 	// scrapes CRI-O, so a switch updates them in place.
-	onTopOfEitherPath := func() bool {
-		s := state()
-		return s.Act && s.Enabled && s.Decision.Mode != ""
-	}
-	off := func() bool {
-		s := state()
-		return s.Act && s.Decided && !s.Enabled
-	}
+	onTopOfEitherPath := func(s stack.State) bool { return s.Act && s.Enabled && s.Decision.Mode != "" }
+	off := func(s stack.State) bool { return s.Act && s.Decided && !s.Enabled }
 
-	return staticresourcecontroller.NewStaticResourceController(
+	c := staticresourcecontroller.NewStaticResourceController(
 		"CRIOMetricsStaticResources", bindata.Asset, nil, clients, operatorClient, recorder,
-	).
-		WithConditionalResources(bindata.Asset, staticFiles,
-			func() bool { return intent() == Build },
-			func() bool { return intent() == TearDown && exists(staticFiles...) && tlsStack().MayRemoveRest() }).
-		WithConditionalResources(bindata.Asset, []string{serviceMonitorFile},
-			func() bool {
-				return intent() == Build && monitoring() && tlsStack().MayCreateServiceMonitor(served.Get().MachineConfig)
-			},
-			func() bool { return intent() == TearDown && monitoring() && exists(serviceMonitorFile) }).
-		WithConditionalResources(monitoringAsset(state), []string{prometheusRuleFile},
-			func() bool { return onTopOfEitherPath() && monitoring() },
-			func() bool { return off() && monitoring() && exists(prometheusRuleFile) }).
-		WithConditionalResources(monitoringAsset(state), []string{dashboardFile},
-			onTopOfEitherPath,
-			func() bool { return off() && exists(dashboardFile) })
+	)
+	add := func(asset resourceapply.AssetFunc, files []string, create, remove func(stack.State) bool) {
+		shouldCreate, shouldDelete := agreeing(state, create, remove)
+		c = c.WithConditionalResources(asset, files, shouldCreate, shouldDelete)
+	}
+	add(bindata.Asset, staticFiles, build,
+		func(s stack.State) bool { return tearDown(s) && exists(staticFiles...) && tlsStack().MayRemoveRest() })
+	add(bindata.Asset, []string{serviceMonitorFile},
+		func(s stack.State) bool {
+			return build(s) && monitoring() && tlsStack().MayCreateServiceMonitor(served.Get().MachineConfig)
+		},
+		func(s stack.State) bool { return tearDown(s) && monitoring() && exists(serviceMonitorFile) })
+	add(monitoringAsset(state), []string{prometheusRuleFile},
+		func(s stack.State) bool { return onTopOfEitherPath(s) && monitoring() },
+		func(s stack.State) bool { return off(s) && monitoring() && exists(prometheusRuleFile) })
+	add(monitoringAsset(state), []string{dashboardFile},
+		onTopOfEitherPath,
+		func(s stack.State) bool { return off(s) && exists(dashboardFile) })
+	return c
+}
+
+// agreeing returns a group's create and delete conditions reading the
+// stack's state once: library-go asks one right after the other, and two
+// reads of the informer cache can straddle a spec change and answer yes to
+// both, which library-go reports as an error ("cannot create and delete at
+// the same time"), retried with backoff and flashed in the status.
+func agreeing(state func() stack.State, create, remove func(stack.State) bool) (shouldCreate, shouldDelete func() bool) {
+	var seen stack.State
+	return func() bool { seen = state(); return create(seen) },
+		func() bool { return remove(seen) }
 }
 
 // monitoringAsset renders the alerts and the dashboard for the job that

@@ -77,7 +77,7 @@ func TestRevisionOf(t *testing.T) {
 func TestMachineConfig(t *testing.T) {
 	files, _ := Render(&Tracing{Endpoint: "127.0.0.1:4317", CRIOSamplingPerMillion: ptr(7)}, PoolFacts{})
 	mc := MachineConfig("infra", files)
-	if mc.GetName() != "61-infra-node-settings" || mc.GetLabels()[roleLabel] != "infra" || mc.GetAnnotations()[RevisionAnnotation] != string(RevisionOf(files)) {
+	if mc.GetName() != "60-infra-node-settings" || mc.GetLabels()[roleLabel] != "infra" || mc.GetAnnotations()[RevisionAnnotation] != string(RevisionOf(files)) {
 		t.Errorf("metadata: %s %v %v", mc.GetName(), mc.GetLabels(), mc.GetAnnotations())
 	}
 	list, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")

@@ -358,15 +358,13 @@ func describe(r Revision) string {
 	return string(r)
 }
 
-// MachineConfigName is the name of our MachineConfig for a pool. Pools other
-// than master, worker and arbiter usually select the worker role as well, so
-// their MachineConfig sorts after the worker pool's and wins where both
-// write the same file: a custom pool's revision is its own.
+// MachineConfigName is the name of our MachineConfig for a pool. A custom
+// pool usually selects the worker role as well, so the worker pool's
+// MachineConfig reaches it too; MCO merges the worker-role MachineConfigs
+// first and the pool's own after them (MergeMachineConfigs), so where both
+// write the same file the custom pool's wins, whatever the names.
 func MachineConfigName(pool string) string {
-	if isBasePool(pool) {
-		return "60-" + pool + "-node-settings"
-	}
-	return "61-" + pool + "-node-settings"
+	return "60-" + pool + "-node-settings"
 }
 
 func isBasePool(pool string) bool {

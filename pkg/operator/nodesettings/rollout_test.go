@@ -277,12 +277,6 @@ func TestOrder(t *testing.T) {
 	}
 }
 
-func TestMachineConfigNameSortsCustomPoolsAfterWorker(t *testing.T) {
-	if !(MachineConfigName("worker") < MachineConfigName("aaa")) || !(MachineConfigName("worker") < MachineConfigName("infra")) {
-		t.Errorf("a custom pool's MachineConfig must sort after the worker pool's: %s, %s", MachineConfigName("worker"), MachineConfigName("infra"))
-	}
-}
-
 func all(pools []string, rev Revision) map[string]Revision {
 	m := map[string]Revision{}
 	for _, p := range pools {

@@ -99,18 +99,11 @@ type NodeOperators struct {
 	clock    clock.PassiveClock
 }
 
-// NewNodeOperators shares the informer of library-go's operator client, so
-// reading the extra fields costs no extra watch.
-func NewNodeOperators(clk clock.PassiveClock, config *rest.Config, operatorClient v1helpers.OperatorClient) (*NodeOperators, error) {
-	dc, err := dynamic.NewForConfig(config)
-	if err != nil {
-		return nil, err
-	}
-	return &NodeOperators{
-		informer: operatorClient.Informer(),
-		client:   dc.Resource(nodev1alpha1.GroupVersionResource),
-		clock:    clk,
-	}, nil
+// NewNodeOperators reads through informer, the NodeOperator informer of
+// library-go's operator client (so the extra fields cost no extra watch), and
+// applies status through dyn.
+func NewNodeOperators(clk clock.PassiveClock, informer cache.SharedIndexInformer, dyn dynamic.Interface) *NodeOperators {
+	return &NodeOperators{informer: informer, client: dyn.Resource(nodev1alpha1.GroupVersionResource), clock: clk}
 }
 
 // Informer is the shared informer of NodeOperator "cluster".

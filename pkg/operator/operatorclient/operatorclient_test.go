@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
 )
 
 // nodeOperatorWithManagedFields is what the API server returns after
@@ -61,4 +62,44 @@ func TestExtractOperatorSpecReturnsOnlyWhatTheManagerOwns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, operatorv1.Debug, ptr.Deref(got.LogLevel, ""))
 	assert.Nil(t, got.ManagementState, "not owned by SpecManager")
+}
+
+// TestExtractStacksOfTwoManagers: the stack decision and the version
+// controller own different fields of the same status.stacks entry; each
+// extraction returns only its own, so that neither sees the other's fields
+// as a change to apply.
+func TestExtractStacksOfTwoManagers(t *testing.T) {
+	no := &nodev1alpha1.NodeOperator{
+		TypeMeta:   metav1.TypeMeta{APIVersion: nodev1alpha1.GroupVersion.String(), Kind: "NodeOperator"},
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+	}
+	no.Status.Stacks = []nodev1alpha1.StackStatus{{
+		Name: nodev1alpha1.MetricsStack, Enabled: true, Reason: "PlatformDefault", Mode: nodev1alpha1.OperatorTLS,
+		ObservedVersion: "4.22.0",
+		Containers:      []nodev1alpha1.StackContainer{{Namespace: "ns", ParentKind: "DaemonSet", ParentName: "crio-metrics", Name: "kube-rbac-proxy", Image: "krp"}},
+	}}
+	no.ManagedFields = []metav1.ManagedFieldsEntry{
+		{Manager: "Decision", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "nodeoperator.openshift.io/v1alpha1", Subresource: "status",
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:stacks":{"k:{\"name\":\"Metrics\"}":{".":{},"f:name":{},"f:enabled":{},"f:reason":{},"f:mode":{}}}}}`)}},
+		{Manager: "Rollout", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "nodeoperator.openshift.io/v1alpha1", Subresource: "status",
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:stacks":{"k:{\"name\":\"Metrics\"}":{".":{},"f:name":{},"f:observedVersion":{},"f:containers":{}}}}}`)}},
+	}
+
+	rollout, err := applynodev1alpha1.ExtractNodeOperatorStatus(no, "Rollout")
+	require.NoError(t, err)
+	require.NotNil(t, rollout.Status)
+	require.Len(t, rollout.Status.Stacks, 1)
+	s := rollout.Status.Stacks[0]
+	assert.Equal(t, "4.22.0", ptr.Deref(s.ObservedVersion, ""))
+	require.Len(t, s.Containers, 1)
+	assert.Equal(t, "krp", ptr.Deref(s.Containers[0].Image, ""))
+	assert.Nil(t, s.Enabled, "the decision's field")
+	assert.Nil(t, s.Reason, "the decision's field")
+
+	decision, err := applynodev1alpha1.ExtractNodeOperatorStatus(no, "Decision")
+	require.NoError(t, err)
+	require.Len(t, decision.Status.Stacks, 1)
+	assert.Nil(t, decision.Status.Stacks[0].ObservedVersion, "the version controller's field")
+	assert.Empty(t, decision.Status.Stacks[0].Containers, "the version controller's field")
+	assert.True(t, ptr.Deref(decision.Status.Stacks[0].Enabled, false))
 }

@@ -6,9 +6,11 @@ package versioncontroller
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	configinformersv1 "github.com/openshift/client-go/config/informers/externalversions/config/v1"
 	configlistersv1 "github.com/openshift/client-go/config/listers/config/v1"
@@ -19,6 +21,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/utils/clock"
 
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 )
 
@@ -36,30 +39,60 @@ const (
 
 type controller struct {
 	operatorClient   v1helpers.OperatorClient
+	nodeOperators    *operatorclient.NodeOperators
 	clusterOperators configlistersv1.ClusterOperatorLister
 	versionRecorder  status.VersionGetter
 	version          string
 	stackPrefixes    []string
+	operands         Operands
 	clock            clock.PassiveClock
 }
+
+// Operands tells the controller what the stacks run.
+type Operands struct {
+	// Workloads returns the DaemonSets and Deployments of a stack as its
+	// recorded decision has it (none for a stack that is off), from
+	// informers.
+	Workloads func(nodev1alpha1.StackStatus) []Workload
+	// Platform is the Infrastructure's platform type, for the summary.
+	Platform func() configv1.PlatformType
+	// Informers trigger a sync when an operand changes. The controller does
+	// not wait for them to sync: versions[operator] never waits for them,
+	// and a workload they have not listed yet counts as missing (the
+	// containers of the last rollout stand).
+	Informers []factory.Informer
+}
+
+// noWait is an informer the controller does not wait for.
+type noWait struct{ factory.Informer }
+
+func (noWait) HasSynced() bool { return true }
 
 // New returns a controller that sets version "operator" once no condition
 // says that something is still progressing or unavailable, and every stack
 // controller named in stackPrefixes has reported its Available condition.
 // clusterOperators tells which version the ClusterOperator reports already:
-// a restart at the same version is no upgrade.
-func New(operatorClient v1helpers.OperatorClient, clusterOperators configinformersv1.ClusterOperatorInformer,
-	versionRecorder status.VersionGetter, version string, stackPrefixes []string, recorder events.Recorder) factory.Controller {
+// a restart at the same version is no upgrade. It also records, per stack
+// in status.stacks, the version and the containers of the last complete
+// rollout, and the one-line summary condition (StacksFieldManager).
+func New(operatorClient v1helpers.OperatorClient, nodeOperators *operatorclient.NodeOperators, clusterOperators configinformersv1.ClusterOperatorInformer,
+	versionRecorder status.VersionGetter, version string, stackPrefixes []string, operands Operands, recorder events.Recorder) factory.Controller {
 	c := &controller{
 		operatorClient:   operatorClient,
+		nodeOperators:    nodeOperators,
 		clusterOperators: clusterOperators.Lister(),
 		versionRecorder:  versionRecorder,
 		version:          version,
 		stackPrefixes:    stackPrefixes,
+		operands:         operands,
 		clock:            clock.RealClock{},
 	}
+	informers := []factory.Informer{operatorClient.Informer(), clusterOperators.Informer()}
+	for _, i := range operands.Informers {
+		informers = append(informers, noWait{i})
+	}
 	return factory.New().
-		WithInformers(operatorClient.Informer(), clusterOperators.Informer()).
+		WithInformers(informers...).
 		WithSync(c.sync).
 		ToController("OperatorVersion", recorder)
 }
@@ -80,14 +113,37 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if step.Wait > 0 {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), step.Wait)
 	}
+	var versionErr error
 	switch {
 	case step.Announce:
-		return c.progressing(ctx, operatorv1.ConditionTrue, "Upgrading", "rolling out version "+c.version)
+		versionErr = c.progressing(ctx, operatorv1.ConditionTrue, "Upgrading", "rolling out version "+c.version)
 	case step.Report:
 		c.versionRecorder.SetVersion(OperandName, c.version)
-		return c.progressing(ctx, operatorv1.ConditionFalse, "AsExpected", "")
+		versionErr = c.progressing(ctx, operatorv1.ConditionFalse, "AsExpected", "")
 	}
-	return nil
+	return errors.Join(versionErr, c.applyStacks(ctx, st.Conditions, step.Report))
+}
+
+// applyStacks records each stack's observedVersion and containers, and the
+// summary; the apply is skipped when nothing changed.
+func (c *controller) applyStacks(ctx context.Context, conditions []operatorv1.OperatorCondition, versionReported bool) error {
+	if c.nodeOperators == nil {
+		return nil
+	}
+	nodeOperator, err := c.nodeOperators.Get()
+	if err != nil {
+		return nil // the status controller reports a missing NodeOperator
+	}
+	workloads := c.operands.Workloads
+	if workloads == nil {
+		workloads = func(nodev1alpha1.StackStatus) []Workload { return nil }
+	}
+	var platformType configv1.PlatformType
+	if c.operands.Platform != nil {
+		platformType = c.operands.Platform()
+	}
+	return c.nodeOperators.ApplyStatus(ctx, StacksFieldManager,
+		stacksStatus(nodeOperator.Status.Stacks, conditions, versionReported, c.version, workloads, platformType))
 }
 
 func (c *controller) clusterOperatorVersion() string {
@@ -142,7 +198,7 @@ func NextStep(reported, version string, conditions []operatorv1.OperatorConditio
 // but this controller's own announcement is progressing or unavailable.
 func RolledOut(conditions []operatorv1.OperatorCondition, stackPrefixes []string) bool {
 	for _, prefix := range stackPrefixes {
-		if v1helpers.FindOperatorCondition(conditions, prefix+operatorv1.OperatorStatusTypeAvailable) == nil {
+		if !StackRolledOut(conditions, prefix) {
 			return false
 		}
 	}

@@ -31,16 +31,26 @@ func KubeConfig(t testing.TB) *rest.Config {
 		Unavailable(t, "KUBECONFIG is not set; start a cluster with `hack/local-cluster.sh up` and set "+
 			"KUBECONFIG=_output/local-cluster/admin.kubeconfig to run the e2e tests")
 	}
-	path = resolve(path)
+	cfg, err := loadKubeConfig(resolve(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every test that uses the cluster is judged by the suite monitor
+	// (suitemonitor.go) when it ends.
+	watchTest(t)
+	return cfg
+}
+
+func loadKubeConfig(path string) (*rest.Config, error) {
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if err != nil {
-		t.Fatalf("loading kubeconfig %s: %v", path, err)
+		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
 	}
 	cfg.QPS = 50
 	cfg.Burst = 100
 	cfg.UserAgent = "cluster-node-operator-e2e"
-	return cfg
+	return cfg, nil
 }
 
 // resolve finds a relative path that does not exist in the working directory

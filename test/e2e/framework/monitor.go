@@ -39,18 +39,67 @@ type ConditionInterval struct {
 	To time.Time
 }
 
-func (iv ConditionInterval) end() time.Time {
+func (iv ConditionInterval) end() time.Time { return iv.endAt(time.Now()) }
+
+// endAt is the interval's end, or now while it is open.
+func (iv ConditionInterval) endAt(now time.Time) time.Time {
 	if iv.To.IsZero() {
-		return time.Now()
+		return now
 	}
 	return iv.To
 }
 
+// bad tells whether the interval breaks origin's first invariant unless a
+// window allows it: Available=False or Degraded=True.
+func (iv ConditionInterval) bad() bool {
+	return (iv.Type == configv1.OperatorAvailable && iv.Status == configv1.ConditionFalse) ||
+		(iv.Type == configv1.OperatorDegraded && iv.Status == configv1.ConditionTrue)
+}
+
+// allowance is a window in which a condition may have a status.
 type allowance struct {
 	typ      configv1.ClusterStatusConditionType
 	status   configv1.ConditionStatus
 	from, to time.Time
 	why      string
+	// explicit: the test ended the window itself, saying the operator has
+	// recovered by then, so an interval must also end inside it. A window
+	// that the end of its test closed covers every interval that began in
+	// it (the next test's setup repairs what the test left).
+	explicit bool
+	// owner is the top-level test that declared the window.
+	owner string
+}
+
+// covers tells whether the window allows the interval.
+func (a allowance) covers(iv ConditionInterval, now time.Time) bool {
+	if a.typ != iv.Type || a.status != iv.Status || iv.From.Before(a.from) {
+		return false
+	}
+	if a.to.IsZero() {
+		return true
+	}
+	return !iv.From.After(a.to) && (!a.explicit || !iv.endAt(now).After(a.to))
+}
+
+// Uncovered returns the intervals that break the invariant outside every
+// window, in order: the heart of CheckInvariants and of the suite monitor,
+// a pure function of the timeline (monitor_test.go).
+func uncovered(intervals []ConditionInterval, allowed []allowance, now time.Time) []ConditionInterval {
+	var out []ConditionInterval
+	for _, iv := range intervals {
+		if !iv.bad() {
+			continue
+		}
+		covered := false
+		for _, a := range allowed {
+			covered = covered || a.covers(iv, now)
+		}
+		if !covered {
+			out = append(out, iv)
+		}
+	}
+	return out
 }
 
 // monitoredConditions are the conditions the monitor follows.
@@ -81,7 +130,20 @@ type ClusterOperatorMonitor struct {
 // end of the test. Call CheckInvariants to judge what it saw.
 func StartClusterOperatorMonitor(t testing.TB, cfg *rest.Config, name string) *ClusterOperatorMonitor {
 	t.Helper()
-	client := configclient.NewForConfigOrDie(cfg)
+	m, err := startMonitor(cfg, name, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	return m
+}
+
+// startMonitor watches ClusterOperator name until Stop.
+func startMonitor(cfg *rest.Config, name string, syncTimeout time.Duration) (*ClusterOperatorMonitor, error) {
+	client, err := configclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	m := &ClusterOperatorMonitor{Name: name, Start: time.Now(), open: map[configv1.ClusterStatusConditionType]int{}, stopCh: make(chan struct{})}
 	lw := cache.NewListWatchFromClient(client.ConfigV1().RESTClient(), "clusteroperators", "", fields.OneTermEqualSelector("metadata.name", name))
 	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
@@ -94,11 +156,13 @@ func StartClusterOperatorMonitor(t testing.TB, cfg *rest.Config, name string) *C
 		},
 	})
 	go informer.Run(m.stopCh)
-	if !cache.WaitForCacheSync(Context(t, time.Minute).Done(), informer.HasSynced) {
-		t.Fatalf("watching ClusterOperator %s: no initial list", name)
+	ctx, cancel := context.WithTimeout(context.Background(), syncTimeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		m.Stop()
+		return nil, fmt.Errorf("watching ClusterOperator %s: no initial list within %s", name, syncTimeout)
 	}
-	t.Cleanup(m.Stop)
-	return m
+	return m, nil
 }
 
 // observe records the conditions of a new state of the ClusterOperator (nil:
@@ -157,17 +221,39 @@ func (m *ClusterOperatorMonitor) Stop() {
 // Available=False while the operator first starts); the returned function
 // ends it.
 func (m *ClusterOperatorMonitor) Allow(typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, why string) (end func()) {
+	endOwn := m.allow(allowance{typ: typ, status: status, why: why})
+	// The suite's monitor of the same ClusterOperator (TestMain) judges
+	// the same timeline: it allows the same window.
+	endSuite := func(bool) {}
+	if s := suiteMonitor(); s != nil && s != m && s.Name == m.Name {
+		endSuite = s.allow(allowance{typ: typ, status: status, why: why})
+	}
+	return func() { endOwn(true); endSuite(true) }
+}
+
+// allow opens a window from now; end closes it, explicitly (the test says
+// the operator has recovered) or not (the test ended).
+func (m *ClusterOperatorMonitor) allow(a allowance) (end func(explicit bool)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.allowed = append(m.allowed, allowance{typ: typ, status: status, from: time.Now(), why: why})
+	a.from = time.Now()
+	m.allowed = append(m.allowed, a)
 	i := len(m.allowed) - 1
-	return func() {
+	return func(explicit bool) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.allowed[i].to.IsZero() {
 			m.allowed[i].to = time.Now()
+			m.allowed[i].explicit = explicit
 		}
 	}
+}
+
+// allowances returns the windows declared so far.
+func (m *ClusterOperatorMonitor) allowances() []allowance {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]allowance{}, m.allowed...)
 }
 
 // Intervals returns what the monitor saw so far, in order.
@@ -211,27 +297,21 @@ func (m *ClusterOperatorMonitor) Timeline() string {
 // that Allow opened for it, naming the interval and the condition.
 func (m *ClusterOperatorMonitor) CheckInvariants(t testing.TB) {
 	t.Helper()
-	m.mu.Lock()
-	allowed := append([]allowance{}, m.allowed...)
-	m.mu.Unlock()
-	for _, iv := range m.Intervals() {
-		bad := (iv.Type == configv1.OperatorAvailable && iv.Status == configv1.ConditionFalse) ||
-			(iv.Type == configv1.OperatorDegraded && iv.Status == configv1.ConditionTrue)
-		if !bad {
-			continue
-		}
-		covered := false
-		for _, a := range allowed {
-			if a.typ == iv.Type && a.status == iv.Status && !iv.From.Before(a.from) && (a.to.IsZero() || !iv.end().After(a.to)) {
-				covered = true
-			}
-		}
-		if !covered {
-			t.Errorf("ClusterOperator %s was %s=%s from %s to %s (%s .. %s, %s; reason %s: %s) outside any window where that was allowed",
-				m.Name, iv.Type, iv.Status, m.rel(iv.From), m.rel(iv.end()), iv.From.UTC().Format(time.RFC3339Nano), iv.end().UTC().Format(time.RFC3339Nano),
-				iv.end().Sub(iv.From).Round(time.Millisecond), iv.Reason, iv.Message)
-		}
+	for _, iv := range uncovered(m.Intervals(), m.allowances(), time.Now()) {
+		t.Errorf("%s outside any window where that was allowed", m.describe(iv))
 	}
+}
+
+// describe names an interval: the condition, from when to when (relative
+// to the monitor's start and in UTC), how long, reason and message.
+func (m *ClusterOperatorMonitor) describe(iv ConditionInterval) string {
+	to, open := iv.end(), ""
+	if iv.To.IsZero() {
+		open = ", still open"
+	}
+	return fmt.Sprintf("ClusterOperator %s was %s=%s from %s to %s (%s .. %s, %s%s; reason %s: %s)",
+		m.Name, iv.Type, iv.Status, m.rel(iv.From), m.rel(to), iv.From.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano),
+		to.Sub(iv.From).Round(time.Millisecond), open, iv.Reason, iv.Message)
 }
 
 // ProgressedBetween tells whether the ClusterOperator was Progressing=True
@@ -252,11 +332,20 @@ func (m *ClusterOperatorMonitor) ProgressedBetween(from, to time.Time) bool {
 func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOperator) {
 	t.Helper()
 	applier := NewApplier(t, cfg)
-	ctx := Context(t, time.Minute)
+	for _, p := range relatedObjectProblems(Context(t, time.Minute), applier, co, true) {
+		t.Error(p)
+	}
+}
+
+// relatedObjectProblems checks the relatedObjects as CheckRelatedObjects
+// says; the objects' existence only when exist is set.
+func relatedObjectProblems(ctx context.Context, applier *Applier, co *configv1.ClusterOperator, exist bool) []string {
+	var problems []string
+	errorf := func(format string, args ...interface{}) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	namespace, clusterScoped := false, false
 	for _, ref := range co.Status.RelatedObjects {
 		if ref.Resource != strings.ToLower(ref.Resource) || ref.Group != strings.ToLower(ref.Group) {
-			t.Errorf("clusteroperator/%s: relatedObject %+v: group and resource must be lowercase", co.Name, ref)
+			errorf("clusteroperator/%s: relatedObject %+v: group and resource must be lowercase", co.Name, ref)
 		}
 		gvr, err := applier.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
 		if err != nil {
@@ -264,20 +353,20 @@ func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOpe
 			gvr, err = applier.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
 		}
 		if err != nil {
-			t.Errorf("clusteroperator/%s: relatedObject %+v does not resolve to a served resource: %v", co.Name, ref, err)
+			errorf("clusteroperator/%s: relatedObject %+v does not resolve to a served resource: %v", co.Name, ref, err)
 			continue
 		}
 		if gvr.Resource != ref.Resource {
-			t.Errorf("clusteroperator/%s: relatedObject %+v names resource %q; the cluster serves it as %q", co.Name, ref, ref.Resource, gvr.Resource)
+			errorf("clusteroperator/%s: relatedObject %+v names resource %q; the cluster serves it as %q", co.Name, ref, ref.Resource, gvr.Resource)
 		}
 		gvk, err := applier.Mapper.KindFor(gvr)
 		if err != nil {
-			t.Errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, err)
+			errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, err)
 			continue
 		}
 		mapping, err := applier.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
-			t.Errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, err)
+			errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, err)
 			continue
 		}
 		namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
@@ -288,10 +377,10 @@ func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOpe
 			clusterScoped = true
 		}
 		if namespaced && ref.Namespace == "" && ref.Name != "" {
-			t.Errorf("clusteroperator/%s: relatedObject %+v is of a namespaced resource but names no namespace", co.Name, ref)
+			errorf("clusteroperator/%s: relatedObject %+v is of a namespaced resource but names no namespace", co.Name, ref)
 			continue
 		}
-		if ref.Name == "" {
+		if ref.Name == "" || !exist {
 			continue // every object of the resource
 		}
 		ri := applier.Dynamic.Resource(gvr)
@@ -302,15 +391,16 @@ func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOpe
 			_, getErr = ri.Get(ctx, ref.Name, metav1.GetOptions{})
 		}
 		if getErr != nil {
-			t.Errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, getErr)
+			errorf("clusteroperator/%s: relatedObject %+v: %v", co.Name, ref, getErr)
 		}
 	}
 	if !namespace {
-		t.Errorf("clusteroperator/%s: no relatedObject is a namespace: %+v", co.Name, co.Status.RelatedObjects)
+		errorf("clusteroperator/%s: no relatedObject is a namespace: %+v", co.Name, co.Status.RelatedObjects)
 	}
 	if !clusterScoped {
-		t.Errorf("clusteroperator/%s: no relatedObject is a cluster-scoped object other than a namespace: %+v", co.Name, co.Status.RelatedObjects)
+		errorf("clusteroperator/%s: no relatedObject is a cluster-scoped object other than a namespace: %+v", co.Name, co.Status.RelatedObjects)
 	}
+	return problems
 }
 
 // CheckOperatorVersion fails the test unless the ClusterOperator's

@@ -738,6 +738,7 @@ func e2eLogPath(t testing.TB, what string) string {
 var toolBinaries = map[string][]string{
 	"crio":            {"crio", "pinns"},
 	"kube-rbac-proxy": {"kube-rbac-proxy"},
+	"otlp-receiver":   {"otlp-receiver"},
 }
 
 // EnsureTool builds a tool with hack/build-tools.sh when one of its binaries

@@ -265,6 +265,7 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
 		"NMSTATE_HANDLER_IMAGE=quay.io/openshift/origin-kubernetes-nmstate-handler:e2e",
 	)
 	cmd.Env = append(cmd.Env, opts.Env...)
+	expectVersion(opts.Version)
 	o := startLogged(t, cmd, e2eLogPath(t, "operator"))
 	o.Listen = listen
 	t.Logf("operator started (pid %d), log: %s", cmd.Process.Pid, o.LogPath)

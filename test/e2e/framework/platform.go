@@ -476,7 +476,8 @@ type PlatformNode struct {
 	ProxyArgs []string
 	// CRIODir is hack/crio.sh's CRIO_DIR for this node.
 	CRIODir string
-	// CRIORestarts counts restarts by ApplyOperatorMachineConfigs.
+	// CRIORestarts counts restarts by RestartCRIO (ApplyOperatorMachineConfigs,
+	// SetCRIODropIn).
 	CRIORestarts int
 
 	pki           *PlatformPKI
@@ -760,6 +761,34 @@ func (pn *PlatformNode) RestartCRIO(t testing.TB) {
 	pn.startCRIO(t)
 	pn.CRIORestarts++
 }
+
+// SetCRIODropIn gives the node the CRI-O drop-in /etc/crio/crio.conf.d/name
+// with data, or removes it when data is nil, as a MachineConfig file would
+// be written or removed by MCO's daemon, and restarts CRI-O when that changed
+// its drop-in directory (crio.service restart, the node disruption policy's
+// action for CRI-O drop-ins). Quoted absolute paths in data are moved below
+// the node's root (CRIODropIns). It reports whether CRI-O was restarted.
+func (pn *PlatformNode) SetCRIODropIn(t testing.TB, name string, data []byte) bool {
+	t.Helper()
+	p, what := pn.HostPath(crioDropInDir+name), "written"
+	if data == nil {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		what = "removed"
+	} else {
+		writeNodeFile(t, p, data, 0o644)
+	}
+	if !pn.syncCRIODropIns(t) {
+		return false
+	}
+	t.Logf("node %s: drop-in %s %s; restarting CRI-O", pn.Name, name, what)
+	pn.RestartCRIO(t)
+	return true
+}
+
+// CRISocket is the node's CRI socket (CRI-O's [crio.api] listen).
+func (pn *PlatformNode) CRISocket() string { return filepath.Join(pn.CRIODir, "crio.sock") }
 
 // proxyArgs returns the arguments of the static pod's kube-rbac-proxy-crio
 // container in the node's manifest, mapped to this machine: every absolute

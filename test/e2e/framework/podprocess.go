@@ -80,6 +80,11 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	defer cancel()
 	pod := opts.Pod
 	c := containerOf(t, pod, opts.Container)
+	for _, e := range c.Env {
+		if e.Name == "OPERATOR_IMAGE_VERSION" {
+			expectVersion(e.Value)
+		}
+	}
 	sa := pod.Spec.ServiceAccountName
 	bound := pod
 	if opts.ServiceAccountName != "" && opts.ServiceAccountName != sa {

@@ -125,6 +125,60 @@ type StackStatus struct {
 	// stack serves them. Empty for a stack that is off or has one way only.
 	// +optional
 	Mode StackMode `json:"mode,omitempty"`
+
+	// observedVersion is the operator version at which this stack's operands
+	// last completed a rollout: set when the operator reports that version
+	// on ClusterOperator node (every stack rolled out) and, later, whenever
+	// this stack has rolled out again. For a stack that is off it is the
+	// version at which it was found off. Empty until the first rollout
+	// completes.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	ObservedVersion string `json:"observedVersion,omitempty"`
+
+	// containers lists the containers that the stack's operands run, read
+	// from the pod templates of their DaemonSets and Deployments when the
+	// stack last completed a rollout. Empty when the operator runs no
+	// container for the stack: a stack that is off, or the metrics stack in
+	// mode PlatformProxy, where the platform's kube-rbac-proxy-crio serves.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Containers []StackContainer `json:"containers,omitempty"`
+}
+
+// StackContainer is one container of a stack's operand and the image it
+// runs.
+type StackContainer struct {
+	// namespace of the operand.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	Namespace string `json:"namespace"`
+
+	// parentKind is the kind of the operand whose pod template holds the
+	// container.
+	// +kubebuilder:validation:Enum=DaemonSet;Deployment
+	// +required
+	ParentKind string `json:"parentKind"`
+
+	// parentName is the name of that DaemonSet or Deployment.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	ParentName string `json:"parentName"`
+
+	// name of the container.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	Name string `json:"name"`
+
+	// image is the pull spec the container runs.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +required
+	Image string `json:"image"`
 }
 
 // StackMode is how an enabled stack is delivered.

@@ -167,9 +167,38 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: managementState
       type:
         scalar: string
+- name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.StackContainer
+  map:
+    fields:
+    - name: image
+      type:
+        scalar: string
+      default: ""
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: namespace
+      type:
+        scalar: string
+      default: ""
+    - name: parentKind
+      type:
+        scalar: string
+      default: ""
+    - name: parentName
+      type:
+        scalar: string
+      default: ""
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.StackStatus
   map:
     fields:
+    - name: containers
+      type:
+        list:
+          elementType:
+            namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.StackContainer
+          elementRelationship: atomic
     - name: enabled
       type:
         scalar: boolean
@@ -184,6 +213,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+    - name: observedVersion
+      type:
+        scalar: string
     - name: reason
       type:
         scalar: string

@@ -25,6 +25,19 @@ type StackStatusApplyConfiguration struct {
 	// pod, scraped as job="crio"), OperatorTLS where the operator's own TLS
 	// stack serves them. Empty for a stack that is off or has one way only.
 	Mode *nodeoperatorv1alpha1.StackMode `json:"mode,omitempty"`
+	// observedVersion is the operator version at which this stack's operands
+	// last completed a rollout: set when the operator reports that version
+	// on ClusterOperator node (every stack rolled out) and, later, whenever
+	// this stack has rolled out again. For a stack that is off it is the
+	// version at which it was found off. Empty until the first rollout
+	// completes.
+	ObservedVersion *string `json:"observedVersion,omitempty"`
+	// containers lists the containers that the stack's operands run, read
+	// from the pod templates of their DaemonSets and Deployments when the
+	// stack last completed a rollout. Empty when the operator runs no
+	// container for the stack: a stack that is off, or the metrics stack in
+	// mode PlatformProxy, where the platform's kube-rbac-proxy-crio serves.
+	Containers []StackContainerApplyConfiguration `json:"containers,omitempty"`
 }
 
 // StackStatusApplyConfiguration constructs a declarative configuration of the StackStatus type for use with
@@ -70,5 +83,26 @@ func (b *StackStatusApplyConfiguration) WithMessage(value string) *StackStatusAp
 // If called multiple times, the Mode field is set to the value of the last call.
 func (b *StackStatusApplyConfiguration) WithMode(value nodeoperatorv1alpha1.StackMode) *StackStatusApplyConfiguration {
 	b.Mode = &value
+	return b
+}
+
+// WithObservedVersion sets the ObservedVersion field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ObservedVersion field is set to the value of the last call.
+func (b *StackStatusApplyConfiguration) WithObservedVersion(value string) *StackStatusApplyConfiguration {
+	b.ObservedVersion = &value
+	return b
+}
+
+// WithContainers adds the given value to the Containers field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Containers field.
+func (b *StackStatusApplyConfiguration) WithContainers(values ...*StackContainerApplyConfiguration) *StackStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithContainers")
+		}
+		b.Containers = append(b.Containers, *values[i])
+	}
 	return b
 }

@@ -1,0 +1,148 @@
+package nodesettings
+
+import (
+	"encoding/base64"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+type poolShape struct {
+	wanted, current  string
+	machines, upd    int64
+	generation, seen int64
+	conds            map[string]string // type -> message of a True condition
+}
+
+func mcp(s poolShape) *unstructured.Unstructured {
+	var conds []interface{}
+	for t, msg := range s.conds {
+		conds = append(conds, map[string]interface{}{"type": t, "status": "True", "message": msg})
+	}
+	u := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
+		"metadata": map[string]interface{}{"name": "worker", "generation": s.generation},
+		"spec":     map[string]interface{}{"configuration": map[string]interface{}{"name": s.wanted}},
+		"status": map[string]interface{}{
+			"configuration":       map[string]interface{}{"name": s.current},
+			"machineCount":        s.machines,
+			"updatedMachineCount": s.upd,
+			"observedGeneration":  s.seen,
+			"conditions":          conds,
+		},
+	}}
+	return u
+}
+
+// rendered is a rendered MachineConfig holding MCO's own file and ours, as
+// MCO merges them (base64 here, as other writers encode).
+func rendered(name string, ours []File) *unstructured.Unstructured {
+	files := []interface{}{map[string]interface{}{"path": "/etc/crio/crio.conf.d/00-default", "contents": map[string]interface{}{"source": "data:,%5Bcrio%5D"}}}
+	for _, f := range ours {
+		files = append(files, map[string]interface{}{"path": f.Path, "contents": map[string]interface{}{
+			"source": "data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte(f.Contents))}})
+	}
+	return &unstructured.Unstructured{Object: map[string]interface{}{
+		"metadata": map[string]interface{}{"name": name},
+		"spec":     map[string]interface{}{"config": map[string]interface{}{"storage": map[string]interface{}{"files": files}}},
+	}}
+}
+
+func mcn(degradedMsg string) *unstructured.Unstructured {
+	status := "False"
+	if degradedMsg != "" {
+		status = "True"
+	}
+	return &unstructured.Unstructured{Object: map[string]interface{}{"status": map[string]interface{}{"conditions": []interface{}{
+		map[string]interface{}{"type": "NodeDegraded", "status": status, "message": degradedMsg}}}}}
+}
+
+func TestObservePool(t *testing.T) {
+	v1, _ := Render(&Tracing{Endpoint: "127.0.0.1:4317", CRIOSamplingPerMillion: ptr(1)}, PoolFacts{})
+	v2, _ := Render(&Tracing{Endpoint: "127.0.0.1:4317", CRIOSamplingPerMillion: ptr(2)}, PoolFacts{})
+	done := poolShape{wanted: "rendered-a", current: "rendered-a", machines: 3, upd: 3, generation: 4, seen: 4, conds: map[string]string{"Updated": "All nodes are updated"}}
+	for _, tc := range []struct {
+		name         string
+		objs         PoolObjects
+		health       string
+		wantWritten  Revision
+		wantUpdated  bool
+		wantDegraded string
+	}{{
+		name:        "updated to what we wrote",
+		objs:        PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+		wantWritten: RevisionOf(v1), wantUpdated: true,
+	}, {
+		name:        "finished, but on the configuration from before our write",
+		objs:        PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v2), Current: rendered("rendered-a", v1)},
+		wantWritten: RevisionOf(v2),
+	}, {
+		name:        "nothing of ours, and none in the pool: updated (off)",
+		objs:        PoolObjects{Pool: mcp(done), Current: rendered("rendered-a", nil)},
+		wantUpdated: true,
+	}, {
+		name: "our MachineConfig deleted, the pool still runs our file",
+		objs: PoolObjects{Pool: mcp(done), Current: rendered("rendered-a", v1)},
+	}, {
+		name: "machines still updating",
+		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-a", current: "rendered-a", machines: 3, upd: 2, generation: 4, seen: 4, conds: map[string]string{"Updated": ""}}),
+			Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+		wantWritten: RevisionOf(v1),
+	}, {
+		name: "MCO has not seen the pool's latest spec",
+		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-a", current: "rendered-a", machines: 3, upd: 3, generation: 5, seen: 4, conds: map[string]string{"Updated": ""}}),
+			Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+		wantWritten: RevisionOf(v1),
+	}, {
+		name: "wants another configuration than it runs",
+		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-b", current: "rendered-a", machines: 3, upd: 3, generation: 4, seen: 4, conds: map[string]string{"Updated": ""}}),
+			Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+		wantWritten: RevisionOf(v1),
+	}, {
+		name: "pool degraded, and a node's MachineConfigNode says why",
+		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-b", current: "rendered-a", machines: 3, upd: 0, generation: 4, seen: 4,
+			conds: map[string]string{"Degraded": "1 nodes are reporting degraded status on sync"}}),
+			Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", nil),
+			Nodes: []*unstructured.Unstructured{mcn(""), mcn("Node worker-1 upgrade failure. restarting crio.service failed")}},
+		wantWritten:  RevisionOf(v1),
+		wantDegraded: "MachineConfigPool worker is degraded: 1 nodes are reporting degraded status on sync; Node worker-1 upgrade failure. restarting crio.service failed",
+	}, {
+		name: "only nodes degraded: their messages in a fixed order, whatever the list order",
+		objs: PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1),
+			Nodes: []*unstructured.Unstructured{mcn("Node worker-2 upgrade failure. b"), mcn(""), mcn("Node worker-1 upgrade failure. a")}},
+		wantWritten: RevisionOf(v1), wantUpdated: true,
+		wantDegraded: "MachineConfigPool worker is degraded: Node worker-1 upgrade failure. a; Node worker-2 upgrade failure. b",
+	}, {
+		name:        "unhealthy nodes are passed through",
+		objs:        PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+		health:      "CRI-O on worker-1 is not scraped",
+		wantWritten: RevisionOf(v1), wantUpdated: true,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ObservePool(tc.objs, tc.health)
+			if got.Written != tc.wantWritten || got.Updated != tc.wantUpdated || got.DegradedMessage != tc.wantDegraded || got.Degraded != (tc.wantDegraded != "") {
+				t.Errorf("got %+v\nwant written %q updated %v degraded %q", got, tc.wantWritten, tc.wantUpdated, tc.wantDegraded)
+			}
+			if got.Healthy != (tc.health == "") || got.UnhealthyMessage != tc.health {
+				t.Errorf("health %v %q, want %q", got.Healthy, got.UnhealthyMessage, tc.health)
+			}
+		})
+	}
+}
+
+func TestDecodeDataURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"data:,a%20b%0A":                  "a b\n",
+		"data:;base64,YSBiCg==":           "a b\n",
+		"data:text/plain;base64,YSBiCg==": "a b\n",
+	} {
+		if got, err := decodeDataURL(in); err != nil || got != want {
+			t.Errorf("decodeDataURL(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "http://x", "data:nocomma"} {
+		if _, err := decodeDataURL(bad); err == nil {
+			t.Errorf("decodeDataURL(%q) did not fail", bad)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+//go:build e2e
+
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
+)
+
+// NodeOperatorWatchers are the operator's controllers that watch NodeOperator
+// cluster: each resyncs every minute, and an update of the NodeOperator
+// queues each of them just as its resync does.
+var NodeOperatorWatchers = []string{"StackDecision", "CRIOMetricsDaemonSet", "CRIOMetricsNodeConfig", "CRIOMetricsCertificates",
+	"CRIOMetricsStaticResources-StaticResources", "NMStateStack", "OperatorVersion"}
+
+// queueStats is one workqueue's client-go metrics.
+type queueStats struct {
+	adds       float64
+	depth      float64
+	unfinished float64
+}
+
+var queueMetric = regexp.MustCompile(`^workqueue_(adds_total|depth|unfinished_work_seconds)\{name="([^"]+)"\} (\S+)$`)
+
+// queues reads the process's workqueue metrics from its /metrics.
+func (o *Operator) queues() (map[string]queueStats, error) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get("http://" + o.Listen + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]queueStats{}
+	for _, line := range regexp.MustCompile("\n").Split(string(body), -1) {
+		m := queueMetric.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil {
+			return nil, err
+		}
+		s := out[m[2]]
+		switch m[1] {
+		case "adds_total":
+			s.adds = v
+		case "depth":
+			s.depth = v
+		case "unfinished_work_seconds":
+			s.unfinished = v
+		}
+		out[m[2]] = s
+	}
+	return out, nil
+}
+
+// ResyncNow does for the controllers what their periodic resync does,
+// without waiting for it: it touches NodeOperator cluster (an annotation,
+// nothing the operator reads), which queues every controller of
+// NodeOperatorWatchers, and returns once each of them has taken the touch
+// from its queue and finished its sync (its client-go workqueue metrics: more
+// adds than before, nothing queued, nothing in progress). A check that
+// nothing happens then covers a resync as waiting out the resync period
+// would.
+func (c *Cluster) ResyncNow(t testing.TB, o *Operator) {
+	t.Helper()
+	if o.Listen == "" {
+		t.Fatal("ResyncNow needs the operator's /metrics (a process started by StartOperator)")
+	}
+	before, err := o.queues()
+	if err != nil {
+		t.Fatalf("reading the operator's workqueue metrics: %v", err)
+	}
+	for _, name := range NodeOperatorWatchers {
+		if _, ok := before[name]; !ok {
+			t.Fatalf("the operator has no workqueue %q (have %v)", name, keys(before))
+		}
+	}
+	patch, _ := json.Marshal(map[string]interface{}{"metadata": map[string]interface{}{"annotations": map[string]string{
+		"e2e.cluster-node-operator/resync": time.Now().Format(time.RFC3339Nano)}}})
+	if _, err := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Patch(context.Background(), nodev1alpha1.SingletonName,
+		types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("touching the NodeOperator: %v", err)
+	}
+	var last string
+	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		now, err := o.queues()
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		for _, name := range NodeOperatorWatchers {
+			b, n := before[name], now[name]
+			if n.adds <= b.adds || n.depth != 0 || n.unfinished != 0 {
+				last = fmt.Sprintf("%s: adds %v (before %v), depth %v, unfinished %vs", name, n.adds, b.adds, n.depth, n.unfinished)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("the controllers did not sync after the NodeOperator was touched: %s", last)
+	}
+}
+
+func keys(m map[string]queueStats) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// ReportedSince makes NodeOperator cluster carry condition conditionType with
+// status True since since, as an earlier process of the operator's
+// controller whose field manager fieldManager is would have left it: a
+// server-side apply of the fields that manager owns, with that one condition
+// replaced. The operator keeps the transition time of a condition whose
+// status does not change, so a test can start it where a persistent problem
+// has lasted longer than the Degraded inertia, instead of waiting for it.
+// message should say where it comes from: the operator replaces it with its
+// own.
+func ReportedSince(ctx context.Context, client dynamic.Interface, fieldManager, conditionType, message string, since time.Time) error {
+	u, err := client.Resource(nodev1alpha1.GroupVersionResource).Get(ctx, nodev1alpha1.SingletonName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	no := &nodev1alpha1.NodeOperator{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, no); err != nil {
+		return err
+	}
+	owned, err := applynodev1alpha1.ExtractNodeOperatorStatus(no, fieldManager)
+	if err != nil {
+		return err
+	}
+	if owned.Status == nil {
+		owned.WithStatus(applynodev1alpha1.NodeOperatorStatus())
+	}
+	var conditions []applyoperatorv1.OperatorConditionApplyConfiguration
+	for _, c := range owned.Status.Conditions {
+		if c.Type == nil || *c.Type != conditionType {
+			conditions = append(conditions, c)
+		}
+	}
+	owned.Status.Conditions = append(conditions, *applyoperatorv1.OperatorCondition().
+		WithType(conditionType).WithStatus(operatorv1.ConditionTrue).WithReason("E2EEarlierProcess").
+		WithMessage(message).WithLastTransitionTime(metav1.NewTime(since)))
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(owned)
+	if err != nil {
+		return err
+	}
+	_, err = client.Resource(nodev1alpha1.GroupVersionResource).ApplyStatus(ctx, nodev1alpha1.SingletonName,
+		&unstructured.Unstructured{Object: obj}, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+	return err
+}

@@ -1,0 +1,392 @@
+//go:build e2e
+
+package e2e
+
+// The self-test of the MCO stand-in, the test double of MCO's pool
+// machinery (framework/mcostandin.go, docs/mco-standin.md), over two
+// simulated nodes with real CRI-O: worker-1 in pool worker, worker-2 in the
+// custom pool canary. No operator runs.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+const (
+	standInPolicyManager = "e2e-mco-standin-test"
+	standInCRIODropIn    = "/etc/crio/crio.conf.d/70-e2e-standin.conf"
+	standInKubeletDropIn = "/etc/openshift/kubelet.conf.d/70-e2e-standin.conf"
+	standInWorkerMC      = "70-worker-e2e-standin"
+	standInCanaryMC      = "71-canary-e2e-standin"
+)
+
+// standInMachineConfig is a MachineConfig of role with files (path ->
+// contents).
+func standInMachineConfig(name, role string, files map[string]string) *unstructured.Unstructured {
+	var fs []interface{}
+	for p, c := range files {
+		fs = append(fs, map[string]interface{}{
+			"path": p, "mode": int64(0o644), "overwrite": true,
+			"contents": map[string]interface{}{"source": "data:," + url.PathEscape(c)},
+		})
+	}
+	return &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "machineconfiguration.openshift.io/v1",
+		"kind":       "MachineConfig",
+		"metadata":   map[string]interface{}{"name": name, "labels": map[string]interface{}{"machineconfiguration.openshift.io/role": role}},
+		"spec": map[string]interface{}{"config": map[string]interface{}{
+			"ignition": map[string]interface{}{"version": "3.2.0"},
+			"storage":  map[string]interface{}{"files": fs},
+		}},
+	}}
+}
+
+// applyStandInMachineConfig creates or replaces a MachineConfig, deleted
+// when the test ends.
+func applyStandInMachineConfig(t *testing.T, c *framework.Cluster, mc *unstructured.Unstructured) {
+	t.Helper()
+	ctx := context.Background()
+	res := c.Dynamic.Resource(machineConfigGVR)
+	cur, err := res.Get(ctx, mc.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = res.Create(ctx, mc, metav1.CreateOptions{})
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			if err := res.Delete(context.Background(), mc.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting MachineConfig %s: %v", mc.GetName(), err)
+			}
+		})
+	case err != nil:
+		t.Fatal(err)
+	default:
+		mc.SetResourceVersion(cur.GetResourceVersion())
+		_, err = res.Update(ctx, mc, metav1.UpdateOptions{})
+		require.NoError(t, err)
+	}
+}
+
+func deleteStandInMachineConfig(t *testing.T, c *framework.Cluster, name string) {
+	t.Helper()
+	err := c.Dynamic.Resource(machineConfigGVR).Delete(context.Background(), name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+}
+
+// applyStandInPolicy adds node disruption policy entries (path -> service
+// to restart) to MachineConfiguration cluster with a field manager of its
+// own, and takes them out when the test ends.
+func applyStandInPolicy(t *testing.T, c *framework.Cluster, restarts map[string]string) {
+	t.Helper()
+	apply := func(files []interface{}) error {
+		body := map[string]interface{}{
+			"apiVersion": "operator.openshift.io/v1",
+			"kind":       "MachineConfiguration",
+			"metadata":   map[string]interface{}{"name": "cluster"},
+		}
+		if files != nil {
+			body["spec"] = map[string]interface{}{"nodeDisruptionPolicy": map[string]interface{}{"files": files}}
+		}
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		_, err = c.Dynamic.Resource(framework.MachineConfigurationGVR).Patch(context.Background(), "cluster", types.ApplyPatchType, data,
+			metav1.PatchOptions{FieldManager: standInPolicyManager, Force: ptr(true)})
+		return err
+	}
+	var files []interface{}
+	for p, svc := range restarts {
+		files = append(files, map[string]interface{}{"path": p, "actions": []interface{}{
+			map[string]interface{}{"type": "Restart", "restart": map[string]interface{}{"serviceName": svc}},
+		}})
+	}
+	require.NoError(t, apply(files))
+	t.Cleanup(func() {
+		if err := apply(nil); err != nil {
+			t.Errorf("taking the stand-in test's node disruption policy entries out: %v", err)
+		}
+	})
+}
+
+func waitStandInPool(t *testing.T, c *framework.Cluster, name, what string, ok func(framework.MCOPool) bool) framework.MCOPool {
+	t.Helper()
+	var p framework.MCOPool
+	framework.Eventually(t, 3*time.Minute, 200*time.Millisecond, func() (bool, error) {
+		p = framework.GetMCOPool(t, c.Config, name)
+		return ok(p), nil
+	}, fmt.Sprintf("%s (%s)", what, p))
+	t.Logf("%s", p)
+	return p
+}
+
+func poolSettled(p framework.MCOPool) bool {
+	return p.Target != "" && p.Current == p.Target && p.Condition("Updated") && !p.Condition("Updating") && !p.Condition("Degraded") &&
+		p.MachineCount == p.Updated && p.ObservedGeneration == p.Generation
+}
+
+// crioHealthy GETs the node's CRI-O metrics (plain HTTP, 00-default's
+// endpoint on the node's address).
+func crioHealthy(n *framework.PlatformNode) error {
+	client := &http.Client{Timeout: 3 * time.Second}
+	resp, err := client.Get("http://" + n.MetricsAddr + "/metrics")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "\ncontainer_runtime_crio_") {
+		return fmt.Errorf("HTTP %d without CRI-O metrics", resp.StatusCode)
+	}
+	return nil
+}
+
+// crioDropIn reads a drop-in from the directory the node's real CRI-O reads.
+func crioDropIn(n *framework.PlatformNode, path string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(n.CRIODir, "crio.conf.d", filepath.Base(path)))
+	return string(b), err
+}
+
+// sinceEvents returns the events after the first n.
+func sinceEvents(s *framework.MCOStandIn, n int) []framework.MCOEvent { return s.Events()[n:] }
+
+func countEvents(events []framework.MCOEvent, node string, kind framework.MCOEventKind, detail string) int {
+	c := 0
+	for _, e := range events {
+		if (kind == "" || e.Kind == kind) && (node == "" || e.Node == node) && (detail == "" || e.Detail == detail) {
+			c++
+		}
+	}
+	return c
+}
+
+// updatingThenUpdated: the pool's Updating event for target comes before
+// its Updated event for target.
+func updatingThenUpdated(events []framework.MCOEvent, pool, target string) bool {
+	updating := -1
+	for i, e := range events {
+		if e.Pool != pool || !strings.HasSuffix(e.Detail, target) {
+			continue
+		}
+		if e.Kind == framework.MCOPoolUpdating && updating < 0 {
+			updating = i
+		}
+		if e.Kind == framework.MCOPoolUpdated && updating >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMCOStandIn: the stand-in renders pools worker and canary (role in
+// (worker, canary)), rolls a valid CRI-O and kubelet drop-in out with a
+// CRI-O restart and a kubelet restart per node and no reboot, lets a canary
+// MachineConfig win on the canary pool, degrades the canary node and pool
+// when the drop-in makes the real CRI-O fail (files rolled back, CRI-O
+// back, no retry), and recovers when the MachineConfig is reverted or
+// removed.
+func TestMCOStandIn(t *testing.T) {
+	start := time.Now()
+	c := framework.NewCluster(t)
+	requireMachineConfigAPI(t)
+	if !framework.Served(t, framework.KubeClient(t), framework.MachineConfigurationGVR) {
+		t.Fatalf("operator.openshift.io/v1 machineconfigurations is not served (LCP_MACHINECONFIG_CRDS=0?)")
+	}
+	const workerNode, canaryNode = "worker-1", "worker-2"
+	for _, n := range []string{workerNode, canaryNode} {
+		if _, err := framework.KubeClient(t).CoreV1().Nodes().Get(context.Background(), n, metav1.GetOptions{}); err != nil {
+			t.Fatalf("the local world needs nodes %s and %s (hack/local-cluster.sh, LCP_NODES>=3): %v", workerNode, canaryNode, err)
+		}
+	}
+
+	// The world: MCO's namespace and 01-<role>-container-runtime (CRI-O's
+	// 00-default), pools worker and canary, the two nodes with real CRI-O.
+	pki := framework.NewPlatformPKI(t)
+	framework.InstallPlatformContainerRuntime(t, c.Config, []string{workerNode, canaryNode})
+	framework.AddNodeRole(t, c.Config, canaryNode, "canary")
+	framework.CreatePool(t, c.Config, "worker")
+	framework.CreatePool(t, c.Config, "canary")
+	w := framework.StartPlatformNode(t, c.Config, pki, workerNode)
+	k := framework.StartPlatformNode(t, c.Config, pki, canaryNode)
+	nodes := map[string]*framework.PlatformNode{workerNode: w, canaryNode: k}
+	s := framework.StartMCOStandIn(t, c.Config, []*framework.PlatformNode{w, k})
+	// Stopped before the cleanups take the test's MachineConfigs and policy
+	// entries away, so that it does not roll their removal out.
+	defer s.Stop()
+
+	// Rendered from 01-worker-container-runtime; nodes adopted as they are.
+	w0 := waitStandInPool(t, c, "worker", "pool worker rendered and updated", poolSettled)
+	k0 := waitStandInPool(t, c, "canary", "pool canary rendered and updated", poolSettled)
+	assert.Equal(t, []string{"01-worker-container-runtime"}, w0.Source)
+	assert.Equal(t, []string{"01-worker-container-runtime"}, k0.Source)
+	assert.EqualValues(t, 1, w0.MachineCount, "worker-2 is in pool canary, not worker")
+	assert.EqualValues(t, 1, k0.MachineCount)
+	assert.Equal(t, strings.TrimPrefix(w0.Target, "rendered-worker-"), strings.TrimPrefix(k0.Target, "rendered-canary-"), "same MachineConfigs, same hash")
+	for name, pool := range map[string]framework.MCOPool{workerNode: w0, canaryNode: k0} {
+		node, err := framework.KubeClient(t).CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, pool.Target, node.Annotations[framework.MCOCurrentConfigAnnotation], name)
+		assert.Equal(t, pool.Target, node.Annotations[framework.MCODesiredConfigAnnotation], name)
+		assert.Equal(t, framework.MCOStateDone, node.Annotations[framework.MCOStateAnnotation], name)
+		st, _, cur, des := framework.MCONodeCondition(t, c.Config, name, "Updated")
+		assert.Equal(t, "True", st, "MachineConfigNode %s Updated", name)
+		assert.Equal(t, pool.Target, cur)
+		assert.Equal(t, pool.Target, des)
+	}
+
+	// 1. A valid CRI-O drop-in and a kubelet drop-in for the worker role,
+	// with their policy entries first: both pools roll, one CRI-O restart
+	// and one kubelet restart per node, no reboot.
+	phase := time.Now()
+	applyStandInPolicy(t, c, map[string]string{standInCRIODropIn: "crio.service", standInKubeletDropIn: "kubelet.service"})
+	const validWorker = "# e2e: the MCO stand-in's self-test\n[crio.tracing]\nenable_tracing = false\n"
+	const kubeletDropIn = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	n0 := len(s.Events())
+	applyStandInMachineConfig(t, c, standInMachineConfig(standInWorkerMC, "worker", map[string]string{standInCRIODropIn: validWorker, standInKubeletDropIn: kubeletDropIn}))
+	w1 := waitStandInPool(t, c, "worker", "pool worker updated with "+standInWorkerMC, func(p framework.MCOPool) bool {
+		return poolSettled(p) && p.Target != w0.Target
+	})
+	k1 := waitStandInPool(t, c, "canary", "pool canary updated with "+standInWorkerMC, func(p framework.MCOPool) bool {
+		return poolSettled(p) && p.Target != k0.Target
+	})
+	assert.Equal(t, []string{"01-worker-container-runtime", standInWorkerMC}, w1.Source)
+	ev := sinceEvents(s, n0)
+	assert.True(t, updatingThenUpdated(ev, "worker", w1.Target), "pool worker: Updating, then Updated")
+	assert.True(t, updatingThenUpdated(ev, "canary", k1.Target), "pool canary: Updating, then Updated")
+	for name, n := range nodes {
+		got, err := crioDropIn(n, standInCRIODropIn)
+		require.NoError(t, err, "node %s: the drop-in in CRI-O's directory", name)
+		assert.Equal(t, validWorker, got, name)
+		kb, err := os.ReadFile(n.HostPath(standInKubeletDropIn))
+		require.NoError(t, err, "node %s: the kubelet drop-in", name)
+		assert.Equal(t, kubeletDropIn, string(kb))
+		assert.Equal(t, 1, countEvents(ev, name, framework.MCOServiceRestarted, "crio.service"), "node %s: one CRI-O restart", name)
+		assert.Equal(t, 1, countEvents(ev, name, framework.MCOServiceRestarted, "kubelet.service"), "node %s: one kubelet restart", name)
+		assert.NoError(t, crioHealthy(n), "node %s: CRI-O healthy", name)
+	}
+	assert.Zero(t, s.Reboots(), "no node rebooted")
+	assert.Zero(t, countEvents(ev, "", framework.MCODrained, ""), "no node drained")
+	t.Logf("phase 1 (valid drop-in, both pools) took %s", time.Since(phase).Round(time.Millisecond))
+
+	// 2. A canary MachineConfig for the same path wins on the canary pool;
+	// the worker pool and its node are untouched.
+	phase = time.Now()
+	const validCanary = "# e2e: the canary's own\n[crio.tracing]\nenable_tracing = false\n"
+	n1 := len(s.Events())
+	applyStandInMachineConfig(t, c, standInMachineConfig(standInCanaryMC, "canary", map[string]string{standInCRIODropIn: validCanary}))
+	k2 := waitStandInPool(t, c, "canary", "pool canary updated with "+standInCanaryMC, func(p framework.MCOPool) bool {
+		return poolSettled(p) && p.Target != k1.Target
+	})
+	assert.Equal(t, []string{"01-worker-container-runtime", standInWorkerMC, standInCanaryMC}, k2.Source)
+	got, err := crioDropIn(k, standInCRIODropIn)
+	require.NoError(t, err)
+	assert.Equal(t, validCanary, got, "the canary's MachineConfig wins on the canary pool")
+	got, err = crioDropIn(w, standInCRIODropIn)
+	require.NoError(t, err)
+	assert.Equal(t, validWorker, got, "the worker node keeps the worker's drop-in")
+	ev = sinceEvents(s, n1)
+	assert.Zero(t, countEvents(ev, workerNode, "", ""), "nothing happens on %s", workerNode)
+	assert.Equal(t, w1.Target, framework.GetMCOPool(t, c.Config, "worker").Target)
+	assert.Equal(t, 1, countEvents(ev, canaryNode, framework.MCOServiceRestarted, "crio.service"))
+	assert.Zero(t, countEvents(ev, canaryNode, framework.MCOServiceRestarted, "kubelet.service"), "the kubelet drop-in did not change")
+	t.Logf("phase 2 (canary MachineConfig) took %s", time.Since(phase).Round(time.Millisecond))
+
+	// 3. A drop-in CRI-O refuses (a string where it wants a boolean): the
+	// restart fails, the files go back, CRI-O comes back with them; the
+	// node and the canary pool are degraded and nothing is retried.
+	phase = time.Now()
+	const invalid = "# e2e: CRI-O refuses this\n[crio.tracing]\nenable_tracing = \"yes\"\n"
+	n2 := len(s.Events())
+	applyStandInMachineConfig(t, c, standInMachineConfig(standInCanaryMC, "canary", map[string]string{standInCRIODropIn: invalid}))
+	k3 := waitStandInPool(t, c, "canary", "pool canary degraded", func(p framework.MCOPool) bool {
+		return p.Target != k2.Target && p.Condition("Degraded") && p.Condition("NodeDegraded") && p.DegradedCount == 1
+	})
+	assert.False(t, k3.Condition("Updated"))
+	assert.Equal(t, k2.Target, k3.Current, "status.configuration stays at the last config every node reached")
+	assert.Contains(t, k3.Conditions["Degraded"][1], "Node "+canaryNode+" is reporting")
+	node, err := framework.KubeClient(t).CoreV1().Nodes().Get(context.Background(), canaryNode, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, framework.MCOStateDegraded, node.Annotations[framework.MCOStateAnnotation])
+	assert.Equal(t, k2.Target, node.Annotations[framework.MCOCurrentConfigAnnotation])
+	assert.Equal(t, k3.Target, node.Annotations[framework.MCODesiredConfigAnnotation])
+	assert.Contains(t, node.Annotations[framework.MCOReasonAnnotation], "restarting crio.service service failed")
+	assert.Contains(t, node.Annotations[framework.MCOReasonAnnotation], "incompatible types", "CRI-O's own complaint")
+	st, msg, _, _ := framework.MCONodeCondition(t, c.Config, canaryNode, "NodeDegraded")
+	assert.Equal(t, "True", st, "MachineConfigNode %s NodeDegraded: %s", canaryNode, msg)
+	ev = sinceEvents(s, n2)
+	assert.Equal(t, 1, countEvents(ev, canaryNode, framework.MCOServiceRestartFailed, ""))
+	assert.Equal(t, 1, countEvents(ev, canaryNode, framework.MCOCRIOStartedBySystemd, ""))
+	got, err = crioDropIn(k, standInCRIODropIn)
+	require.NoError(t, err)
+	assert.Equal(t, validCanary, got, "the daemon rolled the file back")
+	assert.NoError(t, crioHealthy(k), "CRI-O back with the old files")
+	time.Sleep(3 * time.Second)
+	assert.Equal(t, 1, s.Count(canaryNode, framework.MCOServiceRestartFailed, ""), "the failed update is not retried")
+	assert.Zero(t, countEvents(sinceEvents(s, n2), workerNode, "", ""), "nothing happens on %s", workerNode)
+	assert.True(t, poolSettled(framework.GetMCOPool(t, c.Config, "worker")), "pool worker untouched")
+	t.Logf("phase 3 (invalid drop-in) took %s", time.Since(phase).Round(time.Millisecond))
+
+	// 4. The MachineConfig back at its last good content: the pool targets
+	// the node's current config again, the node is Done without a restart.
+	phase = time.Now()
+	n3 := len(s.Events())
+	applyStandInMachineConfig(t, c, standInMachineConfig(standInCanaryMC, "canary", map[string]string{standInCRIODropIn: validCanary}))
+	k4 := waitStandInPool(t, c, "canary", "pool canary back at its last good config", func(p framework.MCOPool) bool {
+		return poolSettled(p) && p.DegradedCount == 0
+	})
+	assert.Equal(t, k2.Target, k4.Target)
+	assert.Zero(t, countEvents(sinceEvents(s, n3), canaryNode, framework.MCOServiceRestarted, ""), "no file changed: no restart")
+	st, _, _, _ = framework.MCONodeCondition(t, c.Config, canaryNode, "NodeDegraded")
+	assert.Equal(t, "False", st)
+	assert.NoError(t, crioHealthy(k))
+	t.Logf("phase 4 (revert) took %s", time.Since(phase).Round(time.Millisecond))
+
+	// 5. The canary MachineConfig removed: the canary pool is the worker's
+	// configuration again. Then the worker's removed: the drop-ins go.
+	phase = time.Now()
+	deleteStandInMachineConfig(t, c, standInCanaryMC)
+	waitStandInPool(t, c, "canary", "pool canary without "+standInCanaryMC, func(p framework.MCOPool) bool {
+		return poolSettled(p) && p.Target == k1.Target
+	})
+	got, err = crioDropIn(k, standInCRIODropIn)
+	require.NoError(t, err)
+	assert.Equal(t, validWorker, got)
+	n5 := len(s.Events())
+	deleteStandInMachineConfig(t, c, standInWorkerMC)
+	waitStandInPool(t, c, "worker", "pool worker without "+standInWorkerMC, func(p framework.MCOPool) bool { return poolSettled(p) && p.Target == w0.Target })
+	waitStandInPool(t, c, "canary", "pool canary without "+standInWorkerMC, func(p framework.MCOPool) bool { return poolSettled(p) && p.Target == k0.Target })
+	ev = sinceEvents(s, n5)
+	for name, n := range nodes {
+		_, err := crioDropIn(n, standInCRIODropIn)
+		assert.True(t, os.IsNotExist(err), "node %s: drop-in removed from CRI-O's directory (%v)", name, err)
+		_, err = os.Stat(n.HostPath(standInKubeletDropIn))
+		assert.True(t, os.IsNotExist(err), "node %s: kubelet drop-in removed (%v)", name, err)
+		assert.Equal(t, 1, countEvents(ev, name, framework.MCOFileRemoved, standInCRIODropIn), name)
+		assert.Equal(t, 1, countEvents(ev, name, framework.MCOServiceRestarted, "crio.service"), name)
+		assert.NoError(t, crioHealthy(n), "node %s: CRI-O healthy", name)
+	}
+	assert.Zero(t, s.Reboots(), "no node rebooted")
+	t.Logf("phase 5 (removal) took %s; TestMCOStandIn took %s", time.Since(phase).Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+}
