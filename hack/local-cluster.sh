@@ -16,6 +16,10 @@
 #                                       stop kube-apiserver and start it again
 #                                       with the same arguments (etcd and the
 #                                       other components keep running)
+#        hack/local-cluster.sh apply MANAGER FILE...
+#                                       apply manifests as the CVO does
+#                                       (server-side apply as MANAGER; those
+#                                       annotated create-only only created)
 #
 # $LCP_DIR holds admin.kubeconfig, crds.txt (the CRD manifests installed),
 # logs/ (one log per component, audit.log) and kwok/ (kwokctl's state).

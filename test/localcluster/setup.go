@@ -68,15 +68,22 @@ func (c *Config) clients() (*clients, error) {
 	return cl, nil
 }
 
-// apply server-side applies obj as the CVO does (create or update, forcing
-// conflicts); create-only objects are only created when missing.
+// apply applies obj, one of the harness's own, as fieldManager
+// local-cluster (see applyTo).
 func (cl *clients) apply(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, createOnly bool) error {
 	var ri dynamic.ResourceInterface = cl.dynamic.Resource(gvr)
 	if ns := obj.GetNamespace(); ns != "" {
 		ri = cl.dynamic.Resource(gvr).Namespace(ns)
 	}
+	return applyTo(ctx, ri, obj, fieldManager, createOnly)
+}
+
+// applyTo is the harness's one way to apply: server-side apply as the CVO
+// does (create or update, forcing conflicts); create-only objects are only
+// created when missing.
+func applyTo(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, manager string, createOnly bool) error {
 	if createOnly {
-		_, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: fieldManager})
+		_, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: manager})
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
@@ -86,7 +93,7 @@ func (cl *clients) apply(ctx context.Context, gvr schema.GroupVersionResource, o
 	if err != nil {
 		return err
 	}
-	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: fieldManager, Force: new(true)})
+	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: manager, Force: new(true)})
 	return err
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/localcluster"
 )
 
-const usage = "usage: local-cluster -root REPO up|down|status|nodes <count>|restart-apiserver"
+const usage = "usage: local-cluster -root REPO up|down|status|nodes <count>|restart-apiserver|apply <field manager> <file>..."
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -51,6 +51,8 @@ func run(args []string) error {
 		return c.ScaleNodes(ctx, n)
 	case cmd == "restart-apiserver" && len(rest) == 0:
 		return c.RestartAPIServer(ctx)
+	case cmd == "apply" && len(rest) >= 2:
+		return c.ApplyFiles(ctx, rest[0], rest[1:])
 	}
 	return fmt.Errorf("%s", usage)
 }
