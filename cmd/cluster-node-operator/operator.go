@@ -33,5 +33,9 @@ func newOperatorCommand(ctx context.Context) *cobra.Command {
 	flags.DurationVar(&t.SignerRefresh, "crio-metrics-signer-refresh", t.SignerRefresh, "Age at which the CRI-O metrics signing CA is replaced.")
 	flags.DurationVar(&t.ServingValidity, "crio-metrics-cert-validity", t.ServingValidity, "Validity of the CRI-O metrics serving certificate.")
 	flags.DurationVar(&t.ServingRefresh, "crio-metrics-cert-refresh", t.ServingRefresh, "Age at which the CRI-O metrics serving certificate is replaced.")
+	n := &opts.NodeSettingsTiming
+	flags.DurationVar(&n.Update, "node-settings-update-timeout", n.Update, "How long the machine-config operator may take to update a pool to changed node settings before they are rolled back.")
+	flags.DurationVar(&n.Soak, "node-settings-soak", n.Soak, "How long a pool's nodes must stay healthy after an update of the node settings before the next pool starts.")
+	flags.DurationVar(&n.Gate, "node-settings-gate", n.Gate, "How long unhealthy nodes may take to recover after an update of the node settings before it is rolled back.")
 	return cmd
 }

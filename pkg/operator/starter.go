@@ -9,24 +9,13 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
-	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
-	configinformersv1 "github.com/openshift/client-go/config/informers/externalversions/config/v1"
-	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
 	"github.com/openshift/library-go/pkg/operator/staleconditions"
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/unsupportedconfigoverridescontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
-	kubeinformers "k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
@@ -35,6 +24,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
@@ -54,17 +44,23 @@ type Options struct {
 	// CertTiming is the validity and refresh of the CRI-O metrics
 	// certificates; tests shorten it to force rotations.
 	CertTiming criometricscerts.Timing
+	// NodeSettingsTiming bounds each pool's step of a node settings
+	// rollout; tests shorten it.
+	NodeSettingsTiming nodesettings.Timing
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{CertTiming: criometricscerts.DefaultTiming}
+	return &Options{CertTiming: criometricscerts.DefaultTiming, NodeSettingsTiming: nodesettings.DefaultTiming}
 }
 
 // Validate checks the configuration from flags and environment.
 func (o *Options) Validate() error {
 	if os.Getenv("OPERATOR_IMAGE_VERSION") == "" {
 		return fmt.Errorf("OPERATOR_IMAGE_VERSION must be set to the version of this operator")
+	}
+	if err := o.NodeSettingsTiming.Validate(); err != nil {
+		return err
 	}
 	return o.CertTiming.Validate()
 }
@@ -81,26 +77,11 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 
 	operatorVersion := os.Getenv("OPERATOR_IMAGE_VERSION") // checked by Validate
 
-	configClient, err := configclient.NewForConfig(config)
+	cl, err := newClients(config)
 	if err != nil {
 		return err
 	}
-	kubeClient, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		return err
-	}
-	dynamicClient, err := dynamic.NewForConfig(config)
-	if err != nil {
-		return err
-	}
-	apiextensionsClient, err := apiextensionsclient.NewForConfig(config)
-	if err != nil {
-		return err
-	}
-	discoveryClient, err := discovery.NewDiscoveryClientForConfig(config)
-	if err != nil {
-		return err
-	}
+	configClient, kubeClient, dynamicClient := cl.config, cl.kube, cl.dynamic
 	operatorClient, dynamicInformers, err := operatorclient.New(clk, config)
 	if err != nil {
 		return err
@@ -121,7 +102,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
 	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient)
-	served := stack.NewServedAPIs(discoveryClient, 30*time.Second)
+	served := stack.NewServedAPIs(cl.discovery, 30*time.Second)
 	images := imagesFromEnv()
 
 	metricsRelated, err := criometrics.RelatedObjects()
@@ -191,8 +172,14 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(),
 			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, recorder),
 
+		// Node settings (CRI-O and kubelet tracing), pool by pool through
+		// our MachineConfigs. Watch: NodeOperator; while a rollout runs it
+		// polls MCO's pools, MachineConfigs, MachineConfigNodes and the
+		// nodes of the pool being verified.
+		nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served, o.NodeSettingsTiming, recorder),
+
 		// NMState. Watch: NodeOperator, Deployment nmstate-operator.
-		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, apiextensionsClient,
+		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, cl.apiextensions,
 			nmstateNamespace.Apps().V1().Deployments(), images, recorder),
 	}
 
@@ -217,107 +204,3 @@ var degradedInertia = status.MustNewInertia(2*time.Minute,
 	// NMState stack for a while.
 	status.InertiaCondition{ConditionTypeMatcher: regexp.MustCompile("^" + string(nodev1alpha1.NMStateStack) + "Degraded$"), Duration: nmstate.DegradedInertia},
 ).Inertia
-
-// stackObjects is a stack and what it owns while it is enabled.
-type stackObjects struct {
-	name    nodev1alpha1.StackName
-	related []configv1.ObjectReference
-}
-
-// stackNames are the stacks' condition prefixes.
-func stackNames(stacks []stackObjects) []string {
-	var out []string
-	for _, s := range stacks {
-		out = append(out, string(s.name))
-	}
-	return out
-}
-
-// stackOperands reads what each stack runs from the informers: the CRI-O
-// metrics DaemonSet (own TLS path only: on the platform's path the operator
-// runs no container for metrics) and every Deployment and DaemonSet of the
-// NMState namespace (the nmstate-operator and what it deploys: handler,
-// webhook, metrics).
-func stackOperands(operands, nmstateNamespace kubeinformers.SharedInformerFactory, infrastructures configinformersv1.InfrastructureInformer) versioncontroller.Operands {
-	daemonSets := operands.Apps().V1().DaemonSets()
-	nmstateDeployments := nmstateNamespace.Apps().V1().Deployments()
-	nmstateDaemonSets := nmstateNamespace.Apps().V1().DaemonSets()
-	return versioncontroller.Operands{
-		Workloads: func(s nodev1alpha1.StackStatus) []versioncontroller.Workload {
-			if !s.Enabled {
-				return nil
-			}
-			switch s.Name {
-			case nodev1alpha1.MetricsStack:
-				if s.Mode != nodev1alpha1.OperatorTLS {
-					return nil
-				}
-				ds, err := daemonSets.Lister().DaemonSets(operatorclient.OperatorNamespace).Get(criometrics.DaemonSetName)
-				if err != nil {
-					return []versioncontroller.Workload{{Kind: "DaemonSet", Namespace: operatorclient.OperatorNamespace, Name: criometrics.DaemonSetName, Missing: true}}
-				}
-				return []versioncontroller.Workload{versioncontroller.DaemonSetWorkload(ds)}
-			case nodev1alpha1.NMStateStack:
-				out := []versioncontroller.Workload{{Kind: "Deployment", Namespace: nmstate.Namespace, Name: nmstate.DeploymentName, Missing: true}}
-				deployments, _ := nmstateDeployments.Lister().Deployments(nmstate.Namespace).List(labels.Everything())
-				for _, d := range deployments {
-					if d.Name == nmstate.DeploymentName {
-						out[0] = versioncontroller.DeploymentWorkload(d)
-						continue
-					}
-					out = append(out, versioncontroller.DeploymentWorkload(d))
-				}
-				handlers, _ := nmstateDaemonSets.Lister().DaemonSets(nmstate.Namespace).List(labels.Everything())
-				for _, ds := range handlers {
-					out = append(out, versioncontroller.DaemonSetWorkload(ds))
-				}
-				return out
-			}
-			return nil
-		},
-		Platform: func() configv1.PlatformType {
-			infra, err := infrastructures.Lister().Get("cluster")
-			switch {
-			case err != nil:
-				return ""
-			case infra.Status.PlatformStatus != nil && infra.Status.PlatformStatus.Type != "":
-				return infra.Status.PlatformStatus.Type
-			}
-			return infra.Status.Platform //nolint:staticcheck // the fallback of clusters installed before platformStatus
-		},
-		Informers: []factory.Informer{daemonSets.Informer(), nmstateDeployments.Informer(), nmstateDaemonSets.Informer()},
-	}
-}
-
-func imagesFromEnv() stack.Images {
-	return stack.Images{
-		KubeRBACProxy:   os.Getenv("KUBE_RBAC_PROXY_IMAGE"),
-		CertSyncer:      os.Getenv("OPERATOR_IMAGE"),
-		NMStateOperator: os.Getenv("NMSTATE_OPERATOR_IMAGE"),
-		NMStateHandler:  os.Getenv("NMSTATE_HANDLER_IMAGE"),
-	}
-}
-
-func byName(name string) func(*metav1.ListOptions) {
-	return func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-	}
-}
-
-// relatedObjects lists what must-gather collects: the NodeOperator, our
-// namespaces and every object of the stacks that are enabled.
-func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackObjects) status.RelatedObjectsFunc {
-	return func() (bool, []configv1.ObjectReference) {
-		nodeOperator, err := nodeOperators.Get()
-		if err != nil {
-			return false, nil
-		}
-		var objs []configv1.ObjectReference
-		for _, s := range stacks {
-			if decision, ok := stackdecision.Recorded(nodeOperator, s.name); ok && decision.Enabled {
-				objs = append(objs, s.related...)
-			}
-		}
-		return true, objs
-	}
-}

@@ -115,8 +115,16 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 		{`{"spec":{"nmstate":{"managementState":"managed"}}}`, []string{"spec.nmstate.managementState", "Unsupported value"}},
 		{`{"spec":{"managementState":"Whenever"}}`, []string{"spec.managementState"}},
 		{`{"spec":{"logLevel":"Loud"}}`, []string{"spec.logLevel"}},
+		// Node settings: an allowlist, validated by the schema.
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"http://collector:4317","crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "should match"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector"}}}}`, []string{"spec.nodeSettings.tracing", "set crio, kubelet or both"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{"samplingRatePerMillion":1000001}}}}}`, []string{"spec.nodeSettings.tracing.crio.samplingRatePerMillion", "less than or equal to 1000000"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","kubelet":{"samplingRatePerMillion":-1}}}}}`, []string{"spec.nodeSettings.tracing.kubelet.samplingRatePerMillion"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "Required value"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{},"toml":"[crio]"}}}}`, []string{"unknown field", "toml"}},
+		{`{"spec":{"nodeSettings":{"rollout":{"canaryPool":"Canary Pool"}}}}`, []string{"spec.nodeSettings.rollout.canaryPool"}},
 	} {
-		_, err := nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, []byte(tc.patch), metav1.PatchOptions{})
+		_, err := nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, []byte(tc.patch), metav1.PatchOptions{FieldValidation: "Strict"})
 		require.Error(t, err, tc.patch)
 		assert.True(t, apierrors.IsInvalid(err), "%s: want Invalid, got %v", tc.patch, err)
 		for _, w := range tc.want {

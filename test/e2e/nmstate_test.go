@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
@@ -74,6 +75,7 @@ func TestNMState(t *testing.T) {
 		{"NoWritesAtSteadyState", e.testNoWritesAtSteadyState},
 		{"AWSNotDeployedUntilOptIn", e.testAWSNotDeployedUntilOptIn},
 		{"OptOutKeepsNodeNetworkConfigurationPolicies", e.testOptOutKeepsPolicies},
+		{"FirstPodNotReadyYetIsDeploying", e.testFirstPodNotReadyYet},
 		{"KnobFlippedTenTimes", e.testKnobFlippedTenTimes},
 		{"OptInWhileTheNamespaceTerminates", e.testOptInWhileNamespaceTerminates},
 		{"AdministratorsNMStateIsAdoptedAndKept", e.testAdoption},
@@ -264,6 +266,62 @@ func (e *nmstateEnv) testOptOutKeepsPolicies(t *testing.T) {
 	require.NoError(t, e.c.Dynamic.Resource(nncpGVR).Delete(ctx, "e2e-br1", metav1.DeleteOptions{}))
 }
 
+// testFirstPodNotReadyYet: after opting in, while the Deployment's first pod
+// exists but is not ready (here: it cannot be scheduled, its node is
+// cordoned), the Deployment is rolled out as far as its controller is
+// concerned (1/1 replicas updated, 0 available), and the stack is deploying,
+// not unavailable: NMStateAvailable stays True (reason Deploying) and so does
+// the ClusterOperator (the suite monitor fails the test on any
+// Available=False). On a busy cluster every opt-in goes through this state,
+// for as long as the pod takes to start. Starts and ends opted out on AWS.
+func (e *nmstateEnv) testFirstPodNotReadyYet(t *testing.T) {
+	const master = "master-0" // the only node the Deployment may run on
+	cordon := func(t testing.TB, unschedulable bool) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		patch := fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, unschedulable)
+		_, err := e.kube.CoreV1().Nodes().Patch(ctx, master, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		require.NoError(t, err, "cordoning %s: %t", master, unschedulable)
+	}
+	cordon(t, true)
+	t.Cleanup(func() { cordon(t, false) })
+
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	no := e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateProgressing", operatorv1.ConditionTrue,
+		"waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"))
+	a := framework.NodeOperatorCondition(no, "NMStateAvailable")
+	require.NotNil(t, a)
+	assert.Equal(t, operatorv1.ConditionTrue, a.Status, "NMStateAvailable while the first pod is not ready: %s", a.Message)
+	assert.Equal(t, "Deploying", a.Reason)
+	assert.Contains(t, a.Message, "not available yet: nmstate-operator 1/1 replicas updated, 0 available")
+
+	ctx := framework.Context(t, time.Minute)
+	d, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateDeployment, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, d.Generation, d.Status.ObservedGeneration, "the Deployment controller has observed it")
+	assert.EqualValues(t, 1, d.Status.UpdatedReplicas, "its first pod exists")
+	assert.EqualValues(t, 0, d.Status.AvailableReplicas, "and is not available")
+	// The status controller has had the time to follow (it also writes the
+	// Progressing message above to the ClusterOperator).
+	e.c.WaitForClusterOperator(t, nmstateWait, func(co *configv1.ClusterOperator) string {
+		if p := framework.COCondition(co, configv1.OperatorProgressing); p == nil || !strings.Contains(p.Message, "NMStateProgressing: deploying the NMState stack: waiting for Deployment") {
+			return "Progressing does not say that the stack waits for its Deployment"
+		}
+		return ""
+	})
+	co, err := e.c.ClusterOperator(ctx)
+	require.NoError(t, err)
+	if ca := framework.COCondition(co, configv1.OperatorAvailable); assert.NotNil(t, ca) {
+		assert.Equal(t, configv1.ConditionTrue, ca.Status, "ClusterOperator Available while the first pod is not ready: %s", ca.Message)
+	}
+
+	cordon(t, false)
+	e.waitDeployed(t, "OptedIn")
+	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
+	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.managementState is Removed")
+}
+
 // testKnobFlippedTenTimes: ten flips in a row end in the state of the last
 // value, with nothing left over and nothing degraded; twice, ending off and
 // ending on. Starts opted out on AWS.
@@ -408,12 +466,22 @@ func (e *nmstateEnv) testHostedControlPlane(t *testing.T) {
 	assert.Equal(t, nodev1alpha1.StackManaged, no.Spec.NMState.ManagementState, "opting in does not override a hosted control plane")
 }
 
-// waitDeployed waits until the decision is on for reason, NMStateAvailable is
-// True with nothing progressing, the Deployment is available and the NMState
-// CR exists.
+// waitDeployed waits until the decision is on for reason (and was made for
+// the current spec), NMStateAvailable is True with nothing progressing, and,
+// as that status says, the Deployment is available and the NMState CR exists.
+//
+// The cluster is read in the same poll as the status, not once after it:
+// after a quick succession of knob changes, the status can still be the one
+// of an earlier on-decision while the controller is removing the stack for an
+// off-decision that it read before the last one was recorded (a sync takes
+// seconds on a busy machine); it then deploys again. Waiting for the cluster
+// to agree with the status is what tells the end state from that leftover.
 func (e *nmstateEnv) waitDeployed(t testing.TB, reason string) *nodev1alpha1.NodeOperator {
 	t.Helper()
-	no := e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
+	return e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
+		if why := decisionCurrent(no); why != "" {
+			return why
+		}
 		s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
 		if s == nil || !s.Enabled || s.Reason != reason {
 			return fmt.Sprintf("status.stacks NMState is %+v, want enabled for %s", s, reason)
@@ -424,15 +492,32 @@ func (e *nmstateEnv) waitDeployed(t testing.TB, reason string) *nodev1alpha1.Nod
 		if c := framework.NodeOperatorCondition(no, "NMStateAvailable"); c.Reason != reason {
 			return "NMStateAvailable reason is " + c.Reason
 		}
-		return framework.ConditionIs("NMStateProgressing", operatorv1.ConditionFalse)(no)
+		if why := framework.ConditionIs("NMStateProgressing", operatorv1.ConditionFalse)(no); why != "" {
+			return why
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		d, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateDeployment, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Sprintf("NMStateAvailable=True (%s), but reading Deployment %s: %v", reason, nmstateDeployment, err)
+		}
+		if d.Status.AvailableReplicas != 1 {
+			return fmt.Sprintf("NMStateAvailable=True (%s), but Deployment %s has %d available replicas, want 1", reason, nmstateDeployment, d.Status.AvailableReplicas)
+		}
+		if _, err := e.c.Dynamic.Resource(nmstatesGVR).Get(ctx, nmstateCR, metav1.GetOptions{}); err != nil {
+			return fmt.Sprintf("NMStateAvailable=True (%s) requires the NMState CR: %v", reason, err)
+		}
+		return ""
 	})
-	ctx := framework.Context(t, time.Minute)
-	d, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateDeployment, metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.EqualValues(t, 1, d.Status.AvailableReplicas)
-	_, err = e.c.Dynamic.Resource(nmstatesGVR).Get(ctx, nmstateCR, metav1.GetOptions{})
-	require.NoError(t, err, "NMStateAvailable=True requires the NMState CR")
-	return no
+}
+
+// decisionCurrent says why the recorded stack decisions are not those of the
+// NodeOperator's current spec yet, "" when they are.
+func decisionCurrent(no *nodev1alpha1.NodeOperator) string {
+	if no.Status.ObservedGeneration < no.Generation {
+		return fmt.Sprintf("the stack decisions are of generation %d, the spec is at %d", no.Status.ObservedGeneration, no.Generation)
+	}
+	return ""
 }
 
 // waitRemoved waits until the decision is off for reason, NMStateAvailable
@@ -442,6 +527,9 @@ func (e *nmstateEnv) waitDeployed(t testing.TB, reason string) *nodev1alpha1.Nod
 func (e *nmstateEnv) waitRemoved(t testing.TB, reason string, messages ...string) {
 	t.Helper()
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
+		if why := decisionCurrent(no); why != "" {
+			return why
+		}
 		s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
 		if s == nil || s.Enabled || s.Reason != reason {
 			return fmt.Sprintf("status.stacks NMState is %+v, want disabled for %s", s, reason)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 )
 
 // request is one API request the operator makes, as RBAC sees it.
@@ -82,6 +83,16 @@ var operatorNeeds = func() []need {
 		"openshift-machine-config-operator", "", "pods", "", "list", "watch")
 	add("status.stacks[*].containers: the DaemonSets the NMState operator runs, cached (pkg/operator/versioncontroller)",
 		"openshift-nmstate", "apps", "daemonsets", "", "list", "watch")
+	add("node settings: our MachineConfig per pool, server-side applied and deleted (pkg/operator/nodesettings)",
+		"", "machineconfiguration.openshift.io", "machineconfigs", nodesettings.MachineConfigName("${POOL}"), "patch", "delete")
+	add("node settings: ours by label, a pool's rendered MachineConfig by name, a rollback's earlier revision (pkg/operator/nodesettings)",
+		"", "machineconfiguration.openshift.io", "machineconfigs", "", "get", "list")
+	for _, r := range []string{"machineconfigpools", "machineconfignodes", "kubeletconfigs"} {
+		add("node settings rollout: MCO's pools, node states and the administrator's KubeletConfigs (pkg/operator/nodesettings)",
+			"", "machineconfiguration.openshift.io", r, "", "list")
+	}
+	add("node settings health gate: the nodes of the pool being verified (pkg/operator/nodesettings)", "", "", "nodes", "", "list")
+	add("node settings: is the OpenTelemetry collector API served (pkg/operator/nodesettings)", "", "opentelemetry.io", "opentelemetrycollectors", "", "list")
 	add("the metrics endpoint's kube-rbac-proxy authenticates scrapers", "", "authentication.k8s.io", "tokenreviews", "", "create")
 	add("the metrics endpoint's kube-rbac-proxy authorizes scrapers", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
 	return out
@@ -502,7 +513,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 					}
 					for _, n := range names {
 						req := request{g.namespace, group, res, n, v}
-						if !needed(req, needs, created, confined) {
+						if !needed(req, needs, created, confined, c.writeNames) {
 							t.Errorf("%s: grants %s, which nothing needs", g.source, req)
 						}
 					}
@@ -517,8 +528,13 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 // interchangeable (an informer lists and watches what the operator gets) and
 // may span a namespace the operator reads in; anything else granted
 // cluster-wide must be narrowed by name to justify a namespaced need.
-func needed(g request, needs []need, created, confined map[string]bool) bool {
+//
+// writeNames are the resources whose writes an admission policy confines
+// by name: a write granted for every name is needed when a need's name is
+// one the policy allows.
+func needed(g request, needs []need, created, confined map[string]bool, writeNames map[string]func(string) bool) bool {
 	read := isRead(g.verb)
+	allowed := writeNames[g.group+"/"+g.resource]
 	for _, n := range needs {
 		if n.group != g.group || n.resource != g.resource {
 			continue
@@ -528,7 +544,8 @@ func needed(g request, needs []need, created, confined map[string]bool) bool {
 		}
 		nameOK := g.name == n.name ||
 			(g.name != "" && strings.Contains(n.name, "${") && variablePattern(n.name).MatchString(g.name)) ||
-			(g.name == "" && read)
+			(g.name == "" && read) ||
+			(g.name == "" && allowed != nil && allowed(strings.NewReplacer("${", "", "}", "").Replace(strings.ToLower(n.name))))
 		// A cluster-wide grant for a namespaced need must be narrowed by name,
 		// unless the namespace is one the operator creates (no Role can be
 		// there before it does): then reads may span the cluster, and writes
@@ -589,7 +606,17 @@ type confinement struct {
 	exceptions []string
 	// rbacNames confines the names of the roles and bindings it writes.
 	rbacNames map[string]bool
+	// writeNames confines the names of the objects of a resource
+	// ("group/resource") it writes: a list, or a pattern.
+	writeNames map[string]func(string) bool
+	// machineConfigNames and machineConfigPattern are the MachineConfig
+	// names the policy allows.
+	machineConfigNames   map[string]bool
+	machineConfigPattern *regexp.Regexp
 }
+
+// policyNamesOrPattern parses `request.name in ['a', 'b'] || request.name.matches('re')`.
+var policyNamesOrPattern = regexp.MustCompile(`^request\.name in \[((?:'[a-z0-9.-]+'(?:, )?)+)\] \|\| request\.name\.matches\('([^']+)'\)$`)
 
 func readConfinement(t *testing.T, tr *tree) confinement {
 	t.Helper()
@@ -634,6 +661,29 @@ func readConfinement(t *testing.T, tr *tree) confinement {
 		}
 		if len(p.Spec.Validations) != 1 {
 			t.Errorf("%s: want one validation", o)
+			continue
+		}
+		if m := policyNamesOrPattern.FindStringSubmatch(p.Spec.Validations[0].Expression); m != nil {
+			var rule admissionregistrationv1.RuleWithOperations
+			if mc := p.Spec.MatchConstraints; mc != nil && len(mc.ResourceRules) == 1 && mc.ResourceRules[0].ResourceNames == nil {
+				rule = mc.ResourceRules[0].RuleWithOperations
+			}
+			if strings.Join(rule.APIGroups, ",") != "machineconfiguration.openshift.io" || strings.Join(rule.APIVersions, ",") != "*" ||
+				strings.Join(rule.Resources, ",") != "machineconfigs" || strings.Join(operations(rule.Operations), ",") != "CREATE,DELETE,UPDATE" || len(exceptions) > 0 {
+				t.Errorf("%s: must match CREATE, UPDATE and DELETE of every MachineConfig, with no exception", o)
+				continue
+			}
+			names := map[string]bool{}
+			for _, x := range strings.Split(m[1], ", ") {
+				names[strings.Trim(x, "'")] = true
+			}
+			pattern, err := regexp.Compile(m[2])
+			if err != nil {
+				t.Errorf("%s: %v", o, err)
+				continue
+			}
+			out.machineConfigNames, out.machineConfigPattern = names, pattern
+			out.writeNames = map[string]func(string) bool{"machineconfiguration.openshift.io/machineconfigs": func(n string) bool { return names[n] || pattern.MatchString(n) }}
 			continue
 		}
 		m := policyList.FindStringSubmatch(p.Spec.Validations[0].Expression)
@@ -723,7 +773,31 @@ func TestAdmissionPoliciesConfineTheOperator(t *testing.T) {
 			t.Errorf("the namespace policy lets %s through, which is no operand of the operator", e)
 		}
 	}
-	for what, pair := range map[string][2]map[string]bool{"namespaces": {c.namespaces, namespaces}, "role and binding names": {c.rbacNames, rbacNames}} {
+	// MachineConfigs: the operands' by name, the node settings' by pattern.
+	machineConfigs := map[string]bool{}
+	for _, o := range append(append([]*object{}, tr.operands...), codeOperands()...) {
+		if o.GetKind() == "MachineConfig" {
+			// The CRI-O metrics drop-in is rendered once per role.
+			for _, role := range []string{"master", "worker"} {
+				machineConfigs[strings.ReplaceAll(o.GetName(), "${ROLE}", role)] = true
+			}
+		}
+	}
+	if c.machineConfigPattern == nil {
+		t.Error("no ValidatingAdmissionPolicy confines the names of the operator's MachineConfigs")
+	} else {
+		for _, pool := range []string{"worker", "master", "canary", "infra-1.a"} {
+			if name := nodesettings.MachineConfigName(pool); !c.machineConfigPattern.MatchString(name) {
+				t.Errorf("the MachineConfig policy does not allow %s, the node settings of pool %s", name, pool)
+			}
+		}
+		for _, name := range []string{"99-worker-ssh", "00-worker", "rendered-worker-0123", "60-worker-node-settings-x", "01-master-kubelet"} {
+			if c.machineConfigPattern.MatchString(name) || c.machineConfigNames[name] {
+				t.Errorf("the MachineConfig policy allows %s, which the operator does not write", name)
+			}
+		}
+	}
+	for what, pair := range map[string][2]map[string]bool{"namespaces": {c.namespaces, namespaces}, "role and binding names": {c.rbacNames, rbacNames}, "MachineConfig names": {c.machineConfigNames, machineConfigs}} {
 		got, want := pair[0], pair[1]
 		if got == nil {
 			t.Errorf("no ValidatingAdmissionPolicy confines the operator's %s", what)

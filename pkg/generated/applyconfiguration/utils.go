@@ -22,12 +22,24 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &nodeoperatorv1alpha1.NodeOperatorSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodeOperatorStatus"):
 		return &nodeoperatorv1alpha1.NodeOperatorStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("NodeSettings"):
+		return &nodeoperatorv1alpha1.NodeSettingsApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("NodeSettingsPoolStatus"):
+		return &nodeoperatorv1alpha1.NodeSettingsPoolStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("NodeSettingsRollout"):
+		return &nodeoperatorv1alpha1.NodeSettingsRolloutApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("NodeSettingsStatus"):
+		return &nodeoperatorv1alpha1.NodeSettingsStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("NodeTracing"):
+		return &nodeoperatorv1alpha1.NodeTracingApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StackConfig"):
 		return &nodeoperatorv1alpha1.StackConfigApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StackContainer"):
 		return &nodeoperatorv1alpha1.StackContainerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StackStatus"):
 		return &nodeoperatorv1alpha1.StackStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TracingSampling"):
+		return &nodeoperatorv1alpha1.TracingSamplingApplyConfiguration{}
 
 	}
 	return nil

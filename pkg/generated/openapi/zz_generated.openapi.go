@@ -12,13 +12,19 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperator":       schema_pkg_apis_nodeoperator_v1alpha1_NodeOperator(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorList":   schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorList(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorSpec":   schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorSpec(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorStatus": schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig":        schema_pkg_apis_nodeoperator_v1alpha1_StackConfig(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackContainer":     schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackStatus":        schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperator":           schema_pkg_apis_nodeoperator_v1alpha1_NodeOperator(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorList":       schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorList(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorSpec":       schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorSpec(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorStatus":     schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettings":           schema_pkg_apis_nodeoperator_v1alpha1_NodeSettings(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsPoolStatus": schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsPoolStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsRollout":    schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsRollout(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsStatus":     schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeTracing":            schema_pkg_apis_nodeoperator_v1alpha1_NodeTracing(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig":            schema_pkg_apis_nodeoperator_v1alpha1_StackConfig(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackContainer":         schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackStatus":            schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling":        schema_pkg_apis_nodeoperator_v1alpha1_TracingSampling(ref),
 	}
 }
 
@@ -175,12 +181,19 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorSpec(ref common.Reference
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig"),
 						},
 					},
+					"nodeSettings": {
+						SchemaProps: spec.SchemaProps{
+							Description: "nodeSettings are the Node team's settings of CRI-O and the kubelet on every node, delivered as MachineConfigs of the operator's own (one per MachineConfigPool) and rolled out pool by pool with a health gate after each pool and automatic rollback. Only the settings listed here exist: there is no free-form configuration. Unset: the operator adds nothing to the nodes, and removes what it added, in the same staged way.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettings"),
+						},
+					},
 				},
 				Required: []string{"managementState"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig", "k8s.io/apimachinery/pkg/runtime.RawExtension"},
+			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettings", "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig", "k8s.io/apimachinery/pkg/runtime.RawExtension"},
 	}
 }
 
@@ -286,11 +299,238 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref common.Referen
 							},
 						},
 					},
+					"nodeSettings": {
+						SchemaProps: spec.SchemaProps{
+							Description: "nodeSettings reports the staged rollout of spec.nodeSettings.",
+							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsStatus"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/openshift/api/operator/v1.GenerationStatus", "github.com/openshift/api/operator/v1.OperatorCondition", "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackStatus"},
+			"github.com/openshift/api/operator/v1.GenerationStatus", "github.com/openshift/api/operator/v1.OperatorCondition", "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsStatus", "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackStatus"},
+	}
+}
+
+func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettings(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeSettings are the node-level settings the operator owns.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"tracing": {
+						SchemaProps: spec.SchemaProps{
+							Description: "tracing sends OpenTelemetry traces of CRI-O and the kubelet to an OTLP/gRPC endpoint. Unset: no node tracing from the operator.",
+							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeTracing"),
+						},
+					},
+					"rollout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rollout says how changed node settings reach the pools.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsRollout"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsRollout", "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeTracing"},
+	}
+}
+
+func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsPoolStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeSettingsPoolStatus is one pool's part of the rollout. A revision is a short hash of the files the operator's MachineConfig for the pool carries; empty means no MachineConfig of the operator's on the pool.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the MachineConfigPool.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"target": {
+						SchemaProps: spec.SchemaProps{
+							Description: "target is the revision this rollout brings the pool to.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the one the operator's MachineConfig for the pool carries now.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"lastGood": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastGood is the revision that last passed the health gate on the pool: what a failed gate reverts it to.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"rollbackTo": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rollbackTo is lastGood when this rollout started.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"state": {
+						SchemaProps: spec.SchemaProps{
+							Description: "state: Pending (not reached yet), Applying (MachineConfig written, the machine-config operator updates the pool), Verifying (updated; the health gate runs), Done, Reverting, Reverted, or Held (the rollout stopped before the pool, which was not changed).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"since": {
+						SchemaProps: spec.SchemaProps{
+							Description: "since is when the pool entered its state; it changes only with the state.",
+							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.Time"),
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is a machine-readable CamelCase reason for the state.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message explains the state.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "state"},
+			},
+		},
+		Dependencies: []string{
+			"k8s.io/apimachinery/pkg/apis/meta/v1.Time"},
+	}
+}
+
+func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsRollout(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeSettingsRollout orders the pools.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"canaryPool": {
+						SchemaProps: spec.SchemaProps{
+							Description: "canaryPool names the MachineConfigPool that gets changed node settings first. The other custom pools follow by name, then worker, arbiter and master last. A name that matches no pool is ignored.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeSettingsStatus is the recorded state of the latest rollout; a restarted operator carries on from it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"target": {
+						SchemaProps: spec.SchemaProps{
+							Description: "target names the rollout: the set of revisions it brings the pools to.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "phase: Complete (every pool runs what spec asks), RollingOut, RollingBack (a pool failed its health gate; the pools changed go back to their last good revision) or Stopped (rolled back; a changed spec starts a new rollout).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says what happened and what to do.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"pools": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "pools, in rollout order.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsPoolStatus"),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsPoolStatus"},
+	}
+}
+
+func schema_pkg_apis_nodeoperator_v1alpha1_NodeTracing(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeTracing is node tracing: where spans go, and which components send them.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"endpoint": {
+						SchemaProps: spec.SchemaProps{
+							Description: "endpoint is the OTLP/gRPC destination as host:port, without a scheme, for example otel-collector.example.com:4317 or [fd00::1]:4317. CRI-O and the kubelet send spans to it over plain gRPC from every node.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"crio": {
+						SchemaProps: spec.SchemaProps{
+							Description: "crio traces CRI-O (its [crio.tracing] configuration). Unset: CRI-O is not traced by the operator.",
+							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling"),
+						},
+					},
+					"kubelet": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kubelet traces the kubelet (the tracing block of its KubeletConfiguration), on pools whose kubelet reads configuration drop-ins (OpenShift 4.21 and later) and where no KubeletConfig of the administrator sets tracing; status says where it is skipped. Unset: the kubelet is not traced by the operator.",
+							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling"),
+						},
+					},
+				},
+				Required: []string{"endpoint"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling"},
 	}
 }
 
@@ -443,5 +683,25 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 		},
 		Dependencies: []string{
 			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackContainer"},
+	}
+}
+
+func schema_pkg_apis_nodeoperator_v1alpha1_TracingSampling(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TracingSampling is how much of a component's work is traced.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"samplingRatePerMillion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "samplingRatePerMillion is how many of every million operations that start a trace are sampled: 0 (the default) samples only operations whose caller's trace is sampled, 1000000 samples every one.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+			},
+		},
 	}
 }

@@ -91,8 +91,9 @@ type conditions struct {
 
 // conditionsFor decides the NMState conditions:
 //   - Available: off, true (nothing is required) with the decision's message;
-//     on, true only when the nmstate-operator Deployment is available and the
-//     NMState CR exists;
+//     on, true when the nmstate-operator Deployment is available and the
+//     NMState CR exists, and (reason Deploying) while a Deployment younger
+//     than stack.FirstRolloutGrace is not available yet;
 //   - Progressing: only while the Deployment rolls out a new spec, or while the
 //     stack is being set up or removed;
 //   - Degraded: when a sync fails (the ClusterOperator follows only after
@@ -161,6 +162,19 @@ func deployConditions(o observation, out conditions) conditions {
 		return out
 	}
 
+	// A stack that is being switched on is deploying, not broken: it reports
+	// Available=False only when its Deployment has had stack.FirstRolloutGrace
+	// to become available. That holds after the Deployment controller has
+	// created the first pod too: the Deployment is then rolled out as far as
+	// it is concerned (1/1 replicas updated) but not available until the pod
+	// is scheduled, pulled, started and ready, which takes from milliseconds
+	// to minutes (and longer the busier the cluster); such a Deployment is
+	// indistinguishable from one that lost its pod, so its age decides.
+	deploying := d == nil || o.Now.Sub(d.CreationTimestamp.Time) < stack.FirstRolloutGrace
+	// firstPods: the Deployment's pods are of its current spec but none is
+	// available yet, within the grace.
+	firstPods := d != nil && !rolling && !available && deploying
+
 	switch {
 	case o.Waiting != "":
 		out.Progressing = condition{Status: true, Reason: ReasonDeploying, Message: "deploying the NMState stack: waiting for " + o.Waiting}
@@ -168,20 +182,17 @@ func deployConditions(o observation, out conditions) conditions {
 		out.Progressing = condition{Status: true, Reason: ReasonDeploying, Message: fmt.Sprintf("deploying the NMState stack: creating Deployment %s/%s", Namespace, DeploymentName)}
 	case rolling:
 		out.Progressing = condition{Status: true, Reason: ReasonRollingOut, Message: fmt.Sprintf("Deployment %s/%s is rolling out: %s", Namespace, DeploymentName, rollout(d))}
+	case firstPods:
+		out.Progressing = condition{Status: true, Reason: ReasonDeploying, Message: fmt.Sprintf("deploying the NMState stack: waiting for Deployment %s/%s to become available: %s", Namespace, DeploymentName, rollout(d))}
 	case available && !crPresent:
 		out.Progressing = condition{Status: true, Reason: ReasonDeploying, Message: "deploying the NMState stack: " + cr}
 	}
-
-	// A stack that is being switched on is deploying, not broken: it reports
-	// Available=False only when its Deployment has had stack.FirstRolloutGrace
-	// to become available.
-	deploying := d == nil || o.Now.Sub(d.CreationTimestamp.Time) < stack.FirstRolloutGrace
 
 	switch {
 	case available && crPresent:
 		out.Available = condition{Status: true, Reason: o.Decision.Reason,
 			Message: stack.Join(o.Decision.Message, fmt.Sprintf("nmstate-operator available (%s), %s", replicas(d), cr))}
-	case d == nil || (rolling && !available):
+	case d == nil || (rolling && !available) || firstPods:
 		detail := "Deployment " + Namespace + "/" + DeploymentName + " not created yet"
 		if d != nil {
 			detail = "nmstate-operator " + rollout(d)

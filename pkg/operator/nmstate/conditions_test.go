@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
 var (
@@ -154,8 +155,32 @@ func TestConditionsFor(t *testing.T) {
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
 	}, {
-		name: "on, pod lost with its node: unavailable but not progressing (no new spec)",
-		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse)},
+		name: "on, first pod created, not ready yet: deploying, still available (the Deployment is rolled out as far as its controller is concerned)",
+		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse)},
+		want: conditions{
+			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
+			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on with an administrator's NMState, first pod not ready yet at the end of the grace: deploying, still available",
+		obs:  observation{Decision: onByDefault, CR: crAdopted, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace - time.Second)},
+		want: conditions{
+			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
+			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, first pod still not ready after the grace: unavailable",
+		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace)},
+		want: conditions{
+			Available:   condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "on, pod lost with its node, Deployment created long ago: unavailable but not progressing (no new spec)",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
 		want: conditions{
 			Available:   condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"},
 			Progressing: condition{false, ReasonAsExpected, ""},

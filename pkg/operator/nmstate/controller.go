@@ -57,6 +57,16 @@ type controller struct {
 	images         images
 	clock          clock.PassiveClock
 	conditions     stack.Conditions
+
+	// applied is the Deployment generation this controller applied last
+	// (nil: none since it started, or since the stack was last removed). The
+	// NodeOperator status records it too, but that status is read from an
+	// informer, which can lag behind the apply that recorded it: the next sync
+	// would then see no generation, update the Deployment for nothing, and
+	// fail with a conflict (NMStateDegraded) when the Deployment controller
+	// wrote its status in between. Only the sync goroutine uses it (one
+	// worker).
+	applied *operatorv1.GenerationStatus
 }
 
 // NewController returns the controller that deploys and removes the stack.
@@ -136,16 +146,7 @@ func (c *controller) status(state stack.State, o observation) *applyoperatorv1.O
 	if !state.Enabled {
 		return status
 	}
-	var generations []operatorv1.GenerationStatus
-	if state.NodeOperator != nil {
-		if g := resourcemerge.GenerationFor(state.NodeOperator.Status.Generations, deploymentsGR, Namespace, DeploymentName); g != nil {
-			generations = append(generations, *g)
-		}
-	}
-	if o.Applied {
-		resourcemerge.SetDeploymentGeneration(&generations, o.Deployment)
-	}
-	for _, g := range generations {
+	for _, g := range c.generations(state) {
 		status.WithGenerations(applyoperatorv1.GenerationStatus().
 			WithGroup(g.Group).WithResource(g.Resource).WithNamespace(g.Namespace).WithName(g.Name).
 			WithLastGeneration(g.LastGeneration))
@@ -154,6 +155,21 @@ func (c *controller) status(state stack.State, o observation) *applyoperatorv1.O
 }
 
 var deploymentsGR = schema.GroupResource{Group: "apps", Resource: "deployments"}
+
+// generations is the Deployment's last applied generation: the one this
+// controller applied last, else the one the NodeOperator status records (a
+// previous leader applied it).
+func (c *controller) generations(state stack.State) []operatorv1.GenerationStatus {
+	if c.applied != nil {
+		return []operatorv1.GenerationStatus{*c.applied}
+	}
+	if state.NodeOperator != nil {
+		if g := resourcemerge.GenerationFor(state.NodeOperator.Status.Generations, deploymentsGR, Namespace, DeploymentName); g != nil {
+			return []operatorv1.GenerationStatus{*g}
+		}
+	}
+	return nil
+}
 
 // deploy applies the stack in order: CRD, namespace, ServiceAccount and RBAC,
 // the Deployment, and once it is available the NMState CR. Every step is a
@@ -196,17 +212,16 @@ func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state
 	if required, err := readDeployment(c.images); err != nil {
 		errs = append(errs, err)
 	} else {
-		var previous []operatorv1.GenerationStatus
-		if state.NodeOperator != nil {
-			previous = state.NodeOperator.Status.Generations
-		}
 		actual, _, err := resourceapply.ApplyDeployment(ctx, c.kube.AppsV1(), recorder, required,
-			resourcemerge.ExpectedDeploymentGeneration(required, previous))
+			resourcemerge.ExpectedDeploymentGeneration(required, c.generations(state)))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("applying Deployment %s/%s: %w", Namespace, DeploymentName, err))
 		} else {
 			o.Deployment = actual
 			o.Applied = true
+			var applied []operatorv1.GenerationStatus
+			resourcemerge.SetDeploymentGeneration(&applied, actual)
+			c.applied = &applied[0]
 		}
 	}
 
@@ -273,6 +288,7 @@ func waitingFor(cr *unstructured.Unstructured) string {
 // nor anything without the stack's label. At steady state it only reads.
 func (c *controller) remove(ctx context.Context) (observation, error) {
 	var o observation
+	c.applied = nil // the status stops recording it too
 
 	// The NMState CR first: the handler, webhook, metrics and their RBAC and
 	// webhook configuration are owned by it and garbage-collected with it,

@@ -53,6 +53,9 @@ type fixture struct {
 	clock    *clocktesting.FakeClock
 	state    stack.State
 	writes   []string
+	// staleStatus: the NodeOperator informer has not seen the status that
+	// the last syncs applied.
+	staleStatus bool
 }
 
 func newFixture(t *testing.T, decision nodev1alpha1.StackStatus, kubeObjs []runtime.Object, dynObjs ...runtime.Object) *fixture {
@@ -124,7 +127,7 @@ func (f *fixture) trySync() ([]string, error) {
 	}
 	_, status, _, err := f.operator.GetOperatorState()
 	require.NoError(f.t, err)
-	if f.state.NodeOperator != nil {
+	if f.state.NodeOperator != nil && !f.staleStatus {
 		f.state.NodeOperator.Status.OperatorStatus = *status.DeepCopy()
 	}
 
@@ -220,6 +223,30 @@ func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 	require.NoError(t, err)
 	f.makeAvailable()
 	assert.Empty(t, f.sync())
+}
+
+// The NodeOperator informer may not have seen the status that recorded the
+// Deployment's generation yet (a busy API server or operator): the next syncs
+// must not update the Deployment for nothing, which fails with a conflict
+// whenever the Deployment controller writes its status in between.
+func TestNoDeploymentUpdateWhileTheStatusIsNotSeenYet(t *testing.T) {
+	f := newFixture(t, onByDefault, nil)
+	f.staleStatus = true // the informer still has the status of before the stack was on
+	assert.Contains(t, f.sync(), "create deployments")
+	assert.NotContains(t, f.sync(), "update deployments")
+	f.makeAvailable()
+	assert.Equal(t, []string{"create nmstates"}, f.sync())
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
+
+	// Someone edits the Deployment: it is still put back.
+	d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
+	require.NoError(t, err)
+	d.Spec.Template.Spec.Containers[0].Image = "quay.io/someone/else:1"
+	d.Generation++
+	_, err = f.kube.AppsV1().Deployments(Namespace).Update(context.Background(), d, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, f.sync(), "update deployments")
+	assert.NotContains(t, f.sync(), "update deployments")
 }
 
 func TestRemoveInOrderKeepsCRDAndUserData(t *testing.T) {

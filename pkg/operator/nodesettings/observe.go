@@ -17,6 +17,10 @@ type PoolObjects struct {
 	Pool *unstructured.Unstructured
 	// Ours is our MachineConfig for the pool; nil when there is none.
 	Ours *unstructured.Unstructured
+	// Inherited is our worker pool's MachineConfig when the pool selects
+	// the worker role too and has none of its own: then its files are the
+	// ones the pool's nodes get from us.
+	Inherited *unstructured.Unstructured
 	// Current is the rendered MachineConfig the pool's machines run
 	// (status.configuration.name); nil when it could not be read.
 	Current *unstructured.Unstructured
@@ -47,8 +51,12 @@ func ObservePool(o PoolObjects, health string) PoolObservation {
 	observed, _, _ := unstructured.NestedInt64(pool, "status", "observedGeneration")
 	finished := current != "" && current == wanted && machines == updated &&
 		observed == o.Pool.GetGeneration() && conditionTrue(pool, "Updated")
+	expected := o.Ours
+	if expected == nil {
+		expected = o.Inherited
+	}
 	obs.Updated = finished && o.Current != nil && o.Current.GetName() == current &&
-		reflect.DeepEqual(ourFiles(o.Current), ourFiles(o.Ours))
+		reflect.DeepEqual(ourFiles(o.Current), ourFiles(expected))
 
 	// The pool's own message first, then the nodes' in a fixed order: the
 	// list order of MachineConfigNodes must not change the message.

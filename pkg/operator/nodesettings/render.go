@@ -128,7 +128,7 @@ func MachineConfig(pool string, files []File) *unstructured.Unstructured {
 		"kind":       "MachineConfig",
 		"metadata": map[string]interface{}{
 			"name":        MachineConfigName(pool),
-			"labels":      map[string]interface{}{roleLabel: pool},
+			"labels":      map[string]interface{}{roleLabel: pool, ownedLabel: ""},
 			"annotations": map[string]interface{}{RevisionAnnotation: string(RevisionOf(files))},
 		},
 		"spec": map[string]interface{}{

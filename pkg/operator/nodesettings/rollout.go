@@ -96,6 +96,17 @@ type Timing struct {
 	Gate time.Duration
 }
 
+// Validate refuses durations that would make the gate meaningless.
+func (t Timing) Validate() error {
+	switch {
+	case t.Update <= 0 || t.Soak <= 0 || t.Gate <= 0:
+		return fmt.Errorf("node settings timing: update timeout, soak and gate must be positive (got %s, %s, %s)", t.Update, t.Soak, t.Gate)
+	case t.Gate < t.Soak:
+		return fmt.Errorf("node settings timing: the gate (%s) must not be shorter than the soak (%s)", t.Gate, t.Soak)
+	}
+	return nil
+}
+
 // Phase sums up a rollout.
 type Phase string
 

@@ -81,6 +81,8 @@ const (
 )
 
 var (
+	// MCPGVR is machineconfiguration.openshift.io/v1 machineconfigpools.
+	MCPGVR = mcpGVR
 	mcpGVR = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}
 	mcnGVR = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfignodes"}
 	// MachineConfigurationGVR is MCO's operator configuration, where the

@@ -479,6 +479,10 @@ type PlatformNode struct {
 	// CRIORestarts counts restarts by RestartCRIO (ApplyOperatorMachineConfigs,
 	// SetCRIODropIn).
 	CRIORestarts int
+	// CRIOBin, when set, is the executable the node's next CRI-O starts
+	// run instead of _output/bin/crio: a test's fault (see
+	// CRIOFailingWith).
+	CRIOBin string
 
 	pki           *PlatformPKI
 	dyn           dynamic.Interface
@@ -707,7 +711,11 @@ func metricsCertConfigured(dropIns map[string][]byte) bool {
 func (pn *PlatformNode) CRIOServesTLS() bool { return pn.crioTLS == "external" }
 
 func (pn *PlatformNode) crioEnv() []string {
-	return append(os.Environ(),
+	env := os.Environ()
+	if pn.CRIOBin != "" {
+		env = append(env, "CRIO_BIN="+pn.CRIOBin)
+	}
+	return append(env,
 		"CRIO_DIR="+pn.CRIODir,
 		"CRIO_METRICS_TLS="+pn.crioTLS,
 		"CRIO_METRICS_HOST="+pn.IP,
@@ -752,6 +760,33 @@ func (pn *PlatformNode) stopCRIO(t testing.TB, final bool) {
 		}
 	}
 }
+
+// CRIOFailingWith writes an executable that stands for a CRI-O build that
+// cannot start with a setting: it exits at once, with a fatal message in
+// CRI-O's log format, when a drop-in of the node's CRI-O contains line,
+// and runs the real CRI-O otherwise. Set it as the node's CRIOBin.
+func (pn *PlatformNode) CRIOFailingWith(t testing.TB, line, why string) string {
+	t.Helper()
+	crio := filepath.Join(RepoRoot(t), "_output", "bin", "crio")
+	script := fmt.Sprintf(`#!/bin/sh
+# A test's fault: CRI-O that cannot start with %q in a drop-in.
+dir=
+prev=
+for a in "$@"; do [ "$prev" = --config-dir ] && dir=$a; prev=$a; done
+if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then
+  printf 'time="%%s" level=fatal msg=%%s\n' "$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)" %s >&2
+  exit 1
+fi
+exec %s "$@"
+`, line, shellQuote(line), shellQuote(strconv.Quote(why)), shellQuote(crio))
+	path := filepath.Join(pn.CRIODir, "crio-with-fault")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // RestartCRIO restarts the node's CRI-O, as systemctl restart crio.service
 // does.

@@ -226,7 +226,7 @@ func escapeDataURL(data []byte) string {
 // overwrite true, contents as data: URLs. MCO's real 01-<role>-kubelet and
 // 01-<role>-container-runtime hold many more files and systemd units; only
 // those of the CRI-O metrics path are reproduced.
-func platformMachineConfig(role, name string, files []platformFile) *unstructured.Unstructured {
+func platformMachineConfig(role, name string, files []platformFile, units ...map[string]interface{}) *unstructured.Unstructured {
 	files = append([]platformFile(nil), files...)
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	var igFiles []interface{}
@@ -255,9 +255,35 @@ func platformMachineConfig(role, name string, files []platformFile) *unstructure
 			"config": map[string]interface{}{
 				"ignition": map[string]interface{}{"version": "3.5.0"},
 				"storage":  map[string]interface{}{"files": igFiles},
+				"systemd":  map[string]interface{}{"units": unitList(units)},
 			},
 		},
 	}}
+}
+
+// platformKubeletUnit is the kubelet.service unit of 01-<role>-kubelet,
+// reduced to what the operator reads: since OpenShift 4.21 MCO's unit
+// passes --config-dir=/etc/openshift/kubelet.conf.d, so the kubelet reads
+// drop-ins there (MCO's templates/<role>/01-<role>-kubelet/_base/units/
+// kubelet.service.yaml at mcoCommit). The other flags and the wrapper are
+// left out.
+func platformKubeletUnit(role string) map[string]interface{} {
+	return map[string]interface{}{
+		"name":    "kubelet.service",
+		"enabled": true,
+		"contents": "[Unit]\nDescription=Kubernetes Kubelet\nRequires=crio.service\n\n[Service]\n" +
+			"ExecStart=/usr/bin/kubelet --config=/etc/kubernetes/kubelet.conf --config-dir=/etc/openshift/kubelet.conf.d " +
+			"--container-runtime-endpoint=/var/run/crio/crio.sock --node-labels=node-role.kubernetes.io/" + role + "\n" +
+			"Restart=always\n\n[Install]\nWantedBy=multi-user.target\n",
+	}
+}
+
+func unitList(units []map[string]interface{}) []interface{} {
+	out := []interface{}{}
+	for _, u := range units {
+		out = append(out, u)
+	}
+	return out
 }
 
 // PlatformMachineConfigs returns the MachineConfigs the fixture puts on the
@@ -272,7 +298,7 @@ func PlatformMachineConfigs(t testing.TB) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, role := range PlatformRoles {
 		out = append(out,
-			platformMachineConfig(role, "01-"+role+"-kubelet", kubelet),
+			platformMachineConfig(role, "01-"+role+"-kubelet", kubelet, platformKubeletUnit(role)),
 			platformMachineConfig(role, "01-"+role+"-container-runtime", platformContainerRuntimeFiles()))
 	}
 	return out

@@ -59,6 +59,7 @@ func (c *Cluster) ResetNodeOperator(t testing.TB) {
 		"managementState": "Managed",
 		"metrics":         map[string]interface{}{"managementState": nil},
 		"nmstate":         map[string]interface{}{"managementState": nil},
+		"nodeSettings":    nil,
 	})
 }
 

@@ -48,6 +48,78 @@ type NodeOperatorSpec struct {
 	// configuration). It is deployed by default only on bare metal.
 	// +optional
 	NMState StackConfig `json:"nmstate,omitempty"`
+
+	// nodeSettings are the Node team's settings of CRI-O and the kubelet on
+	// every node, delivered as MachineConfigs of the operator's own (one per
+	// MachineConfigPool) and rolled out pool by pool with a health gate
+	// after each pool and automatic rollback. Only the settings listed here
+	// exist: there is no free-form configuration. Unset: the operator adds
+	// nothing to the nodes, and removes what it added, in the same staged
+	// way.
+	// +optional
+	NodeSettings NodeSettings `json:"nodeSettings,omitempty"`
+}
+
+// NodeSettings are the node-level settings the operator owns.
+type NodeSettings struct {
+	// tracing sends OpenTelemetry traces of CRI-O and the kubelet to an
+	// OTLP/gRPC endpoint. Unset: no node tracing from the operator.
+	// +optional
+	Tracing *NodeTracing `json:"tracing,omitempty"`
+
+	// rollout says how changed node settings reach the pools.
+	// +optional
+	Rollout NodeSettingsRollout `json:"rollout,omitempty"`
+}
+
+// NodeTracing is node tracing: where spans go, and which components send
+// them.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.crio) || has(self.kubelet)",message="set crio, kubelet or both: tracing with neither sends nothing"
+type NodeTracing struct {
+	// endpoint is the OTLP/gRPC destination as host:port, without a scheme,
+	// for example otel-collector.example.com:4317 or [fd00::1]:4317. CRI-O
+	// and the kubelet send spans to it over plain gRPC from every node.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=260
+	// +kubebuilder:validation:Pattern=`^(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[1-9][0-9]{0,4}$`
+	// +required
+	Endpoint string `json:"endpoint"`
+
+	// crio traces CRI-O (its [crio.tracing] configuration). Unset: CRI-O
+	// is not traced by the operator.
+	// +optional
+	CRIO *TracingSampling `json:"crio,omitempty"`
+
+	// kubelet traces the kubelet (the tracing block of its
+	// KubeletConfiguration), on pools whose kubelet reads configuration
+	// drop-ins (OpenShift 4.21 and later) and where no KubeletConfig of the
+	// administrator sets tracing; status says where it is skipped. Unset:
+	// the kubelet is not traced by the operator.
+	// +optional
+	Kubelet *TracingSampling `json:"kubelet,omitempty"`
+}
+
+// TracingSampling is how much of a component's work is traced.
+type TracingSampling struct {
+	// samplingRatePerMillion is how many of every million operations that
+	// start a trace are sampled: 0 (the default) samples only operations
+	// whose caller's trace is sampled, 1000000 samples every one.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000
+	// +optional
+	SamplingRatePerMillion int32 `json:"samplingRatePerMillion,omitempty"`
+}
+
+// NodeSettingsRollout orders the pools.
+type NodeSettingsRollout struct {
+	// canaryPool names the MachineConfigPool that gets changed node settings
+	// first. The other custom pools follow by name, then worker, arbiter
+	// and master last. A name that matches no pool is ignored.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	// +optional
+	CanaryPool string `json:"canaryPool,omitempty"`
 }
 
 // StackManagementState says whether a stack follows the platform default, is
@@ -84,6 +156,104 @@ type NodeOperatorStatus struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +optional
 	Stacks []StackStatus `json:"stacks,omitempty"`
+
+	// nodeSettings reports the staged rollout of spec.nodeSettings.
+	// +optional
+	NodeSettings *NodeSettingsStatus `json:"nodeSettings,omitempty"`
+}
+
+// NodeSettingsPhase sums up a rollout of node settings.
+//
+// +kubebuilder:validation:Enum=Complete;RollingOut;RollingBack;Stopped
+type NodeSettingsPhase string
+
+// NodeSettingsStatus is the recorded state of the latest rollout; a
+// restarted operator carries on from it.
+type NodeSettingsStatus struct {
+	// target names the rollout: the set of revisions it brings the pools
+	// to.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Target string `json:"target,omitempty"`
+
+	// phase: Complete (every pool runs what spec asks), RollingOut,
+	// RollingBack (a pool failed its health gate; the pools changed go
+	// back to their last good revision) or Stopped (rolled back; a changed
+	// spec starts a new rollout).
+	// +optional
+	Phase NodeSettingsPhase `json:"phase,omitempty"`
+
+	// message says what happened and what to do.
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	Message string `json:"message,omitempty"`
+
+	// pools, in rollout order.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Pools []NodeSettingsPoolStatus `json:"pools,omitempty"`
+}
+
+// NodeSettingsPoolState is where one pool stands.
+//
+// +kubebuilder:validation:Enum=Pending;Applying;Verifying;Done;Reverting;Reverted;Held
+type NodeSettingsPoolState string
+
+// NodeSettingsPoolStatus is one pool's part of the rollout. A revision is a
+// short hash of the files the operator's MachineConfig for the pool
+// carries; empty means no MachineConfig of the operator's on the pool.
+type NodeSettingsPoolStatus struct {
+	// name of the MachineConfigPool.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+
+	// target is the revision this rollout brings the pool to.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Target string `json:"target,omitempty"`
+
+	// revision is the one the operator's MachineConfig for the pool
+	// carries now.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Revision string `json:"revision,omitempty"`
+
+	// lastGood is the revision that last passed the health gate on the
+	// pool: what a failed gate reverts it to.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	LastGood string `json:"lastGood,omitempty"`
+
+	// rollbackTo is lastGood when this rollout started.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	RollbackTo string `json:"rollbackTo,omitempty"`
+
+	// state: Pending (not reached yet), Applying (MachineConfig written,
+	// the machine-config operator updates the pool), Verifying (updated;
+	// the health gate runs), Done, Reverting, Reverted, or Held (the
+	// rollout stopped before the pool, which was not changed).
+	// +required
+	State NodeSettingsPoolState `json:"state"`
+
+	// since is when the pool entered its state; it changes only with the
+	// state.
+	// +optional
+	Since metav1.Time `json:"since,omitempty"`
+
+	// reason is a machine-readable CamelCase reason for the state.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Reason string `json:"reason,omitempty"`
+
+	// message explains the state.
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // StackName names a stack.

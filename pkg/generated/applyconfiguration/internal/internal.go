@@ -109,6 +109,10 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.StackConfig
       default: {}
+    - name: nodeSettings
+      type:
+        namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettings
+      default: {}
     - name: observedConfig
       type:
         namedType: __untyped_atomic_
@@ -143,6 +147,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: latestAvailableRevision
       type:
         scalar: numeric
+    - name: nodeSettings
+      type:
+        namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsStatus
     - name: observedGeneration
       type:
         scalar: numeric
@@ -161,6 +168,87 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: version
       type:
         scalar: string
+- name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettings
+  map:
+    fields:
+    - name: rollout
+      type:
+        namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsRollout
+      default: {}
+    - name: tracing
+      type:
+        namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeTracing
+- name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsPoolStatus
+  map:
+    fields:
+    - name: lastGood
+      type:
+        scalar: string
+    - name: message
+      type:
+        scalar: string
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: reason
+      type:
+        scalar: string
+    - name: revision
+      type:
+        scalar: string
+    - name: rollbackTo
+      type:
+        scalar: string
+    - name: since
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: state
+      type:
+        scalar: string
+      default: ""
+    - name: target
+      type:
+        scalar: string
+- name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsRollout
+  map:
+    fields:
+    - name: canaryPool
+      type:
+        scalar: string
+- name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsStatus
+  map:
+    fields:
+    - name: message
+      type:
+        scalar: string
+    - name: phase
+      type:
+        scalar: string
+    - name: pools
+      type:
+        list:
+          elementType:
+            namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsPoolStatus
+          elementRelationship: associative
+          keys:
+          - name
+    - name: target
+      type:
+        scalar: string
+- name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeTracing
+  map:
+    fields:
+    - name: crio
+      type:
+        namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.TracingSampling
+    - name: endpoint
+      type:
+        scalar: string
+      default: ""
+    - name: kubelet
+      type:
+        namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.TracingSampling
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.StackConfig
   map:
     fields:
@@ -219,6 +307,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: reason
       type:
         scalar: string
+- name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.TracingSampling
+  map:
+    fields:
+    - name: samplingRatePerMillion
+      type:
+        scalar: numeric
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1
   map:
     elementType:

@@ -21,6 +21,14 @@ type NodeOperatorSpecApplyConfiguration struct {
 	// nmstate configures the Kubernetes NMState stack (host network
 	// configuration). It is deployed by default only on bare metal.
 	NMState *StackConfigApplyConfiguration `json:"nmstate,omitempty"`
+	// nodeSettings are the Node team's settings of CRI-O and the kubelet on
+	// every node, delivered as MachineConfigs of the operator's own (one per
+	// MachineConfigPool) and rolled out pool by pool with a health gate
+	// after each pool and automatic rollback. Only the settings listed here
+	// exist: there is no free-form configuration. Unset: the operator adds
+	// nothing to the nodes, and removes what it added, in the same staged
+	// way.
+	NodeSettings *NodeSettingsApplyConfiguration `json:"nodeSettings,omitempty"`
 }
 
 // NodeOperatorSpecApplyConfiguration constructs a declarative configuration of the NodeOperatorSpec type for use with
@@ -82,5 +90,13 @@ func (b *NodeOperatorSpecApplyConfiguration) WithMetrics(value *StackConfigApply
 // If called multiple times, the NMState field is set to the value of the last call.
 func (b *NodeOperatorSpecApplyConfiguration) WithNMState(value *StackConfigApplyConfiguration) *NodeOperatorSpecApplyConfiguration {
 	b.NMState = value
+	return b
+}
+
+// WithNodeSettings sets the NodeSettings field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NodeSettings field is set to the value of the last call.
+func (b *NodeOperatorSpecApplyConfiguration) WithNodeSettings(value *NodeSettingsApplyConfiguration) *NodeOperatorSpecApplyConfiguration {
+	b.NodeSettings = value
 	return b
 }

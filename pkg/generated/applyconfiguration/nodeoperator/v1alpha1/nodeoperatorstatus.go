@@ -14,6 +14,8 @@ type NodeOperatorStatusApplyConfiguration struct {
 	v1.OperatorStatusApplyConfiguration `json:",inline"`
 	// stacks lists, for each stack, whether it is deployed and why.
 	Stacks []StackStatusApplyConfiguration `json:"stacks,omitempty"`
+	// nodeSettings reports the staged rollout of spec.nodeSettings.
+	NodeSettings *NodeSettingsStatusApplyConfiguration `json:"nodeSettings,omitempty"`
 }
 
 // NodeOperatorStatusApplyConfiguration constructs a declarative configuration of the NodeOperatorStatus type for use with
@@ -90,5 +92,13 @@ func (b *NodeOperatorStatusApplyConfiguration) WithStacks(values ...*StackStatus
 		}
 		b.Stacks = append(b.Stacks, *values[i])
 	}
+	return b
+}
+
+// WithNodeSettings sets the NodeSettings field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NodeSettings field is set to the value of the last call.
+func (b *NodeOperatorStatusApplyConfiguration) WithNodeSettings(value *NodeSettingsStatusApplyConfiguration) *NodeOperatorStatusApplyConfiguration {
+	b.NodeSettings = value
 	return b
 }

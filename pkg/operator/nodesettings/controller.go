@@ -1,0 +1,645 @@
+package nodesettings
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+const (
+	// Prefix of the controller's conditions.
+	Prefix = "NodeSettings"
+	// FieldManager owns status.nodeSettings and the NodeSettings conditions,
+	// and our MachineConfigs.
+	FieldManager = "NodeSettings"
+	// DisruptionPolicyFieldManager owns our entries of MCO's node disruption
+	// policy.
+	DisruptionPolicyFieldManager = "cluster-node-operator-node-settings-disruption-policy"
+
+	// Reasons of the NodeSettings conditions.
+	ReasonNoSettings      = "NoNodeSettings"
+	ReasonNotServed       = "MachineConfigAPINotServed"
+	ReasonNoPolicy        = "NodeDisruptionPolicyUnavailable"
+	ReasonSyncError       = "SyncError"
+	ReasonAsExpected      = "AsExpected"
+	ReasonRollingOut      = "RollingOut"
+	ReasonRollingBackCond = "RollingBack"
+	ReasonRolledBackCond  = "RolledBack"
+
+	// pollInterval is how often a rollout in progress looks at MCO's
+	// objects again; MCO's objects are not watched (a watch on every
+	// MachineConfig and MachineConfigNode would cost memory at every
+	// size of cluster for a rollout that runs rarely).
+	pollInterval = 2 * time.Second
+	// ownedLabel marks our MachineConfigs, so that one list finds them.
+	ownedLabel = "nodeoperator.openshift.io/node-settings"
+)
+
+// DefaultTiming: MCO updates a pool one node at a time, a CRI-O or kubelet
+// restart each, so a pool of hundreds of nodes takes a while.
+var DefaultTiming = Timing{Update: 2 * time.Hour, Soak: 2 * time.Minute, Gate: 10 * time.Minute}
+
+var (
+	machineConfigGVR     = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
+	poolGVR              = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}
+	machineConfigNodeGVR = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfignodes"}
+	kubeletConfigGVR     = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "kubeletconfigs"}
+	otelCollectorGVR     = schema.GroupVersionResource{Group: "opentelemetry.io", Version: "v1beta1", Resource: "opentelemetrycollectors"}
+)
+
+// Controller rolls the node settings out pool by pool (rollout.go) through
+// our MachineConfigs.
+type Controller struct {
+	clock         clock.PassiveClock
+	nodeOperators *operatorclient.NodeOperators
+	dynamic       dynamic.Interface
+	kube          kubernetes.Interface
+	served        *stack.ServedAPIs
+	timing        Timing
+	recorder      events.Recorder
+
+	// recorded is the rollout this process last wrote to
+	// status.nodeSettings (it is the field's only writer): the informer
+	// may not have it yet when the next sync runs, and a step taken on an
+	// older record would repeat a write the rollout has moved past (write
+	// a failed revision again right after reverting it). nil until the
+	// first write, and after a restart: then the cache is all there is.
+	recorded *nodev1alpha1.NodeSettingsStatus
+	haveOwn  bool
+}
+
+// NewController watches the NodeOperator only; while a rollout runs it
+// looks at MCO's pools, MachineConfigs and MachineConfigNodes every
+// pollInterval, and at the nodes of the pool being verified.
+func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, dyn dynamic.Interface,
+	kube kubernetes.Interface, served *stack.ServedAPIs, timing Timing, recorder events.Recorder) factory.Controller {
+	c := &Controller{clock: clk, nodeOperators: nodeOperators, dynamic: dyn, kube: kube, served: served, timing: timing, recorder: recorder}
+	return factory.New().
+		WithInformers(nodeOperators.Informer()).
+		ResyncEvery(time.Minute).
+		WithSync(c.sync).
+		ToController("NodeSettings", recorder)
+}
+
+func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	recheck, err := c.Sync(ctx)
+	if recheck > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), recheck)
+	}
+	return err
+}
+
+// Sync makes one step and records it; it returns when to look again.
+func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
+	no, err := c.nodeOperators.Get()
+	if err != nil {
+		return 0, err
+	}
+	if no.Spec.ManagementState != operatorv1.Managed {
+		return 0, nil
+	}
+	spec := no.Spec.NodeSettings
+	served := c.served.Get()
+	if !served.MachineConfig {
+		if spec.Tracing == nil {
+			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
+		}
+		return 0, c.record(ctx, no.Status.NodeSettings, conditions(false, ReasonNotServed,
+			"node settings not applied: machineconfiguration.openshift.io/v1 is not served, so there are no pools to configure", false, "", ""))
+	}
+
+	current := no.Status.NodeSettings
+	if c.haveOwn {
+		current = c.recorded
+	}
+	previous := rolloutFromStatus(current)
+	w, err := c.observe(ctx, previous)
+	if err != nil {
+		return 0, c.recordError(ctx, current, err)
+	}
+	if spec.Tracing == nil && current == nil && len(w.ours) == 0 {
+		return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
+	}
+
+	targets, rendered, notes := map[string]Revision{}, map[string][]File{}, []string{}
+	tracing := tracingFrom(spec.Tracing)
+	for _, p := range w.pools {
+		files, skipped := Render(tracing, w.facts[p])
+		targets[p], rendered[p] = RevisionOf(files), files
+		for _, s := range skipped {
+			notes = append(notes, fmt.Sprintf("pool %s: %s", p, s))
+		}
+	}
+	if tracing != nil {
+		notes = append(notes, w.destinationNote(tracing.Endpoint))
+	}
+
+	observed := map[string]PoolObservation{}
+	for _, p := range w.pools {
+		health := ""
+		if stateOf(previous, p) == Verifying {
+			health = c.health(ctx, w.pool[p], w.nodesOf[p])
+		}
+		objs := PoolObjects{Pool: w.pool[p], Ours: w.ours[p], Current: w.current[p], Nodes: w.mcns[p]}
+		if p != "worker" && inheritsWorker(w.pool[p]) {
+			objs.Inherited = w.ours["worker"]
+		}
+		observed[p] = ObservePool(objs, health)
+	}
+	s := Next(targets, Order(w.pools, spec.Rollout.CanaryPool), previous, observed, c.clock.Now(), c.timing)
+
+	if s.Write != nil {
+		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool]); err != nil {
+			return pollInterval, c.recordError(ctx, current, err)
+		}
+	}
+	if err := c.record(ctx, statusFromRollout(s.Rollout), conditionsFor(s.Rollout, notes)); err != nil {
+		return 0, err
+	}
+	switch {
+	case s.Write != nil || s.Rollout.Phase == PhaseRollingOut || s.Rollout.Phase == PhaseRollingBack:
+		return pollInterval, nil
+	}
+	return s.RecheckAfter, nil
+}
+
+// write puts our MachineConfig for a pool at a revision, or deletes it;
+// today are the files today's spec renders for the pool. The node
+// disruption policy entries go in first, and without them nothing is
+// written: MCO would drain and reboot the pool's nodes.
+func (c *Controller) write(ctx context.Context, w Write, today []File) error {
+	name := MachineConfigName(w.Pool)
+	if w.Revision == "" {
+		deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, machineConfigGVR, MachineConfig(w.Pool, nil))
+		if deleted {
+			c.recorder.Eventf("NodeSettingsMachineConfig", "deleted MachineConfig %s", name)
+		}
+		return err
+	}
+	wrote, skipped, err := nodedisruption.Ensure(ctx, c.dynamic, DisruptionPolicyFieldManager, nodedisruption.Restarts(DisruptionPolicy()))
+	switch {
+	case err != nil:
+		return fmt.Errorf("MachineConfiguration %s node disruption policy: %w; MachineConfig %s held back until it is in place", nodedisruption.MachineConfigurationName, err, name)
+	case skipped != "":
+		return fmt.Errorf("%s; MachineConfig %s held back: without the policy MCO would reboot the pool's nodes", skipped, name)
+	case wrote:
+		c.recorder.Eventf("NodeSettingsDisruptionPolicy", "applied node disruption policy entries for the node settings drop-ins to MachineConfiguration %s", nodedisruption.MachineConfigurationName)
+	}
+	files := today
+	if RevisionOf(today) != w.Revision {
+		// A rollback to a revision an earlier spec rendered.
+		var err error
+		if files, err = c.filesFromRendered(ctx, w); err != nil {
+			return err
+		}
+	}
+	mc := MachineConfig(w.Pool, files)
+	if changed, err := stack.ApplyUnstructured(ctx, c.dynamic, machineConfigGVR, mc, FieldManager); err != nil {
+		return fmt.Errorf("MachineConfig %s: %w", name, err)
+	} else if changed {
+		c.recorder.Eventf("NodeSettingsMachineConfig", "applied MachineConfig %s at revision %s", name, w.Revision)
+	}
+	return nil
+}
+
+// filesFromRendered finds our files at a revision in a rendered
+// MachineConfig of the pool (MCO keeps them; a pool's earlier renderings
+// hold what our MachineConfig carried then).
+func (c *Controller) filesFromRendered(ctx context.Context, w Write) ([]File, error) {
+	list, err := c.dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		mc := &list.Items[i]
+		if !strings.HasPrefix(mc.GetName(), "rendered-"+w.Pool+"-") {
+			continue
+		}
+		var files []File
+		for path, contents := range ourFiles(mc) {
+			files = append(files, File{Path: path, Contents: contents, Restart: DisruptionPolicy()[path]})
+		}
+		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+		if RevisionOf(files) == w.Revision {
+			return files, nil
+		}
+	}
+	return nil, fmt.Errorf("revision %s of pool %s is no longer known: neither today's node settings nor a rendered MachineConfig of the pool give it", w.Revision, w.Pool)
+}
+
+// mcoObjects is what one sync read of MCO's objects.
+type mcoObjects struct {
+	pools   []string
+	pool    map[string]*unstructured.Unstructured
+	ours    map[string]*unstructured.Unstructured
+	current map[string]*unstructured.Unstructured
+	mcns    map[string][]*unstructured.Unstructured
+	nodesOf map[string][]string
+	facts   map[string]PoolFacts
+	// collector: the OpenTelemetry operator's collector API is served.
+	collector bool
+}
+
+// observe reads MCO's objects. What only a pool in flight needs (the
+// MachineConfigNodes, a pool's rendered MachineConfig) is read only while
+// one is: on a cluster of thousands of nodes, listing every
+// MachineConfigNode each minute at steady state would cost memory for
+// nothing.
+func (c *Controller) observe(ctx context.Context, previous Rollout) (*mcoObjects, error) {
+	updating, inFlight := map[string]bool{}, false
+	for _, p := range previous.Pools {
+		switch p.State {
+		case Applying, Reverting:
+			updating[p.Name] = true
+			inFlight = true
+		case Verifying:
+			inFlight = true
+		}
+	}
+	w := &mcoObjects{pool: map[string]*unstructured.Unstructured{}, ours: map[string]*unstructured.Unstructured{},
+		current: map[string]*unstructured.Unstructured{}, mcns: map[string][]*unstructured.Unstructured{},
+		nodesOf: map[string][]string{}, facts: map[string]PoolFacts{}}
+	pools, err := c.dynamic.Resource(poolGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("MachineConfigPools: %w", err)
+	}
+	for i := range pools.Items {
+		p := &pools.Items[i]
+		w.pools = append(w.pools, p.GetName())
+		w.pool[p.GetName()] = p
+	}
+	ours, err := c.dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
+	if err != nil {
+		return nil, fmt.Errorf("MachineConfigs: %w", err)
+	}
+	for i := range ours.Items {
+		mc := &ours.Items[i]
+		w.ours[mc.GetLabels()[roleLabel]] = mc
+	}
+	if inFlight {
+		mcns, err := c.dynamic.Resource(machineConfigNodeGVR).List(ctx, metav1.ListOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, fmt.Errorf("MachineConfigNodes: %w", err)
+		default:
+			for i := range mcns.Items {
+				n := &mcns.Items[i]
+				pool, _, _ := unstructured.NestedString(n.Object, "spec", "pool", "name")
+				w.mcns[pool] = append(w.mcns[pool], n)
+				w.nodesOf[pool] = append(w.nodesOf[pool], n.GetName())
+			}
+		}
+	}
+	adminTracing, err := c.adminKubeletTracing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	roleFacts := map[string]PoolFacts{}
+	for _, name := range w.pools {
+		p := w.pool[name]
+		if current, _, _ := unstructured.NestedString(p.Object, "status", "configuration", "name"); current != "" && updating[name] {
+			mc, err := c.dynamic.Resource(machineConfigGVR).Get(ctx, current, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				return nil, fmt.Errorf("MachineConfig %s: %w", current, err)
+			default:
+				w.current[name] = mc
+			}
+		}
+		facts, known := roleFacts[roleOf(name)]
+		if !known {
+			if facts, err = c.factsFor(ctx, name); err != nil {
+				return nil, err
+			}
+			roleFacts[roleOf(name)] = facts
+		}
+		facts.AdminKubeletTracing = adminTracing(p)
+		w.facts[name] = facts
+	}
+	sort.Strings(w.pools)
+	_, err = c.dynamic.Resource(otelCollectorGVR).List(ctx, metav1.ListOptions{Limit: 1})
+	switch {
+	case err == nil:
+		w.collector = true
+	case !apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("OpenTelemetryCollectors: %w", err)
+	}
+	return w, nil
+}
+
+// factsFor reads whether the pool's kubelet reads drop-ins from MCO's
+// kubelet MachineConfig of its role (custom pools inherit worker's).
+func (c *Controller) factsFor(ctx context.Context, pool string) (PoolFacts, error) {
+	role := roleOf(pool)
+	mc, err := c.dynamic.Resource(machineConfigGVR).Get(ctx, "01-"+role+"-kubelet", metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return PoolFacts{}, nil
+	case err != nil:
+		return PoolFacts{}, fmt.Errorf("MachineConfig 01-%s-kubelet: %w", role, err)
+	}
+	units, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "systemd", "units")
+	for _, u := range units {
+		m, _ := u.(map[string]interface{})
+		if name, _ := m["name"].(string); name != kubeletService {
+			continue
+		}
+		contents, _ := m["contents"].(string)
+		return PoolFacts{KubeletConfigDir: KubeletReadsDropIns(contents)}, nil
+	}
+	return PoolFacts{}, nil
+}
+
+// roleOf is the role whose MCO MachineConfigs a pool runs: its own for the
+// base pools, worker's for a custom pool.
+func roleOf(pool string) string {
+	if isBasePool(pool) {
+		return pool
+	}
+	return "worker"
+}
+
+// adminKubeletTracing returns which pools a KubeletConfig that sets
+// tracing selects; none where KubeletConfigs are not served.
+func (c *Controller) adminKubeletTracing(ctx context.Context) (func(pool *unstructured.Unstructured) bool, error) {
+	list, err := c.dynamic.Resource(kubeletConfigGVR).List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return func(*unstructured.Unstructured) bool { return false }, nil
+	case err != nil:
+		return nil, fmt.Errorf("KubeletConfigs: %w", err)
+	}
+	var selectors []labels.Selector
+	for _, kc := range list.Items {
+		if _, set, _ := unstructured.NestedMap(kc.Object, "spec", "kubeletConfig", "tracing"); !set {
+			continue
+		}
+		raw, _, _ := unstructured.NestedMap(kc.Object, "spec", "machineConfigPoolSelector")
+		sel, err := selectorFrom(raw)
+		if err != nil {
+			continue // MCO refuses it too
+		}
+		selectors = append(selectors, sel)
+	}
+	return func(pool *unstructured.Unstructured) bool {
+		for _, s := range selectors {
+			if s.Matches(labels.Set(pool.GetLabels())) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+func selectorFrom(raw map[string]interface{}) (labels.Selector, error) {
+	if raw == nil {
+		return labels.Nothing(), nil
+	}
+	ls := &metav1.LabelSelector{}
+	if ml, ok, _ := unstructured.NestedStringMap(raw, "matchLabels"); ok {
+		ls.MatchLabels = ml
+	}
+	exprs, _, _ := unstructured.NestedSlice(raw, "matchExpressions")
+	for _, e := range exprs {
+		m, _ := e.(map[string]interface{})
+		key, _ := m["key"].(string)
+		op, _ := m["operator"].(string)
+		values, _, _ := unstructured.NestedStringSlice(m, "values")
+		ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{Key: key, Operator: metav1.LabelSelectorOperator(op), Values: values})
+	}
+	return metav1.LabelSelectorAsSelector(ls)
+}
+
+// health is the gate's look at the pool's nodes: each must be Ready (the
+// kubelet reports NotReady when it or its container runtime is down). The
+// nodes are the pool's MachineConfigNodes, or those its node selector
+// picks where MachineConfigNodes are not served. "" means healthy.
+func (c *Controller) health(ctx context.Context, pool *unstructured.Unstructured, names []string) string {
+	raw, _, _ := unstructured.NestedMap(pool.Object, "spec", "nodeSelector")
+	sel, err := selectorFrom(raw)
+	if err != nil {
+		return fmt.Sprintf("the pool's node selector: %v", err)
+	}
+	nodes, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return fmt.Sprintf("cannot list the pool's nodes: %v", err)
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var bad []string
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		if len(want) > 0 && !want[n.Name] {
+			continue
+		}
+		if why := notReady(n); why != "" {
+			bad = append(bad, fmt.Sprintf("node %s is not Ready: %s", n.Name, why))
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 3 {
+		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
+	}
+	return strings.Join(bad, "; ")
+}
+
+func notReady(n *corev1.Node) string {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			if c.Status == corev1.ConditionTrue {
+				return ""
+			}
+			return c.Message
+		}
+	}
+	return "no Ready condition"
+}
+
+func (w *mcoObjects) destinationNote(endpoint string) string {
+	if w.collector {
+		return fmt.Sprintf("spans go to %s as given (the OpenTelemetry collector API is served, but a per-node collector is not deployed yet)", endpoint)
+	}
+	return fmt.Sprintf("spans go to %s as given: the OpenTelemetry collector API (opentelemetry.io) is not served", endpoint)
+}
+
+// inheritsWorker: the pool's MachineConfig selector takes the worker
+// role's MachineConfigs, as a custom pool's usually does.
+func inheritsWorker(pool *unstructured.Unstructured) bool {
+	raw, _, _ := unstructured.NestedMap(pool.Object, "spec", "machineConfigSelector")
+	sel, err := selectorFrom(raw)
+	return err == nil && sel.Matches(labels.Set{roleLabel: "worker"})
+}
+
+func stateOf(r Rollout, pool string) PoolState {
+	for _, p := range r.Pools {
+		if p.Name == pool {
+			return p.State
+		}
+	}
+	return ""
+}
+
+func tracingFrom(t *nodev1alpha1.NodeTracing) *Tracing {
+	if t == nil {
+		return nil
+	}
+	out := &Tracing{Endpoint: t.Endpoint}
+	if t.CRIO != nil {
+		v := t.CRIO.SamplingRatePerMillion
+		out.CRIOSamplingPerMillion = &v
+	}
+	if t.Kubelet != nil {
+		v := t.Kubelet.SamplingRatePerMillion
+		out.KubeletSamplingPerMillion = &v
+	}
+	return out
+}
+
+// conditionsFor says what the rollout means for the ClusterOperator:
+// Progressing while pools change, Degraded once a failed gate has rolled
+// the pools back (the administrator must correct the settings).
+func conditionsFor(r Rollout, notes []string) []*conditionArgs {
+	msg := r.Message
+	if len(notes) > 0 {
+		msg = stack.Join(append([]string{msg}, notes...)...)
+	}
+	switch r.Phase {
+	case PhaseRollingOut:
+		return conditions(true, ReasonRollingOut, msg, false, ReasonAsExpected, "")
+	case PhaseRollingBack:
+		return conditions(true, ReasonRollingBackCond, msg, true, ReasonRolledBackCond, r.Message)
+	case PhaseStopped:
+		return conditions(false, ReasonRolledBackCond, msg, true, ReasonRolledBackCond, r.Message)
+	}
+	return conditions(false, ReasonAsExpected, msg, false, ReasonAsExpected, "")
+}
+
+type conditionArgs struct {
+	kind    string
+	status  bool
+	reason  string
+	message string
+}
+
+func conditions(progressing bool, reason, message string, degraded bool, degradedReason, degradedMessage string) []*conditionArgs {
+	if degradedReason == "" {
+		degradedReason = ReasonAsExpected
+	}
+	return []*conditionArgs{
+		{"Progressing", progressing, reason, message},
+		{"Degraded", degraded, degradedReason, degradedMessage},
+	}
+}
+
+func (c *Controller) recordError(ctx context.Context, previous *nodev1alpha1.NodeSettingsStatus, syncErr error) error {
+	conds := conditions(previous != nil && (previous.Phase == nodev1alpha1.NodeSettingsPhase(PhaseRollingOut) || previous.Phase == nodev1alpha1.NodeSettingsPhase(PhaseRollingBack)),
+		ReasonSyncError, syncErr.Error(), true, ReasonSyncError, syncErr.Error())
+	if err := c.record(ctx, previous, conds); err != nil {
+		return err
+	}
+	return syncErr
+}
+
+// record applies status.nodeSettings and the conditions; nothing is
+// written when they are what we last applied.
+func (c *Controller) record(ctx context.Context, s *nodev1alpha1.NodeSettingsStatus, conds []*conditionArgs) error {
+	desired := applynodev1alpha1.NodeOperatorStatus()
+	for _, a := range conds {
+		status := operatorv1.ConditionFalse
+		if a.status {
+			status = operatorv1.ConditionTrue
+		}
+		desired.WithConditions(operatorclient.Condition(Prefix+a.kind, status, a.reason, a.message))
+	}
+	if s != nil {
+		desired.WithNodeSettings(applyStatus(s))
+	}
+	if err := c.nodeOperators.ApplyStatus(ctx, FieldManager, desired); err != nil {
+		return err
+	}
+	c.recorded, c.haveOwn = s, true
+	return nil
+}
+
+func applyStatus(s *nodev1alpha1.NodeSettingsStatus) *applynodev1alpha1.NodeSettingsStatusApplyConfiguration {
+	out := applynodev1alpha1.NodeSettingsStatus().WithTarget(s.Target).WithPhase(s.Phase).WithMessage(s.Message)
+	for _, p := range s.Pools {
+		out.WithPools(applynodev1alpha1.NodeSettingsPoolStatus().
+			WithName(p.Name).WithTarget(p.Target).WithRevision(p.Revision).WithLastGood(p.LastGood).
+			WithRollbackTo(p.RollbackTo).WithState(p.State).WithSince(p.Since).WithReason(p.Reason).WithMessage(p.Message))
+	}
+	return out
+}
+
+// RelatedObjects are what must-gather collects for a rollout: each pool
+// it covers, our MachineConfig of the pool where there is one, and MCO's
+// MachineConfiguration holding our node disruption policy entries.
+func RelatedObjects(s *nodev1alpha1.NodeSettingsStatus) []configv1.ObjectReference {
+	if s == nil {
+		return nil
+	}
+	out := []configv1.ObjectReference{{Group: nodedisruption.GVR.Group, Resource: nodedisruption.GVR.Resource, Name: nodedisruption.MachineConfigurationName}}
+	for _, p := range s.Pools {
+		out = append(out, configv1.ObjectReference{Group: poolGVR.Group, Resource: poolGVR.Resource, Name: p.Name})
+		if p.Revision != "" {
+			out = append(out, configv1.ObjectReference{Group: machineConfigGVR.Group, Resource: machineConfigGVR.Resource, Name: MachineConfigName(p.Name)})
+		}
+	}
+	return out
+}
+
+func statusFromRollout(r Rollout) *nodev1alpha1.NodeSettingsStatus {
+	out := &nodev1alpha1.NodeSettingsStatus{Target: string(r.Target), Phase: nodev1alpha1.NodeSettingsPhase(r.Phase), Message: r.Message}
+	for _, p := range r.Pools {
+		out.Pools = append(out.Pools, nodev1alpha1.NodeSettingsPoolStatus{
+			Name: p.Name, Target: string(p.Target), Revision: string(p.Revision), LastGood: string(p.LastGood),
+			RollbackTo: string(p.RollbackTo), State: nodev1alpha1.NodeSettingsPoolState(p.State),
+			// Seconds, as the API server keeps them, so that what we apply
+			// compares equal to what we read back.
+			Since:  metav1.NewTime(p.Since.Truncate(time.Second)),
+			Reason: p.Reason, Message: p.Message,
+		})
+	}
+	return out
+}
+
+func rolloutFromStatus(s *nodev1alpha1.NodeSettingsStatus) Rollout {
+	if s == nil {
+		return Rollout{}
+	}
+	r := Rollout{Target: Revision(s.Target), Phase: Phase(s.Phase), Message: s.Message}
+	for _, p := range s.Pools {
+		r.Pools = append(r.Pools, PoolStatus{
+			Name: p.Name, Target: Revision(p.Target), Revision: Revision(p.Revision), LastGood: Revision(p.LastGood),
+			RollbackTo: Revision(p.RollbackTo), State: PoolState(p.State), Since: p.Since.Time,
+			Reason: p.Reason, Message: p.Message,
+		})
+	}
+	return r
+}

@@ -1,0 +1,545 @@
+package nodesettings
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient/operatorclienttest"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+// fakeMCO is MCO's objects behind a fake dynamic client, the log of our
+// writes to them, and just enough of MCO to finish a pool's update.
+type fakeMCO struct {
+	t      *testing.T
+	client *dynamicfake.FakeDynamicClient
+	writes []string
+	gen    int
+}
+
+func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
+	t.Helper()
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		machineConfigGVR: "MachineConfigList", poolGVR: "MachineConfigPoolList", machineConfigNodeGVR: "MachineConfigNodeList",
+		kubeletConfigGVR: "KubeletConfigList", nodedisruption.GVR: "MachineConfigurationList", otelCollectorGVR: "OpenTelemetryCollectorList",
+	})
+	m := &fakeMCO{t: t, client: client}
+	// The OpenTelemetry operator is not installed.
+	client.PrependReactor("list", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(otelCollectorGVR.GroupResource(), "")
+	})
+	client.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		switch a := a.(type) {
+		case clienttesting.PatchAction:
+			m.writes = append(m.writes, fmt.Sprintf("apply %s %s", a.GetResource().Resource, a.GetName()))
+			if a.GetPatchType() == types.ApplyPatchType {
+				return true, m.apply(a), nil
+			}
+		case clienttesting.DeleteAction:
+			m.writes = append(m.writes, fmt.Sprintf("delete %s %s", a.GetResource().Resource, a.GetName()))
+		case clienttesting.CreateAction:
+			m.writes = append(m.writes, fmt.Sprintf("create %s", a.GetResource().Resource))
+		}
+		return false, nil, nil
+	})
+	if withPolicy {
+		m.create(nodedisruption.GVR, &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": "operator.openshift.io/v1", "kind": "MachineConfiguration",
+			"metadata": map[string]interface{}{"name": "cluster"},
+			"spec":     map[string]interface{}{"managementState": "Managed"},
+		}})
+	}
+	for _, p := range pools {
+		selector := map[string]interface{}{"matchLabels": map[string]interface{}{roleLabel: p}}
+		if !isBasePool(p) {
+			selector = map[string]interface{}{"matchExpressions": []interface{}{map[string]interface{}{
+				"key": roleLabel, "operator": "In", "values": []interface{}{"worker", p}}}}
+		}
+		m.create(poolGVR, &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
+			"metadata": map[string]interface{}{"name": p},
+			"spec": map[string]interface{}{"machineConfigSelector": selector,
+				"nodeSelector": map[string]interface{}{"matchLabels": map[string]interface{}{"node-role.kubernetes.io/" + p: ""}}},
+		}})
+		m.finish(p)
+	}
+	m.writes = nil
+	return m
+}
+
+func (m *fakeMCO) create(gvr schema.GroupVersionResource, u *unstructured.Unstructured) {
+	m.t.Helper()
+	require.NoError(m.t, m.client.Tracker().Create(gvr, u, ""))
+}
+
+// apply stores an applied object whole (ours are ours whole), or, for
+// MachineConfiguration cluster, sets the entries it names.
+func (m *fakeMCO) apply(a clienttesting.PatchAction) runtime.Object {
+	u := &unstructured.Unstructured{}
+	require.NoError(m.t, json.Unmarshal(a.GetPatch(), &u.Object))
+	gvr := a.GetResource()
+	live, err := m.client.Tracker().Get(gvr, "", a.GetName())
+	if apierrors.IsNotFound(err) {
+		require.NoError(m.t, m.client.Tracker().Create(gvr, u, ""))
+		return u
+	}
+	require.NoError(m.t, err)
+	l := live.(*unstructured.Unstructured)
+	if gvr == nodedisruption.GVR {
+		files, _, _ := unstructured.NestedSlice(u.Object, "spec", "nodeDisruptionPolicy", "files")
+		require.NoError(m.t, unstructured.SetNestedSlice(l.Object, files, "spec", "nodeDisruptionPolicy", "files"))
+		u = l
+	}
+	u.SetResourceVersion("")
+	require.NoError(m.t, m.client.Tracker().Update(gvr, u, ""))
+	return u
+}
+
+func (m *fakeMCO) get(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {
+	obj, err := m.client.Tracker().Get(gvr, "", name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	require.NoError(m.t, err)
+	return obj.(*unstructured.Unstructured)
+}
+
+// finish renders a pool from the MachineConfigs it selects (ours only
+// matter here: worker role first, then the pool's own) and reports every
+// machine updated to it.
+func (m *fakeMCO) finish(pool string) {
+	m.t.Helper()
+	roles := []string{pool}
+	if !isBasePool(pool) {
+		roles = []string{"worker", pool}
+	}
+	files := map[string]interface{}{}
+	for _, r := range roles {
+		if mc := m.get(machineConfigGVR, MachineConfigName(r)); mc != nil {
+			fs, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
+			for _, f := range fs {
+				files[f.(map[string]interface{})["path"].(string)] = f
+			}
+		}
+	}
+	var merged []interface{}
+	for _, p := range sortedKeys(files) {
+		merged = append(merged, files[p])
+	}
+	m.gen++
+	rendered := fmt.Sprintf("rendered-%s-%d", pool, m.gen)
+	m.create(machineConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
+		"metadata": map[string]interface{}{"name": rendered},
+		"spec":     map[string]interface{}{"config": map[string]interface{}{"storage": map[string]interface{}{"files": merged}}},
+	}})
+	p := m.get(poolGVR, pool)
+	require.NoError(m.t, unstructured.SetNestedField(p.Object, rendered, "spec", "configuration", "name"))
+	require.NoError(m.t, unstructured.SetNestedField(p.Object, map[string]interface{}{
+		"configuration": map[string]interface{}{"name": rendered},
+		"machineCount":  int64(2), "updatedMachineCount": int64(2),
+		"conditions": []interface{}{map[string]interface{}{"type": "Updated", "status": "True"}},
+	}, "status"))
+	require.NoError(m.t, m.client.Tracker().Update(poolGVR, p, ""))
+}
+
+// degrade marks a pool Degraded as MCO does when a node's update fails.
+func (m *fakeMCO) degrade(pool, message string) {
+	p := m.get(poolGVR, pool)
+	require.NoError(m.t, unstructured.SetNestedSlice(p.Object, []interface{}{
+		map[string]interface{}{"type": "Updated", "status": "False"},
+		map[string]interface{}{"type": "Degraded", "status": "True", "message": message},
+	}, "status", "conditions"))
+	require.NoError(m.t, m.client.Tracker().Update(poolGVR, p, ""))
+}
+
+func sortedKeys(m map[string]interface{}) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type fixture struct {
+	t     *testing.T
+	clock *clocktesting.FakeClock
+	no    *operatorclienttest.Fake
+	mco   *fakeMCO
+	c     *Controller
+}
+
+func newFixture(t *testing.T, mco *fakeMCO, spec nodev1alpha1.NodeSettings) *fixture {
+	f := &fixture{t: t, clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), mco: mco}
+	f.no = operatorclienttest.New(t, f.clock, &nodev1alpha1.NodeOperator{
+		ObjectMeta: metav1.ObjectMeta{Generation: 1},
+		Spec: nodev1alpha1.NodeOperatorSpec{
+			OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
+			NodeSettings: spec,
+		},
+	})
+	kube := kubefake.NewClientset()
+	served := stack.FixedServedAPIs(platform.ServedAPIs{MachineConfig: true, MachineConfiguration: true})
+	f.c = &Controller{clock: f.clock, nodeOperators: f.no.NodeOperators, dynamic: mco.client, kube: kube, served: served,
+		timing: testTiming, recorder: events.NewInMemoryRecorder("test", f.clock)}
+	return f
+}
+
+// sync runs one sync and refreshes the NodeOperator cache.
+func (f *fixture) sync() time.Duration {
+	f.t.Helper()
+	recheck, err := f.c.Sync(context.Background())
+	require.NoError(f.t, err)
+	f.no.Refresh()
+	return recheck
+}
+
+func (f *fixture) status() *nodev1alpha1.NodeSettingsStatus { return f.no.Get().Status.NodeSettings }
+
+func (f *fixture) poolState(pool string) nodev1alpha1.NodeSettingsPoolState {
+	for _, p := range f.status().Pools {
+		if p.Name == pool {
+			return p.State
+		}
+	}
+	return ""
+}
+
+func (f *fixture) condition(t string) operatorv1.OperatorCondition {
+	for _, c := range f.no.Get().Status.Conditions {
+		if c.Type == Prefix+t {
+			return c
+		}
+	}
+	return operatorv1.OperatorCondition{}
+}
+
+// run syncs, letting the fake MCO finish each pool whose MachineConfig the
+// controller changed and the soak pass, until the rollout is no longer in
+// progress; MCO finishes nothing for a pool in skip.
+func (f *fixture) run(skip map[string]bool) {
+	f.t.Helper()
+	for i := 0; i < 60; i++ {
+		f.sync()
+		s := f.status()
+		if s == nil || (s.Phase != nodev1alpha1.NodeSettingsPhase(PhaseRollingOut) && s.Phase != nodev1alpha1.NodeSettingsPhase(PhaseRollingBack)) {
+			return
+		}
+		for _, p := range s.Pools {
+			if (p.State == nodev1alpha1.NodeSettingsPoolState(Applying) || p.State == nodev1alpha1.NodeSettingsPoolState(Reverting)) && !skip[p.Name] {
+				f.mco.finish(p.Name)
+			}
+		}
+		f.clock.Step(testTiming.Soak)
+	}
+	f.t.Fatalf("the rollout did not end: %+v", f.status())
+}
+
+func tracingOn(canary string) nodev1alpha1.NodeSettings {
+	return nodev1alpha1.NodeSettings{
+		Tracing: &nodev1alpha1.NodeTracing{Endpoint: "collector.example.com:4317",
+			CRIO: &nodev1alpha1.TracingSampling{SamplingRatePerMillion: 1000}, Kubelet: &nodev1alpha1.TracingSampling{}},
+		Rollout: nodev1alpha1.NodeSettingsRollout{CanaryPool: canary},
+	}
+}
+
+func mcoWrites(writes []string) []string {
+	var out []string
+	for _, w := range writes {
+		if !strings.Contains(w, "rendered-") && !strings.Contains(w, "machineconfigpools") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Turning tracing on: the node disruption policy first, then our
+// MachineConfigs pool by pool, canary first and master last; then nothing
+// is written, to MCO's objects or to status.
+func TestControllerRollsOutPoolByPool(t *testing.T) {
+	mco := newFakeMCO(t, true, "master", "worker", "canary")
+	f := newFixture(t, mco, tracingOn("canary"))
+	f.run(nil)
+
+	assert.Equal(t, []string{
+		"apply machineconfigurations cluster",
+		"apply machineconfigs 60-canary-node-settings",
+		"apply machineconfigs 60-worker-node-settings",
+		"apply machineconfigs 60-master-node-settings",
+	}, mcoWrites(mco.writes))
+	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseComplete), f.status().Phase)
+	for _, p := range []string{"canary", "worker", "master"} {
+		assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Done), f.poolState(p), p)
+	}
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Progressing").Status)
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
+	// MCO's kubelet MachineConfigs are not there: the kubelet part is
+	// skipped, and status says so.
+	assert.Contains(t, f.condition("Progressing").Message, "pool worker: kubelet tracing skipped: the pool's kubelet does not read /etc/openshift/kubelet.conf.d")
+	assert.Contains(t, f.condition("Progressing").Message, "spans go to collector.example.com:4317 as given: the OpenTelemetry collector API (opentelemetry.io) is not served")
+
+	policy := mco.get(nodedisruption.GVR, "cluster")
+	files, _, _ := unstructured.NestedSlice(policy.Object, "spec", "nodeDisruptionPolicy", "files")
+	assert.Len(t, files, 2, "an entry for each drop-in path")
+
+	mco.writes, f.no.Writes = nil, nil
+	for i := 0; i < 5; i++ {
+		f.clock.Step(time.Hour)
+		f.sync()
+	}
+	assert.Empty(t, mco.writes, "no writes to MCO's objects at steady state")
+	assert.Empty(t, f.no.Writes, "no status writes at steady state")
+}
+
+// A canary pool that MCO reports degraded after our write: its
+// MachineConfig goes back (deleted: it had none), the other pools are never
+// touched, and status says what happened; then nothing more is written.
+func TestControllerRollsBackAFailingCanary(t *testing.T) {
+	mco := newFakeMCO(t, true, "master", "worker", "canary")
+	f := newFixture(t, mco, tracingOn("canary"))
+	f.sync() // writes the canary's MachineConfig
+	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Applying), f.poolState("canary"))
+	mco.degrade("canary", `Node worker-2 is reporting: "restarting crio.service service failed"`)
+	f.sync()
+	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseRollingBack), f.status().Phase)
+	mco.finish("canary")
+	f.run(nil)
+
+	assert.Equal(t, []string{
+		"apply machineconfigurations cluster",
+		"apply machineconfigs 60-canary-node-settings",
+		"delete machineconfigs 60-canary-node-settings",
+	}, mcoWrites(mco.writes))
+	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseStopped), f.status().Phase)
+	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Reverted), f.poolState("canary"))
+	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Held), f.poolState("worker"))
+	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Held), f.poolState("master"))
+	d := f.condition("Degraded")
+	assert.Equal(t, operatorv1.ConditionTrue, d.Status)
+	assert.Equal(t, ReasonRolledBackCond, d.Reason)
+	assert.Contains(t, d.Message, "stopped at pool canary (PoolDegraded)")
+	assert.Contains(t, d.Message, "restarting crio.service service failed")
+
+	mco.writes, f.no.Writes = nil, nil
+	for i := 0; i < 5; i++ {
+		f.clock.Step(time.Hour)
+		f.sync()
+	}
+	assert.Empty(t, mco.writes)
+	assert.Empty(t, f.no.Writes, "a stopped rollout writes nothing")
+}
+
+// Turning tracing off removes our MachineConfigs in the same order.
+func TestControllerTurnsOffInTheSameOrder(t *testing.T) {
+	mco := newFakeMCO(t, true, "master", "worker", "canary")
+	f := newFixture(t, mco, tracingOn("canary"))
+	f.run(nil)
+	mco.writes = nil
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing = nil })
+	f.run(nil)
+	assert.Equal(t, []string{
+		"delete machineconfigs 60-canary-node-settings",
+		"delete machineconfigs 60-worker-node-settings",
+		"delete machineconfigs 60-master-node-settings",
+	}, mcoWrites(mco.writes))
+	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseComplete), f.status().Phase)
+}
+
+// Without MCO's MachineConfiguration no MachineConfig is written (MCO would
+// reboot the nodes), the error is reported once, and retries write nothing.
+func TestControllerHoldsBackWithoutTheDisruptionPolicy(t *testing.T) {
+	mco := newFakeMCO(t, false, "master", "worker")
+	f := newFixture(t, mco, tracingOn(""))
+	_, err := f.c.Sync(context.Background())
+	require.Error(t, err)
+	f.no.Refresh()
+	assert.Empty(t, mcoWrites(mco.writes))
+	d := f.condition("Degraded")
+	assert.Equal(t, operatorv1.ConditionTrue, d.Status)
+	assert.Contains(t, d.Message, "MachineConfiguration cluster does not exist")
+	assert.Contains(t, d.Message, "held back")
+
+	f.no.Writes = nil
+	for i := 0; i < 5; i++ {
+		f.clock.Step(time.Minute)
+		_, err := f.c.Sync(context.Background())
+		require.Error(t, err)
+		f.no.Refresh()
+	}
+	assert.Empty(t, mcoWrites(mco.writes))
+	assert.Empty(t, f.no.Writes, "a persistent error is written once")
+}
+
+// No node settings and nothing of ours: no status.nodeSettings, and the
+// conditions once.
+func TestControllerWithoutSettingsWritesOnce(t *testing.T) {
+	mco := newFakeMCO(t, true, "master", "worker")
+	f := newFixture(t, mco, nodev1alpha1.NodeSettings{})
+	f.sync()
+	assert.Nil(t, f.status())
+	assert.Equal(t, ReasonNoSettings, f.condition("Progressing").Reason)
+	f.no.Writes = nil
+	f.sync()
+	assert.Empty(t, f.no.Writes)
+	assert.Empty(t, mco.writes)
+}
+
+// The health gate: a node of the pool being verified that is not Ready
+// past the gate fails the pool.
+func TestControllerGateFailsOnANotReadyNode(t *testing.T) {
+	mco := newFakeMCO(t, true, "worker")
+	f := newFixture(t, mco, tracingOn(""))
+	kube := kubefake.NewClientset(&corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Labels: map[string]string{"node-role.kubernetes.io/worker": ""}},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse,
+			Message: "container runtime is down"}}},
+	})
+	f.c.kube = kube
+	f.sync() // writes
+	mco.finish("worker")
+	f.sync() // Verifying
+	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"))
+	f.clock.Step(testTiming.Gate)
+	f.sync()
+	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseRollingBack), f.status().Phase)
+	assert.Contains(t, f.status().Message, "node worker-1 is not Ready: container runtime is down")
+}
+
+// A change that fails on the canary after an earlier rollout completed:
+// the canary goes back to the earlier revision (read back from its
+// rendered MachineConfig), and the stopped rollout stays stopped.
+func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
+	mco := newFakeMCO(t, true, "master", "worker", "canary")
+	f := newFixture(t, mco, tracingOn("canary"))
+	f.run(nil)
+	good := f.status()
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing.CRIO.SamplingRatePerMillion = 500000 })
+	mco.writes = nil
+	f.sync()
+	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Applying), f.poolState("canary"))
+	mco.degrade("canary", "restarting crio.service service failed")
+	f.sync()
+	mco.finish("canary")
+	f.run(nil)
+	require.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseStopped), f.status().Phase, "%+v", f.status())
+	assert.Equal(t, []string{
+		"apply machineconfigs 60-canary-node-settings",
+		"apply machineconfigs 60-canary-node-settings",
+	}, mcoWrites(mco.writes))
+	mc := mco.get(machineConfigGVR, MachineConfigName("canary"))
+	assert.Equal(t, good.Pools[0].Revision, mc.GetAnnotations()[RevisionAnnotation])
+
+	mco.writes, f.no.Writes = nil, nil
+	for i := 0; i < 5; i++ {
+		f.clock.Step(2 * time.Second)
+		f.sync()
+	}
+	assert.Empty(t, mco.writes)
+	assert.Empty(t, f.no.Writes, "a stopped rollout writes nothing")
+}
+
+// The informer may not have our last status write yet when the next sync
+// runs: the controller must not act on its own stale record.
+func TestControllerToleratesAStaleCacheOfItsOwnStatus(t *testing.T) {
+	mco := newFakeMCO(t, true, "master", "worker", "canary")
+	f := newFixture(t, mco, tracingOn("canary"))
+	f.run(nil)
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing.CRIO.SamplingRatePerMillion = 500000 })
+	f.sync()
+	mco.degrade("canary", "restarting crio.service service failed")
+	mco.writes = nil
+	// The revert, and a sync on the cache from before it.
+	_, err := f.c.Sync(context.Background())
+	require.NoError(t, err)
+	_, err = f.c.Sync(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"apply machineconfigs 60-canary-node-settings"}, mcoWrites(mco.writes), "one revert, not the failed revision again")
+}
+
+// The kubelet part goes only to pools whose kubelet reads drop-ins (MCO's
+// kubelet unit passes --config-dir) and where no KubeletConfig of the
+// administrator sets tracing.
+func TestControllerKubeletPartFollowsThePool(t *testing.T) {
+	mco := newFakeMCO(t, true, "master", "worker")
+	for role, unit := range map[string]string{
+		"worker": "[Service]\nExecStart=/usr/bin/kubelet " + KubeletConfigDir + " --config=/etc/kubernetes/kubelet.conf\n",
+		"master": "[Service]\nExecStart=/usr/bin/kubelet --config=/etc/kubernetes/kubelet.conf\n",
+	} {
+		mco.create(machineConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
+			"metadata": map[string]interface{}{"name": "01-" + role + "-kubelet"},
+			"spec": map[string]interface{}{"config": map[string]interface{}{"systemd": map[string]interface{}{"units": []interface{}{
+				map[string]interface{}{"name": "kubelet.service", "contents": unit}}}}},
+		}})
+	}
+	f := newFixture(t, mco, tracingOn(""))
+	f.run(nil)
+	paths := func(pool string) []string {
+		var out []string
+		for p := range ourFiles(mco.get(machineConfigGVR, MachineConfigName(pool))) {
+			out = append(out, p)
+		}
+		sort.Strings(out)
+		return out
+	}
+	assert.Equal(t, []string{CRIODropInPath, KubeletDropInPath}, paths("worker"))
+	assert.Equal(t, []string{CRIODropInPath}, paths("master"))
+	assert.Contains(t, f.condition("Progressing").Message, "pool master: kubelet tracing skipped: the pool's kubelet does not read /etc/openshift/kubelet.conf.d")
+	assert.NotContains(t, f.condition("Progressing").Message, "pool worker: kubelet")
+
+	// An administrator's KubeletConfig setting tracing for the worker pool:
+	// the kubelet part is theirs, ours goes.
+	mco.create(kubeletConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
+		"metadata": map[string]interface{}{"name": "admin-tracing"},
+		"spec": map[string]interface{}{
+			"machineConfigPoolSelector": map[string]interface{}{"matchLabels": map[string]interface{}{"pools.operator.machineconfiguration.openshift.io/worker": ""}},
+			"kubeletConfig":             map[string]interface{}{"tracing": map[string]interface{}{"endpoint": "admin:4317"}},
+		},
+	}})
+	p := mco.get(poolGVR, "worker")
+	p.SetLabels(map[string]string{"pools.operator.machineconfiguration.openshift.io/worker": ""})
+	require.NoError(t, mco.client.Tracker().Update(poolGVR, p, ""))
+	f.run(nil)
+	assert.Equal(t, []string{CRIODropInPath}, paths("worker"))
+	assert.Contains(t, f.condition("Progressing").Message, "pool worker: kubelet tracing skipped: a KubeletConfig sets tracing for the pool")
+}
+
+func TestRelatedObjects(t *testing.T) {
+	assert.Nil(t, RelatedObjects(nil))
+	got := RelatedObjects(&nodev1alpha1.NodeSettingsStatus{Pools: []nodev1alpha1.NodeSettingsPoolStatus{
+		{Name: "canary", Revision: "abc"}, {Name: "master"},
+	}})
+	assert.ElementsMatch(t, []configv1.ObjectReference{
+		{Group: "operator.openshift.io", Resource: "machineconfigurations", Name: "cluster"},
+		{Group: "machineconfiguration.openshift.io", Resource: "machineconfigpools", Name: "canary"},
+		{Group: "machineconfiguration.openshift.io", Resource: "machineconfigs", Name: "60-canary-node-settings"},
+		{Group: "machineconfiguration.openshift.io", Resource: "machineconfigpools", Name: "master"},
+	}, got)
+}

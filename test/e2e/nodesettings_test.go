@@ -1,0 +1,402 @@
+//go:build e2e
+
+package e2e
+
+// Node settings (issue 14, docs/node-config.md): the operator turns CRI-O
+// tracing on through its own MachineConfigs, pool by pool, over three
+// simulated nodes with real CRI-O (master-0 in pool master, worker-1 in
+// pool worker, worker-2 in the custom pool canary), whose pools the MCO
+// stand-in (framework/mcostandin.go, a test double) updates; the spans go
+// to a real OTLP receiver.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+const (
+	nodeSettingsWait = 4 * time.Minute
+	// The operator's timing for the test: a short soak, and a gate long
+	// enough for a CRI-O restart on a busy machine.
+	nodeSettingsSoak = 3 * time.Second
+	nodeSettingsGate = 30 * time.Second
+	// adminPolicyPath is an administrator's node disruption policy entry
+	// that must survive ours.
+	adminPolicyPath = "/etc/e2e-admin/owned-by-the-administrator.conf"
+)
+
+// nodeSettingsWorld is the test's cluster, nodes, stand-in and receiver.
+type nodeSettingsWorld struct {
+	c     *framework.Cluster
+	s     *framework.MCOStandIn
+	recv  *framework.OTLPReceiver
+	nodes map[string]*framework.PlatformNode // by pool
+	order []string                           // pools in rollout order
+}
+
+func (w *nodeSettingsWorld) setTracing(t *testing.T, samplingPerMillion interface{}) {
+	t.Helper()
+	var tracing interface{}
+	if samplingPerMillion != nil {
+		tracing = map[string]interface{}{
+			"endpoint": w.recv.Addr,
+			"crio":     map[string]interface{}{"samplingRatePerMillion": samplingPerMillion},
+			"kubelet":  map[string]interface{}{"samplingRatePerMillion": 1000000},
+		}
+	}
+	w.c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": map[string]interface{}{
+		"tracing": tracing,
+		"rollout": map[string]interface{}{"canaryPool": "canary"},
+	}})
+}
+
+// waitPhase waits for status.nodeSettings of a new rollout (target not
+// previous) to reach phase.
+func (w *nodeSettingsWorld) waitPhase(t *testing.T, previous string, phase nodesettings.Phase) *nodev1alpha1.NodeSettingsStatus {
+	t.Helper()
+	no := w.c.WaitForNodeOperator(t, nodeSettingsWait, 250*time.Millisecond, func(no *nodev1alpha1.NodeOperator) string {
+		s := no.Status.NodeSettings
+		switch {
+		case s == nil:
+			return "no status.nodeSettings"
+		case s.Target == previous:
+			return "still the previous rollout " + previous
+		case string(s.Phase) != string(phase):
+			return fmt.Sprintf("phase %s (%s); pools %s", s.Phase, s.Message, describePools(s))
+		}
+		return ""
+	})
+	t.Logf("rollout %s: %s: %s; pools %s", no.Status.NodeSettings.Target, phase, no.Status.NodeSettings.Message, describePools(no.Status.NodeSettings))
+	return no.Status.NodeSettings
+}
+
+func describePools(s *nodev1alpha1.NodeSettingsStatus) string {
+	var out []string
+	for _, p := range s.Pools {
+		out = append(out, fmt.Sprintf("%s=%s/%s(%s)", p.Name, p.State, p.Reason, p.Revision))
+	}
+	return strings.Join(out, " ")
+}
+
+func poolStatus(s *nodev1alpha1.NodeSettingsStatus, name string) nodev1alpha1.NodeSettingsPoolStatus {
+	for _, p := range s.Pools {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nodev1alpha1.NodeSettingsPoolStatus{}
+}
+
+// firstEvent is the index of the first stand-in event of a kind on a pool
+// at or after from, -1 when there is none.
+func firstEvent(events []framework.MCOEvent, from int, pool string, kind framework.MCOEventKind) int {
+	for i := from; i < len(events); i++ {
+		if events[i].Pool == pool && events[i].Kind == kind {
+			return i
+		}
+	}
+	return -1
+}
+
+// assertPoolByPool: each pool's first change on its node (a desired config)
+// comes after the pool before it was updated, in the order given.
+func (w *nodeSettingsWorld) assertPoolByPool(t *testing.T, from int, order ...string) {
+	t.Helper()
+	ev := w.s.Events()
+	prevUpdated := -1
+	for _, pool := range order {
+		desired := firstEvent(ev, from, pool, framework.MCODesired)
+		updated := firstEvent(ev, max(desired, from), pool, framework.MCOPoolUpdated)
+		if !assert.True(t, desired >= 0 && updated > desired, "pool %s: a desired config, then Updated (events %v)", pool, ev[from:]) {
+			return
+		}
+		assert.Greater(t, desired, prevUpdated, "pool %s starts only after the pool before it was updated (events %v)", pool, ev[from:])
+		prevUpdated = updated
+	}
+}
+
+// assertSpansFrom: CRI calls to each node make its CRI-O export spans to
+// the receiver (one node at a time: no other CRI calls are made).
+func (w *nodeSettingsWorld) assertSpansFrom(t *testing.T) {
+	t.Helper()
+	for _, pool := range w.order {
+		n := w.nodes[pool]
+		called := time.Now()
+		callCRI(t, n)
+		spans := w.recv.WaitForSpans(t, crioTracingService, called, len(crioTracedCalls), time.Minute)
+		t.Logf("pool %s: node %s's CRI-O exported %d spans (%q)", pool, n.Name, len(spans), spanNames(spans))
+	}
+}
+
+// TestNodeSettingsTracing: tracing on reaches every pool's real CRI-O pool
+// by pool (canary, worker, master) with CRI-O and kubelet restarts (the
+// kubelet's drop-in written; no kubelet runs here) and no reboot; a
+// change that the canary's CRI-O cannot start with stops there and goes
+// back; tracing off goes pool by pool too. Nothing administrators own is
+// touched.
+func TestNodeSettingsTracing(t *testing.T) {
+	began := time.Now()
+	c := framework.NewCluster(t)
+	requireMachineConfigAPI(t)
+	if err := framework.EnsureTool(t, "crio"); err != nil {
+		framework.Unavailable(t, "crio is not available: %v", err)
+	}
+	names := platformNodeNames(t) // master, worker
+	master, worker, canary := names[0], names[1], "worker-2"
+	if _, err := framework.KubeClient(t).CoreV1().Nodes().Get(context.Background(), canary, metav1.GetOptions{}); err != nil {
+		t.Fatalf("the local world needs node %s (hack/local-cluster.sh, LCP_NODES>=3): %v", canary, err)
+	}
+
+	// Only the node settings: the stacks off, so that no MachineConfig of
+	// theirs rolls; what earlier tests left of theirs goes before MCO's
+	// pools are rendered.
+	framework.InstallOperatorPrerequisites(t, c.Config)
+	c.ResetNodeOperator(t)
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{
+		"metrics": map[string]interface{}{"managementState": "Removed"},
+		"nmstate": map[string]interface{}{"managementState": "Removed"},
+	})
+	framework.StartOperator(t, framework.OperatorOptions{Args: []string{
+		"--node-settings-soak=" + nodeSettingsSoak.String(), "--node-settings-gate=" + nodeSettingsGate.String(),
+		"--node-settings-update-timeout=3m",
+	}})
+	deleteLeftoverMachineConfigs(t, c)
+
+	// The world of an OpenShift 4.21 cluster: MCO's 01-<role>-kubelet
+	// (kubelet.service with --config-dir; kube-rbac-proxy-crio) and
+	// 01-<role>-container-runtime, the pools, three nodes with real CRI-O.
+	pki := framework.NewPlatformPKI(t)
+	framework.InstallPlatformCRIOMetrics(t, c.Config, []string{master, worker, canary})
+	framework.AddNodeRole(t, c.Config, canary, "canary")
+	for _, p := range []string{"master", "worker", "canary"} {
+		framework.CreatePool(t, c.Config, p)
+	}
+	w := &nodeSettingsWorld{c: c, order: []string{"canary", "worker", "master"}, nodes: map[string]*framework.PlatformNode{
+		"master": framework.StartPlatformNode(t, c.Config, pki, master),
+		"worker": framework.StartPlatformNode(t, c.Config, pki, worker),
+		"canary": framework.StartPlatformNode(t, c.Config, pki, canary),
+	}}
+	w.recv = framework.StartOTLPReceiver(t)
+	w.s = framework.StartMCOStandIn(t, c.Config, []*framework.PlatformNode{w.nodes["master"], w.nodes["worker"], w.nodes["canary"]})
+	defer w.s.Stop()
+	for _, p := range w.order {
+		waitStandInPool(t, c, p, "pool "+p+" rendered and updated", poolSettled)
+	}
+	// What administrators own: an entry of the node disruption policy, and
+	// MCO's MachineConfigs and pools.
+	applyStandInPolicy(t, c, map[string]string{adminPolicyPath: "crio.service"})
+	adminBefore := adminObjects(t, c)
+	t.Cleanup(func() { c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": nil}) })
+	setup := time.Since(began)
+
+	// 1. On: every pool in order, a CRI-O restart per node, no reboot.
+	phase := time.Now()
+	e0 := len(w.s.Events())
+	no0, err := c.NodeOperator(context.Background())
+	require.NoError(t, err)
+	before := ""
+	if no0.Status.NodeSettings != nil {
+		before = no0.Status.NodeSettings.Target // an earlier test's
+	}
+	w.setTracing(t, 1000000)
+	on := w.waitPhase(t, before, nodesettings.PhaseComplete)
+	w.assertPoolByPool(t, e0, w.order...)
+	ev := w.s.Events()[e0:]
+	for pool, n := range w.nodes {
+		dropIn, err := crioDropIn(n, nodesettings.CRIODropInPath)
+		require.NoError(t, err, "pool %s: our drop-in in CRI-O's directory", pool)
+		assert.Contains(t, dropIn, fmt.Sprintf("tracing_endpoint = %q", w.recv.Addr))
+		assert.Contains(t, dropIn, "tracing_sampling_rate_per_million = 1000000")
+		assert.Equal(t, 1, countEvents(ev, n.Name, framework.MCOServiceRestarted, "crio.service"), "pool %s: one CRI-O restart", pool)
+		kubelet, err := os.ReadFile(n.HostPath(nodesettings.KubeletDropInPath))
+		require.NoError(t, err, "pool %s: our kubelet drop-in (the fixture's kubelet unit passes --config-dir)", pool)
+		assert.Contains(t, string(kubelet), fmt.Sprintf("endpoint: %q", w.recv.Addr))
+		assert.Equal(t, 1, countEvents(ev, n.Name, framework.MCOServiceRestarted, "kubelet.service"), "pool %s: one kubelet restart", pool)
+		assert.Equal(t, nodesettings.Done, nodesettings.PoolState(poolStatus(on, pool).State), pool)
+	}
+	assert.Zero(t, w.s.Reboots(), "no node rebooted: the disruption policy entries were in place first")
+	assert.Zero(t, countEvents(ev, "", framework.MCODrained, ""), "no node drained")
+	w.assertSpansFrom(t)
+	assertDestinationNote(t, c)
+	co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		for _, pool := range w.order {
+			want := configv1.ObjectReference{Group: "machineconfiguration.openshift.io", Resource: "machineconfigs", Name: nodesettings.MachineConfigName(pool)}
+			if !slices.Contains(co.Status.RelatedObjects, want) {
+				return fmt.Sprintf("relatedObjects without %v", want)
+			}
+		}
+		return ""
+	})
+	assert.Contains(t, co.Status.RelatedObjects, configv1.ObjectReference{Group: "operator.openshift.io", Resource: "machineconfigurations", Name: "cluster"}, "must-gather collects our node disruption policy entries")
+	onTook := time.Since(phase)
+
+	// 2. A change the canary's CRI-O cannot start with: the rollout stops
+	// at the canary, which goes back to the last good revision; worker and
+	// master are not touched.
+	phase = time.Now()
+	end := framework.ExpectDisruption(t, "a node settings rollout fails its gate on the canary pool and is rolled back: NodeSettingsDegraded")
+	const faulty = "tracing_sampling_rate_per_million = 500000"
+	w.nodes["canary"].CRIOBin = w.nodes["canary"].CRIOFailingWith(t, faulty, "e2e fault: this CRI-O build cannot start with a sampling rate of 500000")
+	e1 := len(w.s.Events())
+	w.setTracing(t, 500000)
+	stopped := w.waitPhase(t, on.Target, nodesettings.PhaseStopped)
+	k := poolStatus(stopped, "canary")
+	assert.Equal(t, nodesettings.Reverted, nodesettings.PoolState(k.State))
+	assert.Equal(t, poolStatus(on, "canary").Revision, k.Revision, "the canary is back at its last good revision")
+	assert.Contains(t, k.Message, "restarting crio.service service failed")
+	for _, pool := range []string{"worker", "master"} {
+		p := poolStatus(stopped, pool)
+		assert.Equal(t, nodesettings.Held, nodesettings.PoolState(p.State), pool)
+		assert.Equal(t, poolStatus(on, pool).Revision, p.Revision, "pool %s keeps its revision", pool)
+		assert.Zero(t, countEvents(w.s.Events()[e1:], w.nodes[pool].Name, "", ""), "nothing happens on pool %s's node", pool)
+	}
+	no, err := c.NodeOperator(context.Background())
+	require.NoError(t, err)
+	d := framework.NodeOperatorCondition(no, "NodeSettingsDegraded")
+	require.NotNil(t, d)
+	assert.Equal(t, "True", string(d.Status))
+	assert.Contains(t, d.Message, "stopped at pool canary")
+	t.Logf("NodeSettingsDegraded: %s", d.Message)
+	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
+		p := framework.GetMCOPool(t, c.Config, "canary")
+		return poolSettled(p) && p.DegradedCount == 0, nil
+	}, "pool canary updated and no longer degraded")
+	dropIn, err := crioDropIn(w.nodes["canary"], nodesettings.CRIODropInPath)
+	require.NoError(t, err)
+	assert.Contains(t, dropIn, "tracing_sampling_rate_per_million = 1000000", "the canary runs the last good drop-in")
+	assert.NoError(t, crioHealthy(w.nodes["canary"]), "CRI-O healthy on the canary again")
+	assert.Zero(t, w.s.Reboots())
+	failTook := time.Since(phase)
+
+	// 3. Off, with the canary's CRI-O fixed: our MachineConfigs go pool by
+	// pool, and the drop-ins with them.
+	phase = time.Now()
+	w.nodes["canary"].CRIOBin = ""
+	e2 := len(w.s.Events())
+	w.setTracing(t, nil)
+	off := w.waitPhase(t, stopped.Target, nodesettings.PhaseComplete)
+	end()
+	// The canary selects the worker role too: until the worker pool's turn
+	// its nodes keep the worker pool's drop-in (removing the canary's own
+	// MachineConfig changes nothing on them), so the canary's node changes
+	// with the worker pool, and master comes last.
+	w.assertPoolByPool(t, e2, "worker", "master")
+	ev = w.s.Events()
+	if kc, wc := firstEvent(ev, e2, "canary", framework.MCODesired), firstEvent(ev, e2, "worker", framework.MCODesired); assert.True(t, kc >= 0 && wc >= 0, "events %v", ev[e2:]) {
+		assert.False(t, ev[kc].Time.Before(ev[wc].Time.Add(-framework.MCOStandInInterval)),
+			"the canary's node changes in the stand-in's sync that takes the worker pool's change, not before (events %v)", ev[e2:])
+	}
+	for pool, n := range w.nodes {
+		_, err := crioDropIn(n, nodesettings.CRIODropInPath)
+		assert.True(t, os.IsNotExist(err), "pool %s: drop-in removed (%v)", pool, err)
+		_, err = os.Stat(n.HostPath(nodesettings.KubeletDropInPath))
+		assert.True(t, os.IsNotExist(err), "pool %s: kubelet drop-in removed (%v)", pool, err)
+		assert.NoError(t, crioHealthy(n), "pool %s: CRI-O healthy", pool)
+		assert.Equal(t, "", poolStatus(off, pool).Revision, pool)
+	}
+	for _, pool := range w.order {
+		_, err := c.Dynamic.Resource(machineConfigGVR).Get(context.Background(), nodesettings.MachineConfigName(pool), metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "MachineConfig %s deleted (%v)", nodesettings.MachineConfigName(pool), err)
+	}
+	quiet := time.Now()
+	for _, n := range w.nodes {
+		callCRI(t, n)
+	}
+	time.Sleep(crioSpanExportDelay)
+	assert.Empty(t, spanNames(w.recv.ServiceSpans(t, crioTracingService, quiet)), "no spans once tracing is off")
+	assert.Zero(t, w.s.Reboots())
+	offTook := time.Since(phase)
+
+	assert.Equal(t, adminBefore, adminObjects(t, c), "what administrators and MCO own is untouched")
+	t.Logf("durations: setup %s; on (3 pools) %s; failing canary and rollback %s; off (3 pools) %s; total %s",
+		setup.Round(time.Millisecond), onTook.Round(time.Millisecond), failTook.Round(time.Millisecond),
+		offTook.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+}
+
+// deleteLeftoverMachineConfigs deletes the MachineConfigs that are not
+// MCO's own (01-*) and waits until they are gone.
+func deleteLeftoverMachineConfigs(t *testing.T, c *framework.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
+		mcs, err := c.Dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		left := 0
+		for _, mc := range mcs.Items {
+			if !strings.HasPrefix(mc.GetName(), "01-") {
+				left++
+				if err := c.Dynamic.Resource(machineConfigGVR).Delete(ctx, mc.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return false, err
+				}
+			}
+		}
+		return left == 0, nil
+	}, "no MachineConfig left but MCO's 01-*")
+}
+
+// assertDestinationNote: nothing was skipped, and status says where spans
+// go.
+func assertDestinationNote(t *testing.T, c *framework.Cluster) {
+	t.Helper()
+	no, err := c.NodeOperator(context.Background())
+	require.NoError(t, err)
+	p := framework.NodeOperatorCondition(no, "NodeSettingsProgressing")
+	require.NotNil(t, p)
+	assert.Equal(t, "False", string(p.Status))
+	assert.Contains(t, p.Message, "the OpenTelemetry collector API (opentelemetry.io) is not served")
+	assert.NotContains(t, p.Message, "skipped")
+}
+
+// adminObjects are the resourceVersions and field managers of what the
+// operator must not write: MCO's pools and MachineConfigs, and the
+// administrator's node disruption policy entry.
+func adminObjects(t *testing.T, c *framework.Cluster) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]string{}
+	mcs, err := c.Dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, mc := range mcs.Items {
+		if strings.HasPrefix(mc.GetName(), "01-") {
+			out["MachineConfig "+mc.GetName()] = mc.GetResourceVersion()
+		}
+	}
+	pools, err := c.Dynamic.Resource(framework.MCPGVR).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, p := range pools.Items {
+		var managers []string
+		for _, f := range p.GetManagedFields() {
+			if f.Subresource == "" {
+				managers = append(managers, f.Manager)
+			}
+		}
+		out["MachineConfigPool "+p.GetName()+" spec managers"] = strings.Join(managers, ",")
+	}
+	policy, err := c.Dynamic.Resource(framework.MachineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
+	require.NoError(t, err)
+	files, _, _ := unstructured.NestedSlice(policy.Object, "spec", "nodeDisruptionPolicy", "files")
+	for _, f := range files {
+		if m, ok := f.(map[string]interface{}); ok && m["path"] == adminPolicyPath {
+			out["policy entry "+adminPolicyPath] = fmt.Sprint(m["actions"])
+		}
+	}
+	return out
+}
