@@ -6,7 +6,7 @@ all: build
 .PHONY: all
 
 GO_BUILD_BINDIR :=_output/bin
-GO_TEST_PACKAGES :=./pkg/... ./cmd/... ./test/manifests/... ./test/e2e/framework/...
+GO_TEST_PACKAGES :=./pkg/... ./cmd/... ./test/manifests/... ./test/e2e/framework/... ./test/localcluster/...
 GO_TEST_FLAGS :=-race -count=1
 
 include $(addprefix ./vendor/github.com/openshift/build-machinery-go/make/, \

@@ -13,14 +13,12 @@ kubectl=$root/_output/bin/kubectl
 hack/local-cluster.sh up
 
 echo ">> applying manifests/ as the CVO would (without the operator Deployment)"
+manifests=()
 for f in manifests/*.yaml; do
   case "$f" in *deployment*|*image-references*) continue ;; esac
-  if grep -q 'release.openshift.io/create-only: "true"' "$f"; then
-    "$kubectl" create -f "$f" 2>/dev/null || true
-  else
-    "$kubectl" apply --server-side --force-conflicts --field-manager=cluster-version-operator -f "$f" >/dev/null
-  fi
+  manifests+=("$f")
 done
+hack/local-cluster.sh apply cluster-version-operator "${manifests[@]}"
 
 cat <<MSG
 

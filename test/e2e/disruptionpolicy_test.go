@@ -253,7 +253,8 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	}
 	restored := false
 	restore := func() {
-		kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=local-cluster", "-f", crdFile)
+		// Applied as hack/local-cluster.sh up applied it.
+		localCluster(t, "apply", "local-cluster", crdFile)
 		kubectl("wait", "--for=condition=Established", "--timeout=120s", crd)
 		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
 			return framework.Served(t, framework.KubeClient(t), machineConfigurationGVR), nil

@@ -434,7 +434,7 @@ func localCluster(t *testing.T, args ...string) {
 	cmd := exec.Command(filepath.Join(framework.RepoRoot(t), "hack", "local-cluster.sh"), args...)
 	cmd.Env = os.Environ()
 	if os.Getenv("LCP_DIR") == "" {
-		framework.Unavailable(t, "LCP_DIR is not set: restarting the API server needs the local control plane's state directory")
+		framework.Unavailable(t, "LCP_DIR is not set: hack/local-cluster.sh %s needs the local control plane's state directory", args[0])
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -651,11 +651,8 @@ func TestFaultMissingOptionalAPIs(t *testing.T) {
 		}
 	}
 	restore := func() {
-		args := []string{"apply", "--server-side", "--force-conflicts", "--field-manager=local-cluster"}
-		for _, f := range crdFiles {
-			args = append(args, "-f", f)
-		}
-		kubectl(args...)
+		// Applied as hack/local-cluster.sh up applied them.
+		localCluster(t, append([]string{"apply", "local-cluster"}, crdFiles...)...)
 		kubectl(append([]string{"wait", "--for=condition=Established", "--timeout=120s"}, prefixAll("crd/", crds)...)...)
 	}
 	restored := false

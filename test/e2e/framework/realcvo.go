@@ -595,7 +595,7 @@ func KubeconfigPath(t testing.TB) string {
 	t.Helper()
 	path := os.Getenv("KUBECONFIG")
 	if path == "" {
-		t.Skip("KUBECONFIG is not set")
+		Unavailable(t, "KUBECONFIG is not set; start a cluster with `hack/local-cluster.sh up` (or run hack/test-e2e.sh)")
 	}
 	return resolve(path)
 }

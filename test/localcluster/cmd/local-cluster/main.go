@@ -1,0 +1,58 @@
+// Command local-cluster runs the local control plane; hack/local-cluster.sh
+// builds and calls it (see there for the commands and the LCP_* variables).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/openshift/cluster-node-operator/test/localcluster"
+)
+
+const usage = "usage: local-cluster -root REPO up|down|status|nodes <count>|restart-apiserver|apply <field manager> <file>..."
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "local-cluster: error: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) < 3 || args[0] != "-root" {
+		return fmt.Errorf("%s", usage)
+	}
+	c, err := localcluster.FromEnv(args[1])
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	switch cmd, rest := args[2], args[3:]; {
+	case cmd == "up" && len(rest) == 0:
+		if err := c.Up(ctx); err != nil {
+			return err
+		}
+		fmt.Println(c.Kubeconfig())
+		return nil
+	case cmd == "down" && len(rest) == 0:
+		return c.Down()
+	case cmd == "status" && len(rest) == 0:
+		return c.Status(ctx)
+	case cmd == "nodes" && len(rest) == 1:
+		n, err := strconv.Atoi(rest[0])
+		if err != nil || n < 0 {
+			return fmt.Errorf("node count must be a number, got %q", rest[0])
+		}
+		return c.ScaleNodes(ctx, n)
+	case cmd == "restart-apiserver" && len(rest) == 0:
+		return c.RestartAPIServer(ctx)
+	case cmd == "apply" && len(rest) >= 2:
+		return c.ApplyFiles(ctx, rest[0], rest[1:])
+	}
+	return fmt.Errorf("%s", usage)
+}
