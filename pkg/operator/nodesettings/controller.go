@@ -134,13 +134,21 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	if c.haveOwn {
 		current = c.recorded
 	}
+	if spec.Tracing == nil && current == nil {
+		// Most clusters: nothing asked for, nothing recorded. One labelled
+		// list tells whether anything of ours is left to remove.
+		ours, err := c.dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
+		if err != nil {
+			return 0, c.recordError(ctx, current, fmt.Errorf("MachineConfigs: %w", err))
+		}
+		if len(ours.Items) == 0 {
+			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
+		}
+	}
 	previous := rolloutFromStatus(current)
-	w, err := c.observe(ctx, previous)
+	w, err := c.observe(ctx, previous, spec.Tracing != nil)
 	if err != nil {
 		return 0, c.recordError(ctx, current, err)
-	}
-	if spec.Tracing == nil && current == nil && len(w.ours) == 0 {
-		return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
 	}
 
 	targets, rendered, notes := map[string]Revision{}, map[string][]File{}, []string{}
@@ -267,7 +275,7 @@ type mcoObjects struct {
 // one is: on a cluster of thousands of nodes, listing every
 // MachineConfigNode each minute at steady state would cost memory for
 // nothing.
-func (c *Controller) observe(ctx context.Context, previous Rollout) (*mcoObjects, error) {
+func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool) (*mcoObjects, error) {
 	updating, inFlight := map[string]bool{}, false
 	for _, p := range previous.Pools {
 		switch p.State {
@@ -341,6 +349,9 @@ func (c *Controller) observe(ctx context.Context, previous Rollout) (*mcoObjects
 		w.facts[name] = facts
 	}
 	sort.Strings(w.pools)
+	if !tracing {
+		return w, nil
+	}
 	_, err = c.dynamic.Resource(otelCollectorGVR).List(ctx, metav1.ListOptions{Limit: 1})
 	switch {
 	case err == nil:
