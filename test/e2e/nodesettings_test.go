@@ -176,6 +176,10 @@ func TestNodeSettingsTracing(t *testing.T) {
 		"--node-settings-soak=" + nodeSettingsSoak.String(), "--node-settings-gate=" + nodeSettingsGate.String(),
 		"--node-settings-update-timeout=3m",
 	}})
+	// A new operator acts on the decision an earlier test recorded until its
+	// own is recorded (it may apply the CRI-O metrics MachineConfigs for a
+	// moment): wait for the stacks to be decided off, then clear the rest.
+	c.WaitForStacks(t, 2*time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false, nodev1alpha1.NMStateStack: false})
 	deleteLeftoverMachineConfigs(t, c)
 
 	// The world of an OpenShift 4.21 cluster: MCO's 01-<role>-kubelet
