@@ -206,7 +206,9 @@ func TestNodeSettingsTracing(t *testing.T) {
 	// MCO's MachineConfigs and pools.
 	applyStandInPolicy(t, c, map[string]string{adminPolicyPath: "crio.service"})
 	adminBefore := adminObjects(t, c)
-	t.Cleanup(func() { c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": nil}) })
+	// Leave the knobs at their defaults for the next test (this runs before
+	// the operator stops).
+	t.Cleanup(func() { c.ResetNodeOperator(t) })
 	setup := time.Since(began)
 
 	// 1. On: every pool in order, a CRI-O restart per node, no reboot.

@@ -62,6 +62,13 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	// Degraded=True is what this test wants, and it ends with the errors
 	// still there (Setup's cleanup repairs the Infrastructure).
 	framework.ExpectDisruption(t, "a denied DaemonSet write, no Infrastructure and no NMState images, all persistent")
+	// The DaemonSet first: an earlier test may have left the metrics stack
+	// removed, and Setup's settled ClusterOperator can still be the earlier
+	// operator's.
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		_, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		return err == nil, nil
+	}, "DaemonSet crio-metrics created by the operator")
 	op.Stop()
 
 	applier := framework.NewApplier(t, c.Config)
