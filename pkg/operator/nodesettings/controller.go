@@ -180,7 +180,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 
 	if s.Write != nil {
 		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool]); err != nil {
-			return pollInterval, c.recordError(ctx, current, err)
+			// The factory retries an error with backoff; a persistent one
+			// (no MachineConfiguration) must not be polled every 2 s too.
+			return 0, c.recordError(ctx, current, err)
 		}
 	}
 	if err := c.record(ctx, statusFromRollout(s.Rollout), conditionsFor(s.Rollout, notes)); err != nil {

@@ -376,8 +376,9 @@ func TestControllerTurnsOffInTheSameOrder(t *testing.T) {
 func TestControllerHoldsBackWithoutTheDisruptionPolicy(t *testing.T) {
 	mco := newFakeMCO(t, false, "master", "worker")
 	f := newFixture(t, mco, tracingOn(""))
-	_, err := f.c.Sync(context.Background())
+	recheck, err := f.c.Sync(context.Background())
 	require.Error(t, err)
+	assert.Zero(t, recheck, "a persistent error is retried with the factory's backoff, not polled")
 	f.no.Refresh()
 	assert.Empty(t, mcoWrites(mco.writes))
 	d := f.condition("Degraded")

@@ -350,18 +350,6 @@ func step(r Rollout, w *Write, recheck time.Duration) Step {
 	return Step{Rollout: r, Write: w, RecheckAfter: recheck}
 }
 
-func sameNames(order []string, pools []PoolStatus) bool {
-	if len(order) != len(pools) {
-		return false
-	}
-	for i := range order {
-		if pools[i].Name != order[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func describe(r Revision) string {
 	if r == "" {
 		return "none (no node settings)"
