@@ -39,7 +39,9 @@ type State struct {
 	// missing: the controller must not touch its operands.
 	Act bool
 	// Enabled is the recorded decision; Decided is false before the first
-	// decision, when a controller should wait rather than remove anything.
+	// decision and while the recorded one is for an earlier spec
+	// (stackdecision.Current), when a controller should wait rather than
+	// deploy or remove anything.
 	Enabled bool
 	Decided bool
 	// Decision is the recorded decision with its reason and message.
@@ -60,6 +62,7 @@ func Read(nodeOperators *operatorclient.NodeOperators, name nodev1alpha1.StackNa
 		s.Act = true
 	}
 	s.Decision, s.Decided = stackdecision.Recorded(nodeOperator, name)
+	s.Decided = s.Decided && stackdecision.Current(nodeOperator)
 	s.Enabled = s.Decided && s.Decision.Enabled
 	return s, nil
 }

@@ -145,6 +145,15 @@ func serves(d discovery.DiscoveryInterface, groupVersion string, resources ...st
 	return true
 }
 
+// Current tells whether the recorded decision is for the spec as it is now:
+// the controller records the generation it decided for. A stack controller
+// holds until then, so that an operator restarted after a spec change, or
+// one not yet caught up with it, does not act for a moment on a decision
+// made for the earlier spec (apply a stack that was just removed).
+func Current(nodeOperator *nodev1alpha1.NodeOperator) bool {
+	return nodeOperator.Status.ObservedGeneration >= nodeOperator.Generation
+}
+
 // Recorded returns the recorded decision for a stack; ok is false while none
 // is recorded yet.
 func Recorded(nodeOperator *nodev1alpha1.NodeOperator, name nodev1alpha1.StackName) (nodev1alpha1.StackStatus, bool) {
