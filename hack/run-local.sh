@@ -34,6 +34,10 @@ export OPERATOR_IMAGE=${OPERATOR_IMAGE:-quay.io/openshift/origin-cluster-node-op
 export KUBE_RBAC_PROXY_IMAGE=${KUBE_RBAC_PROXY_IMAGE:-quay.io/openshift/origin-kube-rbac-proxy:latest}
 export NMSTATE_OPERATOR_IMAGE=${NMSTATE_OPERATOR_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-operator:latest}
 export NMSTATE_HANDLER_IMAGE=${NMSTATE_HANDLER_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-handler:latest}
+# The local cluster runs no Prometheus: the node settings health gate checks
+# node readiness only, unless PROMETHEUS_URL names one (docs/node-config.md).
 exec _output/bin/cluster-node-operator operator --kubeconfig "$KUBECONFIG" \
   --namespace openshift-cluster-node-operator --listen 127.0.0.1:${OPERATOR_PORT:-18080} \
+  --prometheus-url="${PROMETHEUS_URL:-}" --prometheus-ca-file="${PROMETHEUS_CA_FILE:-}" \
+  ${PROMETHEUS_TOKEN_FILE:+--prometheus-token-file="$PROMETHEUS_TOKEN_FILE"} \
   --leader-election-lease-duration=15s --leader-election-renew-deadline=10s --leader-election-retry-period=2s

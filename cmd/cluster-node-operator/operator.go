@@ -37,5 +37,9 @@ func newOperatorCommand(ctx context.Context) *cobra.Command {
 	flags.DurationVar(&n.Update, "node-settings-update-timeout", n.Update, "How long the machine-config operator may take to update a pool to changed node settings before they are rolled back.")
 	flags.DurationVar(&n.Soak, "node-settings-soak", n.Soak, "How long a pool's nodes must stay healthy after an update of the node settings before the next pool starts.")
 	flags.DurationVar(&n.Gate, "node-settings-gate", n.Gate, "How long unhealthy nodes may take to recover after an update of the node settings before it is rolled back.")
+	p := &opts.Prometheus
+	flags.StringVar(&p.URL, "prometheus-url", p.URL, "Prometheus query API that the node settings health gate asks whether CRI-O's metrics are scraped; empty to check node readiness only.")
+	flags.StringVar(&p.CAFile, "prometheus-ca-file", p.CAFile, "CA bundle that signs the Prometheus query API's serving certificate; empty for the system's roots.")
+	flags.StringVar(&p.TokenFile, "prometheus-token-file", p.TokenFile, "Bearer token for the Prometheus query API.")
 	return cmd
 }

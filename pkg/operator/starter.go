@@ -47,11 +47,29 @@ type Options struct {
 	// NodeSettingsTiming bounds each pool's step of a node settings
 	// rollout; tests shorten it.
 	NodeSettingsTiming nodesettings.Timing
+	// Prometheus is where the node settings health gate asks whether
+	// CRI-O's metrics are scraped; an empty URL leaves that check out.
+	Prometheus PrometheusOptions
+}
+
+// PrometheusOptions locate the cluster's Prometheus query API and the
+// operator's credentials for it.
+type PrometheusOptions struct {
+	URL       string
+	CAFile    string
+	TokenFile string
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{CertTiming: criometricscerts.DefaultTiming, NodeSettingsTiming: nodesettings.DefaultTiming}
+	return &Options{CertTiming: criometricscerts.DefaultTiming, NodeSettingsTiming: nodesettings.DefaultTiming,
+		Prometheus: PrometheusOptions{
+			URL: nodesettings.DefaultPrometheusURL,
+			// The service CA bundle injected into the ConfigMap the
+			// Deployment mounts, and the pod's ServiceAccount token.
+			CAFile:    "/var/run/configmaps/service-ca/service-ca.crt",
+			TokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token",
+		}}
 }
 
 // Validate checks the configuration from flags and environment.
@@ -82,6 +100,10 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		return err
 	}
 	configClient, kubeClient, dynamicClient := cl.config, cl.kube, cl.dynamic
+	scrapes, err := o.Prometheus.probe()
+	if err != nil {
+		return err
+	}
 	operatorClient, dynamicInformers, err := operatorclient.New(clk, config)
 	if err != nil {
 		return err
@@ -175,8 +197,9 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		// Node settings (CRI-O and kubelet tracing), pool by pool through
 		// our MachineConfigs. Watch: NodeOperator; while a rollout runs it
 		// polls MCO's pools, MachineConfigs, MachineConfigNodes and the
-		// nodes of the pool being verified.
-		nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served, o.NodeSettingsTiming, recorder),
+		// nodes of the pool being verified, and asks Prometheus whether
+		// their CRI-O metrics are scraped.
+		nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served, operatorclient.OperatorNamespace, o.NodeSettingsTiming, scrapes, recorder),
 
 		// NMState. Watch: NodeOperator, Deployment nmstate-operator.
 		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, cl.apiextensions,

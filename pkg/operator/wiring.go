@@ -165,3 +165,12 @@ func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackO
 		return true, append(objs, nodesettings.RelatedObjects(nodeOperator.Status.NodeSettings)...)
 	}
 }
+
+// probe is the node settings gate's view of CRI-O's scrapes; nil without
+// a URL.
+func (p PrometheusOptions) probe() (nodesettings.ScrapeProbe, error) {
+	if p.URL == "" {
+		return nil, nil
+	}
+	return nodesettings.NewPrometheusProbe(p.URL, p.CAFile, p.TokenFile)
+}

@@ -12,8 +12,11 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
@@ -41,6 +45,8 @@ const (
 	adminPolicyPath = "/etc/e2e-admin/owned-by-the-administrator.conf"
 )
 
+var otelCollectorGVR = schema.GroupVersionResource{Group: "opentelemetry.io", Version: "v1beta1", Resource: "opentelemetrycollectors"}
+
 // nodeSettingsWorld is the test's cluster, nodes, stand-in and receiver.
 type nodeSettingsWorld struct {
 	c     *framework.Cluster
@@ -48,6 +54,9 @@ type nodeSettingsWorld struct {
 	recv  *framework.OTLPReceiver
 	nodes map[string]*framework.PlatformNode // by pool
 	order []string                           // pools in rollout order
+	pki   *framework.PlatformPKI
+	prom  *framework.Prometheus
+	query *framework.QueryProxy
 }
 
 func (w *nodeSettingsWorld) setTracing(t *testing.T, samplingPerMillion interface{}) {
@@ -146,10 +155,13 @@ func (w *nodeSettingsWorld) assertSpansFrom(t *testing.T) {
 
 // TestNodeSettingsTracing: tracing on reaches every pool's real CRI-O pool
 // by pool (canary, worker, master) with CRI-O and kubelet restarts (the
-// kubelet's drop-in written; no kubelet runs here) and no reboot; a
-// change that the canary's CRI-O cannot start with stops there and goes
-// back; tracing off goes pool by pool too. Nothing administrators own is
-// touched.
+// kubelet's drop-in written; no kubelet runs here) and no reboot, each pool
+// gated on its CRI-O being scraped by the platform's Prometheus; a change
+// that the canary's CRI-O cannot start with, and one after which it hangs,
+// stop there and go back; where the OpenTelemetry operator's API is served
+// the nodes send to our collector on their loopback; tracing off goes pool
+// by pool too and removes the collector last. Nothing administrators own
+// is touched.
 func TestNodeSettingsTracing(t *testing.T) {
 	began := time.Now()
 	c := framework.NewCluster(t)
@@ -167,18 +179,23 @@ func TestNodeSettingsTracing(t *testing.T) {
 	// theirs rolls; what earlier tests left of theirs goes before MCO's
 	// pools are rendered.
 	framework.InstallOperatorPrerequisites(t, c.Config)
+	framework.RemoveOpenTelemetryCollectors(t, c.Config) // an interrupted run's
 	c.ResetNodeOperator(t)
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{
 		"metrics": map[string]interface{}{"managementState": "Removed"},
 		"nmstate": map[string]interface{}{"managementState": "Removed"},
 	})
+	// The gate asks the cluster's query endpoint (on OpenShift Thanos
+	// Querier's web port) with the operator's ServiceAccount token.
+	query := framework.NewQueryProxy(t)
+	operatorToken := framework.ServiceAccountTokenFile(t, framework.OperatorNamespace, framework.OperatorServiceAccount)
 	framework.StartOperator(t, framework.OperatorOptions{Args: []string{
 		"--node-settings-soak=" + nodeSettingsSoak.String(), "--node-settings-gate=" + nodeSettingsGate.String(),
 		"--node-settings-update-timeout=3m",
+		"--prometheus-url=" + query.URL, "--prometheus-ca-file=" + query.CAFile, "--prometheus-token-file=" + operatorToken,
 	}})
-	// A new operator acts on the decision an earlier test recorded until its
-	// own is recorded (it may apply the CRI-O metrics MachineConfigs for a
-	// moment): wait for the stacks to be decided off, then clear the rest.
+	// The stacks hold until the decision for this spec is recorded
+	// (stackdecision.Current); once it is, what earlier tests left goes.
 	c.WaitForStacks(t, 2*time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false, nodev1alpha1.NMStateStack: false})
 	deleteLeftoverMachineConfigs(t, c)
 
@@ -191,7 +208,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 	for _, p := range []string{"master", "worker", "canary"} {
 		framework.CreatePool(t, c.Config, p)
 	}
-	w := &nodeSettingsWorld{c: c, order: []string{"canary", "worker", "master"}, nodes: map[string]*framework.PlatformNode{
+	w := &nodeSettingsWorld{c: c, pki: pki, order: []string{"canary", "worker", "master"}, nodes: map[string]*framework.PlatformNode{
 		"master": framework.StartPlatformNode(t, c.Config, pki, master),
 		"worker": framework.StartPlatformNode(t, c.Config, pki, worker),
 		"canary": framework.StartPlatformNode(t, c.Config, pki, canary),
@@ -202,6 +219,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 	for _, p := range w.order {
 		waitStandInPool(t, c, p, "pool "+p+" rendered and updated", poolSettled)
 	}
+	w.startMonitoring(t, query, operatorToken)
 	// What administrators own: an entry of the node disruption policy, and
 	// MCO's MachineConfigs and pools.
 	applyStandInPolicy(t, c, map[string]string{adminPolicyPath: "crio.service"})
@@ -220,6 +238,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 	if no0.Status.NodeSettings != nil {
 		before = no0.Status.NodeSettings.Target // an earlier test's
 	}
+	queriesBefore := w.gateQueries(t)
 	w.setTracing(t, 1000000)
 	on := w.waitPhase(t, before, nodesettings.PhaseComplete)
 	w.assertPoolByPool(t, e0, w.order...)
@@ -240,6 +259,8 @@ func TestNodeSettingsTracing(t *testing.T) {
 	assert.Zero(t, countEvents(ev, "", framework.MCODrained, ""), "no node drained")
 	w.assertSpansFrom(t)
 	assertDestinationNote(t, c)
+	assert.Greater(t, w.gateQueries(t), queriesBefore, "the gate asked Prometheus whether CRI-O's metrics were scraped")
+	assert.NotContains(t, framework.NodeOperatorCondition(mustNodeOperator(t, c), "NodeSettingsProgressing").Message, "not CRI-O's metrics")
 	co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
 		for _, pool := range w.order {
 			want := configv1.ObjectReference{Group: "machineconfiguration.openshift.io", Resource: "machineconfigs", Name: nodesettings.MachineConfigName(pool)}
@@ -256,7 +277,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 	// at the canary, which goes back to the last good revision; worker and
 	// master are not touched.
 	phase = time.Now()
-	end := framework.ExpectDisruption(t, "a node settings rollout fails its gate on the canary pool and is rolled back: NodeSettingsDegraded")
+	end := framework.ExpectDisruption(t, "node settings rollouts fail their gate on the canary pool and are rolled back: NodeSettingsDegraded")
 	const faulty = "tracing_sampling_rate_per_million = 500000"
 	w.nodes["canary"].CRIOBin = w.nodes["canary"].CRIOFailingWith(t, faulty, "e2e fault: this CRI-O build cannot start with a sampling rate of 500000")
 	e1 := len(w.s.Events())
@@ -290,14 +311,88 @@ func TestNodeSettingsTracing(t *testing.T) {
 	assert.Zero(t, w.s.Reboots())
 	failTook := time.Since(phase)
 
-	// 3. Off, with the canary's CRI-O fixed: our MachineConfigs go pool by
-	// pool, and the drop-ins with them.
+	// 2b. A change after which the canary's CRI-O starts and then hangs:
+	// MCO updates the pool and the node stays Ready, but CRI-O's metrics
+	// are no longer scraped; the gate sees that, and the canary goes back.
+	phase = time.Now()
+	const hanging = "tracing_sampling_rate_per_million = 250000"
+	w.nodes["canary"].CRIOBin = w.nodes["canary"].CRIOHangingWith(t, hanging)
+	e1b := len(w.s.Events())
+	w.setTracing(t, 250000)
+	hung := w.waitPhase(t, stopped.Target, nodesettings.PhaseStopped)
+	k = poolStatus(hung, "canary")
+	assert.Equal(t, nodesettings.Reverted, nodesettings.PoolState(k.State))
+	assert.Equal(t, poolStatus(on, "canary").Revision, k.Revision, "the canary is back at its last good revision")
+	assert.Contains(t, hung.Message, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node `+w.nodes["canary"].Name)
+	assert.Zero(t, countEvents(w.s.Events()[e1b:], w.nodes["canary"].Name, framework.MCONodeDegraded, ""), "MCO saw nothing wrong: only the scrapes did")
+	for _, pool := range []string{"worker", "master"} {
+		assert.Equal(t, nodesettings.Held, nodesettings.PoolState(poolStatus(hung, pool).State), pool)
+		assert.Zero(t, countEvents(w.s.Events()[e1b:], w.nodes[pool].Name, "", ""), "nothing happens on pool %s's node", pool)
+	}
+	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
+		p := framework.GetMCOPool(t, c.Config, "canary")
+		return poolSettled(p) && crioHealthy(w.nodes["canary"]) == nil, nil
+	}, "pool canary updated back and its CRI-O answering")
+	dropIn, err = crioDropIn(w.nodes["canary"], nodesettings.CRIODropInPath)
+	require.NoError(t, err)
+	assert.Contains(t, dropIn, "tracing_sampling_rate_per_million = 1000000", "the canary runs the last good drop-in")
+	stopped = hung
+	hangTook := time.Since(phase)
+
+	// 3. The OpenTelemetry operator's API appears, and the canary's CRI-O
+	// is fixed: our collector goes in first, then each pool's drop-ins
+	// point at it on the node's loopback, pool by pool, and the spans go
+	// through it. Nothing runs collector pods here (the OpenTelemetry
+	// operator would): a receiver on the loopback address stands for them.
 	phase = time.Now()
 	w.nodes["canary"].CRIOBin = ""
+	onNode := framework.StartOTLPReceiverAt(t, nodesettings.CollectorEndpoint, "node-collector")
+	framework.ServeOpenTelemetryCollectors(t, c.Config)
+	e3 := len(w.s.Events())
+	w.setTracing(t, 1000000)
+	viaCollector := w.waitPhase(t, stopped.Target, nodesettings.PhaseComplete)
+	w.assertPoolByPool(t, e3, w.order...)
+	collector, err := c.Dynamic.Resource(otelCollectorGVR).Namespace(framework.OperatorNamespace).Get(context.Background(), nodesettings.CollectorName, metav1.GetOptions{})
+	require.NoError(t, err, "our OpenTelemetryCollector, accepted by the OpenTelemetry operator's CRD")
+	mode, _, _ := unstructured.NestedString(collector.Object, "spec", "mode")
+	exporter, _, _ := unstructured.NestedString(collector.Object, "spec", "config", "exporters", "otlp", "endpoint")
+	assert.Equal(t, "daemonset", mode)
+	assert.Equal(t, w.recv.Addr, exporter, "the collector exports to the administrator's endpoint")
+	if first := firstEvent(w.s.Events(), e3, "canary", framework.MCODesired); assert.GreaterOrEqual(t, first, 0) {
+		assert.False(t, collector.GetCreationTimestamp().Time.After(w.s.Events()[first].Time), "the collector exists before the first node is pointed at it")
+	}
+	for pool, n := range w.nodes {
+		dropIn, err := crioDropIn(n, nodesettings.CRIODropInPath)
+		require.NoError(t, err, pool)
+		assert.Contains(t, dropIn, fmt.Sprintf("tracing_endpoint = %q", nodesettings.CollectorEndpoint), "pool %s: CRI-O sends to the collector on its node", pool)
+	}
+	for _, pool := range w.order {
+		called := time.Now()
+		callCRI(t, w.nodes[pool])
+		spans := onNode.WaitForSpans(t, crioTracingService, called, len(crioTracedCalls), time.Minute)
+		t.Logf("pool %s: node %s's CRI-O exported %d spans to the collector's address", pool, w.nodes[pool].Name, len(spans))
+	}
+	assert.Equal(t, framework.OperatorNamespace+"/"+nodesettings.CollectorName, viaCollector.Collector)
+	c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		want := configv1.ObjectReference{Group: "opentelemetry.io", Resource: "opentelemetrycollectors", Namespace: framework.OperatorNamespace, Name: nodesettings.CollectorName}
+		if !slices.Contains(co.Status.RelatedObjects, want) {
+			return fmt.Sprintf("relatedObjects without %v", want)
+		}
+		return ""
+	})
+	assert.Contains(t, framework.NodeOperatorCondition(mustNodeOperator(t, c), "NodeSettingsProgressing").Message, "spans go to a collector on each node")
+	collectorTook := time.Since(phase)
+
+	// 4. Off: our MachineConfigs go pool by pool, and the drop-ins with
+	// them; the collector goes after the last pool.
+	phase = time.Now()
 	e2 := len(w.s.Events())
 	w.setTracing(t, nil)
-	off := w.waitPhase(t, stopped.Target, nodesettings.PhaseComplete)
+	off := w.waitPhase(t, viaCollector.Target, nodesettings.PhaseComplete)
 	end()
+	_, err = c.Dynamic.Resource(otelCollectorGVR).Namespace(framework.OperatorNamespace).Get(context.Background(), nodesettings.CollectorName, metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "our OpenTelemetryCollector deleted once no pool points at it (%v)", err)
+	assert.Empty(t, off.Collector)
 	// The canary selects the worker role too: until the worker pool's turn
 	// its nodes keep the worker pool's drop-in (removing the canary's own
 	// MachineConfig changes nothing on them), so the canary's node changes
@@ -326,13 +421,69 @@ func TestNodeSettingsTracing(t *testing.T) {
 	}
 	time.Sleep(crioSpanExportDelay)
 	assert.Empty(t, spanNames(w.recv.ServiceSpans(t, crioTracingService, quiet)), "no spans once tracing is off")
+	assert.Empty(t, spanNames(onNode.ServiceSpans(t, crioTracingService, quiet)), "no spans to the collector's address once tracing is off")
 	assert.Zero(t, w.s.Reboots())
 	offTook := time.Since(phase)
 
 	assert.Equal(t, adminBefore, adminObjects(t, c), "what administrators and MCO own is untouched")
-	t.Logf("durations: setup %s; on (3 pools) %s; failing canary and rollback %s; off (3 pools) %s; total %s",
+	t.Logf("durations: setup %s; on (3 pools) %s; failing canary and rollback %s; hanging canary, scrape gate and rollback %s; through the collector (3 pools) %s; off (3 pools) %s; total %s",
 		setup.Round(time.Millisecond), onTook.Round(time.Millisecond), failTook.Round(time.Millisecond),
-		offTook.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+		hangTook.Round(time.Millisecond), collectorTook.Round(time.Millisecond), offTook.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+}
+
+// startMonitoring starts the platform's CRI-O scrape as OpenShift runs it:
+// Prometheus scraping each node's kube-rbac-proxy-crio static pod as
+// job="crio", with the query proxy in front; it checks that the proxy
+// lets the operator's token query and refuses a ServiceAccount that may
+// not get namespaces; and it turns the metrics stack on, which the
+// platform path makes PlatformProxy, so that the gate checks job="crio".
+func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.QueryProxy, operatorToken string) {
+	t.Helper()
+	var nodes []*framework.PlatformNode // each runs its kube-rbac-proxy-crio (StartPlatformNode)
+	for _, pool := range w.order {
+		nodes = append(nodes, w.nodes[pool])
+	}
+	w.prom = framework.StartPlatformPrometheus(t, w.pki, nodes)
+	w.prom.WaitTargetsUp(t, len(nodes), time.Minute)
+	query.Start(t, w.prom)
+	w.query = query
+
+	token, err := os.ReadFile(operatorToken)
+	require.NoError(t, err)
+	code, body := query.Query(t, string(token), `up{job="crio"}`)
+	require.Equal(t, 200, code, "the operator's ServiceAccount may query: %s", body)
+	other, err := os.ReadFile(framework.ServiceAccountTokenFile(t, "default", "e2e-no-monitoring-access"))
+	require.NoError(t, err)
+	code, body = query.Query(t, string(other), `up{job="crio"}`)
+	require.Equal(t, 403, code, "a ServiceAccount that may not get namespaces may not query: %s", body)
+
+	w.c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Managed"}})
+	no := w.c.WaitForStacks(t, 2*time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: true})
+	for _, s := range no.Status.Stacks {
+		if s.Name == nodev1alpha1.MetricsStack {
+			require.Equal(t, nodev1alpha1.PlatformProxy, s.Mode, "the metrics stack on the platform's path")
+		}
+	}
+}
+
+// gateQueries counts the successful requests to Prometheus's query API
+// (its own counter, read from its /metrics); only the operator's gate
+// queries while a rollout runs.
+func (w *nodeSettingsWorld) gateQueries(t *testing.T) int {
+	t.Helper()
+	resp, err := http.Get(w.prom.URL + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, `prometheus_http_requests_total{code="200",handler="/api/v1/query"} `) {
+			n, err := strconv.Atoi(strings.Fields(line)[1])
+			require.NoError(t, err, line)
+			return n
+		}
+	}
+	return 0
 }
 
 // deleteLeftoverMachineConfigs deletes the MachineConfigs that are not
@@ -405,4 +556,11 @@ func adminObjects(t *testing.T, c *framework.Cluster) map[string]string {
 		}
 	}
 	return out
+}
+
+func mustNodeOperator(t *testing.T, c *framework.Cluster) *nodev1alpha1.NodeOperator {
+	t.Helper()
+	no, err := c.NodeOperator(context.Background())
+	require.NoError(t, err)
+	return no
 }

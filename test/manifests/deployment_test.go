@@ -17,8 +17,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/openshift/cluster-node-operator/pkg/operator"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 )
 
@@ -129,6 +131,7 @@ func TestDeploymentConventions(t *testing.T) {
 				checkContainer(t, spec, c)
 			}
 			checkVolumes(t, spec)
+			checkServiceCA(t, tr, spec, operator)
 			listen := checkOperatorContainer(t, operator)
 			checkEnvironment(t, tr, operator)
 			checkImages(t, tr, spec)
@@ -222,6 +225,43 @@ func checkVolumes(t *testing.T, spec corev1.PodSpec) {
 	}
 }
 
+const serviceCAVolume = "service-ca"
+
+// checkServiceCA: the operator trusts Thanos Querier through the service CA
+// bundle, mounted where its --prometheus-ca-file default looks, from an
+// optional ConfigMap (the operator starts without it) that the manifests
+// create with the service CA's injection annotation.
+func checkServiceCA(t *testing.T, tr *tree, spec corev1.PodSpec, c corev1.Container) {
+	t.Helper()
+	caFile := operator.NewOptions().Prometheus.CAFile
+	var source *corev1.ConfigMapVolumeSource
+	for _, v := range spec.Volumes {
+		if v.Name == serviceCAVolume {
+			source = v.ConfigMap
+		}
+	}
+	if source == nil || source.Optional == nil || !*source.Optional {
+		t.Fatalf("volume %s: want an optional configMap volume (the operator must start before the service CA injects the bundle)", serviceCAVolume)
+	}
+	for _, m := range c.VolumeMounts {
+		if m.Name == serviceCAVolume && m.MountPath != path.Dir(caFile) {
+			t.Errorf("container %s: %s mounted at %s, but --prometheus-ca-file defaults to %s", c.Name, serviceCAVolume, m.MountPath, caFile)
+		}
+	}
+	for _, o := range tr.byKind(schema.GroupKind{Kind: "ConfigMap"}) {
+		if o.GetName() == source.Name && o.GetNamespace() == operatorNamespace {
+			if o.GetAnnotations()["service.beta.openshift.io/inject-cabundle"] != "true" {
+				t.Errorf("%s: without the annotation service.beta.openshift.io/inject-cabundle: \"true\" nothing puts the service CA bundle in it", o)
+			}
+			if data, _ := o.Object["data"].(map[string]interface{}); len(data) != 0 {
+				t.Errorf("%s: data in the manifest; the service CA injects service-ca.crt", o)
+			}
+			return
+		}
+	}
+	t.Errorf("no manifest creates ConfigMap %s/%s, which volume %s mounts", operatorNamespace, source.Name, serviceCAVolume)
+}
+
 // checkOperatorContainer: the operator serves /metrics, /healthz and
 // /readyz in plain HTTP, without authentication, so only on the pod's
 // loopback, where nothing outside the pod reaches it; it writes no files and
@@ -249,8 +289,8 @@ func checkOperatorContainer(t *testing.T, c corev1.Container) string {
 	if len(c.Ports) != 0 {
 		t.Errorf("container %s: ports %+v; the operator's endpoint is on loopback, only kube-rbac-proxy serves the pod's network", c.Name, c.Ports)
 	}
-	if len(c.VolumeMounts) != 0 {
-		t.Errorf("container %s: mounts %+v; the operator reads no files but its ServiceAccount's and writes none (and the serving certificate is kube-rbac-proxy's)", c.Name, c.VolumeMounts)
+	if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].Name != serviceCAVolume || !c.VolumeMounts[0].ReadOnly {
+		t.Errorf("container %s: mounts %+v; the operator reads no files but its ServiceAccount's and the service CA bundle (volume %s, read-only), and writes none (the serving certificate is kube-rbac-proxy's)", c.Name, c.VolumeMounts, serviceCAVolume)
 	}
 	return listen
 }

@@ -93,6 +93,9 @@ var operatorNeeds = func() []need {
 	}
 	add("node settings health gate: the nodes of the pool being verified (pkg/operator/nodesettings)", "", "", "nodes", "", "list")
 	add("node settings: is the OpenTelemetry collector API served (pkg/operator/nodesettings)", "", "opentelemetry.io", "opentelemetrycollectors", "", "list")
+	add("node settings: the per-node OpenTelemetryCollector, read, server-side applied and deleted (pkg/operator/nodesettings/collector.go)",
+		operatorNamespace, "opentelemetry.io", "opentelemetrycollectors", nodesettings.CollectorName, "get", "patch", "delete")
+	add("node settings health gate: Thanos Querier's proxy authorizes queries as get namespaces (pkg/operator/nodesettings/scrape.go)", "", "", "namespaces", "", "get")
 	add("the metrics endpoint's kube-rbac-proxy authenticates scrapers", "", "authentication.k8s.io", "tokenreviews", "", "create")
 	add("the metrics endpoint's kube-rbac-proxy authorizes scrapers", "", "authorization.k8s.io", "subjectaccessreviews", "", "create")
 	return out

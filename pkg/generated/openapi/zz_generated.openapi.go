@@ -490,6 +490,13 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.Referen
 							},
 						},
 					},
+					"collector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "collector names the operator's OpenTelemetryCollector (namespace/name) while it exists: where the OpenTelemetry operator's API is served, CRI-O and the kubelet send spans to a collector on their node, which exports them to the endpoint. Empty otherwise.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 				},
 			},
 		},

@@ -77,7 +77,9 @@ type Controller struct {
 	dynamic       dynamic.Interface
 	kube          kubernetes.Interface
 	served        *stack.ServedAPIs
+	namespace     string // of our OpenTelemetryCollector
 	timing        Timing
+	scrapes       ScrapeProbe // nil: the gate does not check CRI-O's scrapes
 	recorder      events.Recorder
 
 	// recorded is the rollout this process last wrote to
@@ -88,14 +90,19 @@ type Controller struct {
 	// first write, and after a restart: then the cache is all there is.
 	recorded *nodev1alpha1.NodeSettingsStatus
 	haveOwn  bool
+	// collectorGone: this process saw that our OpenTelemetryCollector does
+	// not exist, so a finished rollout need not look again each minute.
+	collectorGone bool
 }
 
 // NewController watches the NodeOperator only; while a rollout runs it
 // looks at MCO's pools, MachineConfigs and MachineConfigNodes every
-// pollInterval, and at the nodes of the pool being verified.
+// pollInterval, and at the nodes of the pool being verified and their
+// CRI-O scrapes (scrapes; nil where no Prometheus is configured).
 func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, dyn dynamic.Interface,
-	kube kubernetes.Interface, served *stack.ServedAPIs, timing Timing, recorder events.Recorder) factory.Controller {
-	c := &Controller{clock: clk, nodeOperators: nodeOperators, dynamic: dyn, kube: kube, served: served, timing: timing, recorder: recorder}
+	kube kubernetes.Interface, served *stack.ServedAPIs, namespace string, timing Timing, scrapes ScrapeProbe, recorder events.Recorder) factory.Controller {
+	c := &Controller{clock: clk, nodeOperators: nodeOperators, dynamic: dyn, kube: kube, served: served, namespace: namespace,
+		timing: timing, scrapes: scrapes, recorder: recorder}
 	return factory.New().
 		WithInformers(nodeOperators.Informer()).
 		ResyncEvery(time.Minute).
@@ -153,6 +160,13 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 
 	targets, rendered, notes := map[string]Revision{}, map[string][]File{}, []string{}
 	tracing := tracingFrom(spec.Tracing)
+	var collector *unstructured.Unstructured
+	if tracing != nil && w.collector {
+		// Spans go through a collector on each node; it is in place before
+		// a MachineConfig points a node at it (write).
+		collector = Collector(c.namespace, tracing.Endpoint)
+		tracing.Endpoint = CollectorEndpoint
+	}
 	for _, p := range w.pools {
 		files, skipped := Render(tracing, w.facts[p])
 		targets[p], rendered[p] = RevisionOf(files), files
@@ -160,15 +174,19 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 			notes = append(notes, fmt.Sprintf("pool %s: %s", p, s))
 		}
 	}
+	job, noScrapes := c.scrapeJob(no.Status.Stacks)
 	if tracing != nil {
-		notes = append(notes, w.destinationNote(tracing.Endpoint))
+		notes = append(notes, destinationNote(spec.Tracing.Endpoint, collector))
+		if noScrapes != "" {
+			notes = append(notes, "the health gate checks node readiness but not CRI-O's metrics: "+noScrapes)
+		}
 	}
 
 	observed := map[string]PoolObservation{}
 	for _, p := range w.pools {
 		health := ""
-		if stateOf(previous, p) == Verifying {
-			health = c.health(ctx, w.pool[p], w.nodesOf[p])
+		if pool := poolOf(previous, p); pool.State == Verifying {
+			health = c.health(ctx, w.pool[p], w.nodesOf[p], job, pool.Since)
 		}
 		objs := PoolObjects{Pool: w.pool[p], Ours: w.ours[p], Current: w.current[p], Nodes: w.mcns[p]}
 		if p != "worker" && inheritsWorker(w.pool[p]) {
@@ -179,13 +197,20 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	s := Next(targets, Order(w.pools, spec.Rollout.CanaryPool), previous, observed, c.clock.Now(), c.timing)
 
 	if s.Write != nil {
-		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool]); err != nil {
+		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool], collector); err != nil {
 			// The factory retries an error with backoff; a persistent one
 			// (no MachineConfiguration) must not be polled every 2 s too.
 			return 0, c.recordError(ctx, current, err)
 		}
 	}
-	if err := c.record(ctx, statusFromRollout(s.Rollout), conditionsFor(s.Rollout, notes)); err != nil {
+	if err := c.syncCollector(ctx, collector, s.Rollout); err != nil {
+		return 0, c.recordError(ctx, current, err)
+	}
+	status := statusFromRollout(s.Rollout)
+	if collector != nil || (current != nil && current.Collector != "" && !c.collectorGone) {
+		status.Collector = c.namespace + "/" + CollectorName
+	}
+	if err := c.record(ctx, status, conditionsFor(s.Rollout, notes)); err != nil {
 		return 0, err
 	}
 	switch {
@@ -199,7 +224,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 // today are the files today's spec renders for the pool. The node
 // disruption policy entries go in first, and without them nothing is
 // written: MCO would drain and reboot the pool's nodes.
-func (c *Controller) write(ctx context.Context, w Write, today []File) error {
+func (c *Controller) write(ctx context.Context, w Write, today []File, collector *unstructured.Unstructured) error {
 	name := MachineConfigName(w.Pool)
 	if w.Revision == "" {
 		deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, machineConfigGVR, MachineConfig(w.Pool, nil))
@@ -216,6 +241,11 @@ func (c *Controller) write(ctx context.Context, w Write, today []File) error {
 		return fmt.Errorf("%s; MachineConfig %s held back: without the policy MCO would reboot the pool's nodes", skipped, name)
 	case wrote:
 		c.recorder.Eventf("NodeSettingsDisruptionPolicy", "applied node disruption policy entries for the node settings drop-ins to MachineConfiguration %s", nodedisruption.MachineConfigurationName)
+	}
+	if collector != nil {
+		if err := c.applyCollector(ctx, collector); err != nil {
+			return fmt.Errorf("%w; MachineConfig %s held back until the collector it points the nodes at is in place", err, name)
+		}
 	}
 	files := today
 	if RevisionOf(today) != w.Revision {
@@ -448,10 +478,12 @@ func selectorFrom(raw map[string]interface{}) (labels.Selector, error) {
 }
 
 // health is the gate's look at the pool's nodes: each must be Ready (the
-// kubelet reports NotReady when it or its container runtime is down). The
-// nodes are the pool's MachineConfigNodes, or those its node selector
-// picks where MachineConfigNodes are not served. "" means healthy.
-func (c *Controller) health(ctx context.Context, pool *unstructured.Unstructured, names []string) string {
+// kubelet reports NotReady when it or its container runtime is down), and,
+// when job is set, have had CRI-O's metrics scraped without a failure since
+// the pool was updated (since), over the last soak at most. The nodes are the pool's MachineConfigNodes, or those
+// its node selector picks where MachineConfigNodes are not served. ""
+// means healthy.
+func (c *Controller) health(ctx context.Context, pool *unstructured.Unstructured, names []string, job string, since time.Time) string {
 	raw, _, _ := unstructured.NestedMap(pool.Object, "spec", "nodeSelector")
 	sel, err := selectorFrom(raw)
 	if err != nil {
@@ -465,12 +497,13 @@ func (c *Controller) health(ctx context.Context, pool *unstructured.Unstructured
 	for _, n := range names {
 		want[n] = true
 	}
-	var bad []string
+	var bad, members []string
 	for i := range nodes.Items {
 		n := &nodes.Items[i]
 		if len(want) > 0 && !want[n.Name] {
 			continue
 		}
+		members = append(members, n.Name)
 		if why := notReady(n); why != "" {
 			bad = append(bad, fmt.Sprintf("node %s is not Ready: %s", n.Name, why))
 		}
@@ -479,7 +512,14 @@ func (c *Controller) health(ctx context.Context, pool *unstructured.Unstructured
 	if len(bad) > 3 {
 		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
 	}
-	return strings.Join(bad, "; ")
+	if len(bad) > 0 || job == "" {
+		return strings.Join(bad, "; ")
+	}
+	scraped, err := c.scrapes.ScrapedThroughout(ctx, job, ScrapeWindow(since, c.clock.Now(), c.timing.Soak))
+	if err != nil {
+		return fmt.Sprintf("cannot tell whether CRI-O's metrics are scraped: %v", err)
+	}
+	return ScrapeVerdict(job, members, scraped)
 }
 
 func notReady(n *corev1.Node) string {
@@ -494,11 +534,50 @@ func notReady(n *corev1.Node) string {
 	return "no Ready condition"
 }
 
-func (w *mcoObjects) destinationNote(endpoint string) string {
-	if w.collector {
-		return fmt.Sprintf("spans go to %s as given (the OpenTelemetry collector API is served, but a per-node collector is not deployed yet)", endpoint)
+func destinationNote(destination string, collector *unstructured.Unstructured) string {
+	if collector != nil {
+		return fmt.Sprintf("spans go to a collector on each node (OpenTelemetryCollector %s/%s, %s), which exports them to %s", collector.GetNamespace(), CollectorName, CollectorEndpoint, destination)
 	}
-	return fmt.Sprintf("spans go to %s as given: the OpenTelemetry collector API (opentelemetry.io) is not served", endpoint)
+	return fmt.Sprintf("spans go to %s as given: the OpenTelemetry collector API (opentelemetry.io) is not served", destination)
+}
+
+// applyCollector puts our OpenTelemetryCollector in place (a read, and a
+// write only when it differs).
+func (c *Controller) applyCollector(ctx context.Context, collector *unstructured.Unstructured) error {
+	changed, err := stack.ApplyUnstructured(ctx, c.dynamic, otelCollectorGVR, collector, FieldManager)
+	if err != nil {
+		return fmt.Errorf("OpenTelemetryCollector %s/%s: %w", collector.GetNamespace(), CollectorName, err)
+	}
+	c.collectorGone = false
+	if changed {
+		c.recorder.Eventf("NodeSettingsCollector", "applied OpenTelemetryCollector %s/%s exporting to the node tracing destination", collector.GetNamespace(), CollectorName)
+	}
+	return nil
+}
+
+// syncCollector keeps the collector in step with the spec whatever the
+// rollout's phase (a changed destination reaches every node's collector at
+// once: the nodes' files do not change) and removes it once the rollout is
+// complete and no pool points at it any more.
+func (c *Controller) syncCollector(ctx context.Context, collector *unstructured.Unstructured, r Rollout) error {
+	if collector != nil {
+		return c.applyCollector(ctx, collector)
+	}
+	if r.Phase != PhaseComplete || c.collectorGone {
+		return nil
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetNamespace(c.namespace)
+	obj.SetName(CollectorName)
+	deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, otelCollectorGVR, obj)
+	switch {
+	case err != nil && !apierrors.IsNotFound(err):
+		return fmt.Errorf("OpenTelemetryCollector %s/%s: %w", c.namespace, CollectorName, err)
+	case deleted:
+		c.recorder.Eventf("NodeSettingsCollector", "deleted OpenTelemetryCollector %s/%s: no node sends spans to it any more", c.namespace, CollectorName)
+	}
+	c.collectorGone = true
+	return nil
 }
 
 // inheritsWorker: the pool's MachineConfig selector takes the worker
@@ -509,13 +588,22 @@ func inheritsWorker(pool *unstructured.Unstructured) bool {
 	return err == nil && sel.Matches(labels.Set{roleLabel: "worker"})
 }
 
-func stateOf(r Rollout, pool string) PoolState {
+func poolOf(r Rollout, pool string) PoolStatus {
 	for _, p := range r.Pools {
 		if p.Name == pool {
-			return p.State
+			return p
 		}
 	}
-	return ""
+	return PoolStatus{}
+}
+
+// scrapeJob is the job whose CRI-O scrapes the gate checks; "" and why
+// the gate cannot check them.
+func (c *Controller) scrapeJob(stacks []nodev1alpha1.StackStatus) (string, string) {
+	if c.scrapes == nil {
+		return "", "the operator has no Prometheus to query (--prometheus-url is empty)"
+	}
+	return ScrapeJob(stacks)
 }
 
 func tracingFrom(t *nodev1alpha1.NodeTracing) *Tracing {
@@ -602,6 +690,9 @@ func (c *Controller) record(ctx context.Context, s *nodev1alpha1.NodeSettingsSta
 
 func applyStatus(s *nodev1alpha1.NodeSettingsStatus) *applynodev1alpha1.NodeSettingsStatusApplyConfiguration {
 	out := applynodev1alpha1.NodeSettingsStatus().WithTarget(s.Target).WithPhase(s.Phase).WithMessage(s.Message)
+	if s.Collector != "" {
+		out.WithCollector(s.Collector)
+	}
 	for _, p := range s.Pools {
 		out.WithPools(applynodev1alpha1.NodeSettingsPoolStatus().
 			WithName(p.Name).WithTarget(p.Target).WithRevision(p.Revision).WithLastGood(p.LastGood).
@@ -611,13 +702,17 @@ func applyStatus(s *nodev1alpha1.NodeSettingsStatus) *applynodev1alpha1.NodeSett
 }
 
 // RelatedObjects are what must-gather collects for a rollout: each pool
-// it covers, our MachineConfig of the pool where there is one, and MCO's
-// MachineConfiguration holding our node disruption policy entries.
+// it covers, our MachineConfig of the pool where there is one, MCO's
+// MachineConfiguration holding our node disruption policy entries, and our
+// OpenTelemetryCollector while it exists.
 func RelatedObjects(s *nodev1alpha1.NodeSettingsStatus) []configv1.ObjectReference {
 	if s == nil {
 		return nil
 	}
 	out := []configv1.ObjectReference{{Group: nodedisruption.GVR.Group, Resource: nodedisruption.GVR.Resource, Name: nodedisruption.MachineConfigurationName}}
+	if ns, name, ok := strings.Cut(s.Collector, "/"); ok {
+		out = append(out, configv1.ObjectReference{Group: otelCollectorGVR.Group, Resource: otelCollectorGVR.Resource, Namespace: ns, Name: name})
+	}
 	for _, p := range s.Pools {
 		out = append(out, configv1.ObjectReference{Group: poolGVR.Group, Resource: poolGVR.Resource, Name: p.Name})
 		if p.Revision != "" {

@@ -40,6 +40,8 @@ type fakeMCO struct {
 	client *dynamicfake.FakeDynamicClient
 	writes []string
 	gen    int
+	// collectorServed: the OpenTelemetry operator's API is served.
+	collectorServed bool
 }
 
 func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
@@ -49,8 +51,11 @@ func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
 		kubeletConfigGVR: "KubeletConfigList", nodedisruption.GVR: "MachineConfigurationList", otelCollectorGVR: "OpenTelemetryCollectorList",
 	})
 	m := &fakeMCO{t: t, client: client}
-	// The OpenTelemetry operator is not installed.
-	client.PrependReactor("list", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
+	// The OpenTelemetry operator is not installed, unless collectorServed.
+	client.PrependReactor("*", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if m.collectorServed {
+			return false, nil, nil
+		}
 		return true, nil, apierrors.NewNotFound(otelCollectorGVR.GroupResource(), "")
 	})
 	client.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -103,9 +108,9 @@ func (m *fakeMCO) apply(a clienttesting.PatchAction) runtime.Object {
 	u := &unstructured.Unstructured{}
 	require.NoError(m.t, json.Unmarshal(a.GetPatch(), &u.Object))
 	gvr := a.GetResource()
-	live, err := m.client.Tracker().Get(gvr, "", a.GetName())
+	live, err := m.client.Tracker().Get(gvr, a.GetNamespace(), a.GetName())
 	if apierrors.IsNotFound(err) {
-		require.NoError(m.t, m.client.Tracker().Create(gvr, u, ""))
+		require.NoError(m.t, m.client.Tracker().Create(gvr, u, a.GetNamespace()))
 		return u
 	}
 	require.NoError(m.t, err)
@@ -116,7 +121,7 @@ func (m *fakeMCO) apply(a clienttesting.PatchAction) runtime.Object {
 		u = l
 	}
 	u.SetResourceVersion("")
-	require.NoError(m.t, m.client.Tracker().Update(gvr, u, ""))
+	require.NoError(m.t, m.client.Tracker().Update(gvr, u, a.GetNamespace()))
 	return u
 }
 
@@ -207,7 +212,7 @@ func newFixture(t *testing.T, mco *fakeMCO, spec nodev1alpha1.NodeSettings) *fix
 	kube := kubefake.NewClientset()
 	served := stack.FixedServedAPIs(platform.ServedAPIs{MachineConfig: true, MachineConfiguration: true})
 	f.c = &Controller{clock: f.clock, nodeOperators: f.no.NodeOperators, dynamic: mco.client, kube: kube, served: served,
-		timing: testTiming, recorder: events.NewInMemoryRecorder("test", f.clock)}
+		namespace: "openshift-cluster-node-operator", timing: testTiming, recorder: events.NewInMemoryRecorder("test", f.clock)}
 	return f
 }
 
@@ -551,4 +556,150 @@ func TestRelatedObjects(t *testing.T) {
 		{Group: "machineconfiguration.openshift.io", Resource: "machineconfigs", Name: "60-canary-node-settings"},
 		{Group: "machineconfiguration.openshift.io", Resource: "machineconfigpools", Name: "master"},
 	}, got)
+}
+
+// fakeScrapes answers the gate's CRI-O question from a set of nodes.
+type fakeScrapes struct {
+	scraped map[string]bool
+	calls   []string
+}
+
+func (f *fakeScrapes) ScrapedThroughout(_ context.Context, job string, window time.Duration) (map[string]bool, error) {
+	f.calls = append(f.calls, fmt.Sprintf("%s over %s", job, window))
+	return f.scraped, nil
+}
+
+func readyWorkers(names ...string) *kubefake.Clientset {
+	var objs []runtime.Object
+	for _, n := range names {
+		objs = append(objs, &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{"node-role.kubernetes.io/worker": ""}},
+			Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+		})
+	}
+	return kubefake.NewClientset(objs...)
+}
+
+// The CRI-O part of the gate, with the metrics stack on the platform path:
+// a pool passes once every node's CRI-O was scraped as job="crio" since
+// MCO updated the pool, and fails when a node's is not within the gate.
+func TestControllerGateWaitsForCRIOScrapes(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		scrapedBy  time.Duration // when worker-2 is scraped; 0: never
+		wantState  PoolState
+		wantPhase  Phase
+		wantReason string
+	}{
+		{"scraped within the gate", 2 * testTiming.Soak, Done, PhaseComplete, ""},
+		{"never scraped", 0, Reverting, PhaseRollingBack, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node worker-2`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mco := newFakeMCO(t, true, "worker")
+			f := newFixture(t, mco, tracingOn(""))
+			f.no.Update(func(no *nodev1alpha1.NodeOperator) {
+				no.Status.Stacks = []nodev1alpha1.StackStatus{{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.PlatformProxy}}
+			})
+			f.c.kube = readyWorkers("worker-1", "worker-2")
+			probe := &fakeScrapes{scraped: map[string]bool{"worker-1": true}}
+			f.c.scrapes = probe
+			f.sync() // writes
+			mco.finish("worker")
+			f.sync() // Verifying
+			require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"))
+			require.Empty(t, probe.calls, "no query before the pool is verified")
+			f.clock.Step(testTiming.Soak)
+			f.sync()
+			require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"), "worker-2 is not scraped yet")
+			assert.Equal(t, "crio over "+testTiming.Soak.String(), probe.calls[0], "the scrapes since the pool was updated")
+			if tc.scrapedBy > 0 {
+				f.clock.Step(tc.scrapedBy - testTiming.Soak)
+				probe.scraped["worker-2"] = true
+			} else {
+				f.clock.Step(testTiming.Gate)
+			}
+			f.sync()
+			assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(tc.wantState), f.poolState("worker"))
+			assert.Equal(t, nodev1alpha1.NodeSettingsPhase(tc.wantPhase), f.status().Phase)
+			if tc.wantReason != "" {
+				assert.Contains(t, f.status().Message, tc.wantReason)
+			}
+			assert.NotContains(t, f.condition("Progressing").Message, "not CRI-O's metrics")
+		})
+	}
+}
+
+// With the metrics stack off the gate cannot see CRI-O's scrapes: it checks
+// readiness only, asks Prometheus nothing, and status says so.
+func TestControllerGateWithoutCRIOMetrics(t *testing.T) {
+	mco := newFakeMCO(t, true, "worker")
+	f := newFixture(t, mco, tracingOn(""))
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
+		no.Status.Stacks = []nodev1alpha1.StackStatus{{Name: nodev1alpha1.MetricsStack, Enabled: false}}
+	})
+	f.c.kube = readyWorkers("worker-1")
+	probe := &fakeScrapes{}
+	f.c.scrapes = probe
+	f.run(nil)
+	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseComplete), f.status().Phase)
+	assert.Empty(t, probe.calls)
+	assert.Contains(t, f.condition("Progressing").Message, "the health gate checks node readiness but not CRI-O's metrics: the metrics stack is off")
+}
+
+// Where the OpenTelemetry operator's API is served: our collector is in
+// place before the first MachineConfig, the nodes send spans to it on
+// their loopback, it exports to the destination; turning tracing off
+// removes it only after the last pool. Nothing is written at steady state.
+func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
+	mco := newFakeMCO(t, true, "master", "worker", "canary")
+	mco.collectorServed = true
+	f := newFixture(t, mco, tracingOn("canary"))
+	f.run(nil)
+	assert.Equal(t, []string{
+		"apply machineconfigurations cluster",
+		"apply opentelemetrycollectors node-tracing",
+		"apply machineconfigs 60-canary-node-settings",
+		"apply machineconfigs 60-worker-node-settings",
+		"apply machineconfigs 60-master-node-settings",
+	}, mcoWrites(mco.writes))
+	files := ourFiles(mco.get(machineConfigGVR, MachineConfigName("worker")))
+	assert.Contains(t, files[CRIODropInPath], `tracing_endpoint = "127.0.0.1:9417"`)
+	obj, err := mco.client.Tracker().Get(otelCollectorGVR, "openshift-cluster-node-operator", CollectorName)
+	require.NoError(t, err)
+	exporter, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", "config", "exporters", "otlp", "endpoint")
+	assert.Equal(t, "collector.example.com:4317", exporter)
+	assert.Contains(t, f.condition("Progressing").Message, "spans go to a collector on each node (OpenTelemetryCollector openshift-cluster-node-operator/node-tracing, 127.0.0.1:9417), which exports them to collector.example.com:4317")
+	assert.Equal(t, "openshift-cluster-node-operator/node-tracing", f.status().Collector)
+	assert.Contains(t, RelatedObjects(f.status()), configv1.ObjectReference{Group: "opentelemetry.io", Resource: "opentelemetrycollectors",
+		Namespace: "openshift-cluster-node-operator", Name: "node-tracing"}, "must-gather collects the collector")
+
+	mco.writes, f.no.Writes = nil, nil
+	for i := 0; i < 3; i++ {
+		f.clock.Step(time.Hour)
+		f.sync()
+	}
+	assert.Empty(t, mco.writes, "no writes at steady state")
+	assert.Empty(t, f.no.Writes)
+
+	// A new destination reaches the collector; the nodes' files stay.
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing.Endpoint = "other.example.com:4317" })
+	f.run(nil)
+	assert.Equal(t, []string{"apply opentelemetrycollectors node-tracing"}, mcoWrites(mco.writes))
+
+	mco.writes = nil
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing = nil })
+	f.run(nil)
+	assert.Equal(t, []string{
+		"delete machineconfigs 60-canary-node-settings",
+		"delete machineconfigs 60-worker-node-settings",
+		"delete machineconfigs 60-master-node-settings",
+		"delete opentelemetrycollectors node-tracing",
+	}, mcoWrites(mco.writes))
+	mco.writes = nil
+	for i := 0; i < 3; i++ {
+		f.clock.Step(time.Hour)
+		f.sync()
+	}
+	assert.Empty(t, mco.writes, "no writes once it is gone")
+	assert.Empty(t, f.status().Collector)
 }

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -53,17 +54,28 @@ type OTLPReceiver struct {
 // spans file stays in _output/e2e-logs.
 func StartOTLPReceiver(t testing.TB) *OTLPReceiver {
 	t.Helper()
+	return StartOTLPReceiverAt(t, "127.0.0.1:"+strconv.Itoa(FreePort(t)), "otlp-receiver")
+}
+
+// StartOTLPReceiverAt starts an otlp-receiver named name (its log and
+// spans file) on addr.
+func StartOTLPReceiverAt(t testing.TB, addr, name string) *OTLPReceiver {
+	t.Helper()
 	if err := EnsureTool(t, "otlp-receiver"); err != nil {
 		t.Fatalf("building otlp-receiver: %v", err)
 	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Fatalf("%s: something already listens on %s", name, addr)
+	}
 	r := &OTLPReceiver{
-		Addr:      "127.0.0.1:" + strconv.Itoa(FreePort(t)),
-		SpansPath: strings.TrimSuffix(e2eLogPath(t, "otlp-spans"), ".log") + ".jsonl",
+		Addr:      addr,
+		SpansPath: strings.TrimSuffix(e2eLogPath(t, name+"-spans"), ".log") + ".jsonl",
 	}
 	bin := filepath.Join(RepoRoot(t), "_output", "bin", "otlp-receiver")
-	r.Process = StartProcess(t, "otlp-receiver", bin, []string{"-listen", r.Addr, "-out", r.SpansPath}, nil)
-	WaitListening(t, r.Process, r.Addr, "otlp-receiver")
-	t.Logf("OTLP receiver on %s, spans in %s", r.Addr, r.SpansPath)
+	r.Process = StartProcess(t, name, bin, []string{"-listen", r.Addr, "-out", r.SpansPath}, nil)
+	WaitListening(t, r.Process, r.Addr, name)
+	t.Logf("OTLP receiver %s on %s, spans in %s", name, r.Addr, r.SpansPath)
 	return r
 }
 

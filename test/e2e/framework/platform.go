@@ -707,6 +707,14 @@ func metricsCertConfigured(dropIns map[string][]byte) bool {
 	return cert != ""
 }
 
+// MetricsURL is the node's CRI-O metrics endpoint.
+func (pn *PlatformNode) MetricsURL() string {
+	if pn.CRIOServesTLS() {
+		return "https://" + pn.MetricsAddr + "/metrics"
+	}
+	return "http://" + pn.MetricsAddr + "/metrics"
+}
+
 // CRIOServesTLS tells whether the node's CRI-O serves its metrics over TLS.
 func (pn *PlatformNode) CRIOServesTLS() bool { return pn.crioTLS == "external" }
 
@@ -780,6 +788,41 @@ fi
 exec %s "$@"
 `, line, shellQuote(line), shellQuote(strconv.Quote(why)), shellQuote(crio))
 	path := filepath.Join(pn.CRIODir, "crio-with-fault")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// CRIOHangingWith writes an executable that stands for a CRI-O build that
+// hangs after it started with a setting: when a drop-in of the node's CRI-O
+// contains line, it runs the real CRI-O and freezes it (SIGSTOP) a second
+// after its metrics endpoint first answered, so that systemd (here
+// hack/crio.sh, which polls every 0.2 s) saw it start, the node stays Ready, and only its metrics
+// stop answering. The freeze ends when the drop-in no longer holds line (a
+// rollback writes the drop-in before it restarts CRI-O), so that the
+// restart stops it cleanly. Set it as the node's CRIOBin.
+func (pn *PlatformNode) CRIOHangingWith(t testing.TB, line string) string {
+	t.Helper()
+	crio := filepath.Join(RepoRoot(t), "_output", "bin", "crio")
+	script := fmt.Sprintf(`#!/bin/sh
+# A test's fault: CRI-O that hangs after it started with %q in a drop-in.
+dir=
+prev=
+for a in "$@"; do [ "$prev" = --config-dir ] && dir=$a; prev=$a; done
+if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then
+  pid=$$
+  (
+    until curl -sk --max-time 1 -o /dev/null %s; do sleep 0.2; done
+    sleep 1
+    kill -STOP $pid
+    while grep -qsxF %s "$dir"/*.conf; do sleep 0.2; done
+    kill -CONT $pid
+  ) </dev/null >/dev/null 2>&1 &
+fi
+exec %s "$@"
+`, line, shellQuote(line), shellQuote(pn.MetricsURL()), shellQuote(line), shellQuote(crio))
+	path := filepath.Join(pn.CRIODir, "crio-hanging")
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

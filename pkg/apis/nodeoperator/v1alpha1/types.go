@@ -194,6 +194,14 @@ type NodeSettingsStatus struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	Pools []NodeSettingsPoolStatus `json:"pools,omitempty"`
+
+	// collector names the operator's OpenTelemetryCollector
+	// (namespace/name) while it exists: where the OpenTelemetry operator's
+	// API is served, CRI-O and the kubelet send spans to a collector on
+	// their node, which exports them to the endpoint. Empty otherwise.
+	// +kubebuilder:validation:MaxLength=317
+	// +optional
+	Collector string `json:"collector,omitempty"`
 }
 
 // NodeSettingsPoolState is where one pool stands.

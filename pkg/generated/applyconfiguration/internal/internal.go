@@ -219,6 +219,9 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsStatus
   map:
     fields:
+    - name: collector
+      type:
+        scalar: string
     - name: message
       type:
         scalar: string

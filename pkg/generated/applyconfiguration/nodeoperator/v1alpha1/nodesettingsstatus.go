@@ -24,6 +24,11 @@ type NodeSettingsStatusApplyConfiguration struct {
 	Message *string `json:"message,omitempty"`
 	// pools, in rollout order.
 	Pools []NodeSettingsPoolStatusApplyConfiguration `json:"pools,omitempty"`
+	// collector names the operator's OpenTelemetryCollector
+	// (namespace/name) while it exists: where the OpenTelemetry operator's
+	// API is served, CRI-O and the kubelet send spans to a collector on
+	// their node, which exports them to the endpoint. Empty otherwise.
+	Collector *string `json:"collector,omitempty"`
 }
 
 // NodeSettingsStatusApplyConfiguration constructs a declarative configuration of the NodeSettingsStatus type for use with
@@ -66,5 +71,13 @@ func (b *NodeSettingsStatusApplyConfiguration) WithPools(values ...*NodeSettings
 		}
 		b.Pools = append(b.Pools, *values[i])
 	}
+	return b
+}
+
+// WithCollector sets the Collector field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Collector field is set to the value of the last call.
+func (b *NodeSettingsStatusApplyConfiguration) WithCollector(value string) *NodeSettingsStatusApplyConfiguration {
+	b.Collector = &value
 	return b
 }

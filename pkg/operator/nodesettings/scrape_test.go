@@ -1,0 +1,167 @@
+package nodesettings
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+)
+
+func TestScrapeJob(t *testing.T) {
+	metrics := func(enabled bool, mode nodev1alpha1.StackMode) []nodev1alpha1.StackStatus {
+		return []nodev1alpha1.StackStatus{{Name: nodev1alpha1.NMStateStack, Enabled: true}, {Name: nodev1alpha1.MetricsStack, Enabled: enabled, Mode: mode}}
+	}
+	for _, tc := range []struct {
+		name     string
+		stacks   []nodev1alpha1.StackStatus
+		job, why string
+	}{
+		{"platform path", metrics(true, nodev1alpha1.PlatformProxy), "crio", ""},
+		{"our TLS stack", metrics(true, nodev1alpha1.OperatorTLS), "crio-metrics", ""},
+		{"metrics off", metrics(false, ""), "", "the metrics stack is off"},
+		{"enabled, no mode yet", metrics(true, ""), "", "the metrics stack's path is not decided yet"},
+		{"no decision", nil, "", "the metrics stack is not decided yet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job, why := ScrapeJob(tc.stacks)
+			assert.Equal(t, tc.job, job)
+			assert.Equal(t, tc.why, why)
+		})
+	}
+}
+
+func TestScrapeVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		nodes   []string
+		scraped map[string]bool
+		want    string
+	}{
+		{"all scraped", []string{"a", "b"}, map[string]bool{"a": true, "b": true, "c": true}, ""},
+		{"no nodes", nil, nil, ""},
+		{"one missing", []string{"b", "a"}, map[string]bool{"a": true}, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node b`},
+		{"many missing, sorted and cut", []string{"e", "d", "c", "b", "a"}, map[string]bool{}, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node a, b, c, and 2 more`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ScrapeVerdict("crio", tc.nodes, tc.scraped))
+		})
+	}
+}
+
+func TestScrapeQuery(t *testing.T) {
+	assert.Equal(t, `group by (node) (min_over_time(up{job="crio"}[1500ms]) == 1)`, ScrapeQuery("crio", 1500*time.Millisecond))
+}
+
+func TestScrapeWindow(t *testing.T) {
+	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	soak := 2 * time.Minute
+	for _, tc := range []struct {
+		name  string
+		after time.Duration
+		want  time.Duration
+	}{
+		{"just updated: at least a second", 200 * time.Millisecond, time.Second},
+		{"within the soak: since the update", 90 * time.Second, 90 * time.Second},
+		{"past the soak: the last soak", 7 * time.Minute, soak},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ScrapeWindow(since, since.Add(tc.after), soak))
+		})
+	}
+}
+
+// The probe sends the token of its file, trusts the CA bundle of its file
+// (and a new one when the file changes), asks the query of ScrapeQuery and
+// reads the nodes of the answer; a missing token or CA file fails the
+// query, not the probe's construction.
+func TestPrometheusProbe(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile, caFile := filepath.Join(dir, "token"), filepath.Join(dir, "ca.crt")
+	window := 3 * time.Second
+	var gotAuth, gotQuery, gotMethod string
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.NoError(t, r.ParseForm())
+		gotAuth, gotQuery, gotMethod = r.Header.Get("Authorization"), r.Form.Get("query"), r.Method
+		if r.URL.Path != "/prefix/api/v1/query" {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[`+
+			`{"metric":{"node":"worker-1"},"value":[1767225700,"1"]},{"metric":{"node":"worker-2"},"value":[1767225700,"1"]}]}}`)
+	})
+	srv := httptest.NewTLSServer(handler)
+	defer srv.Close()
+	writeCA := func(s *httptest.Server) {
+		require.NoError(t, os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}), 0o600))
+	}
+
+	p, err := NewPrometheusProbe(srv.URL+"/prefix", caFile, tokenFile)
+	require.NoError(t, err, "the files need not exist yet")
+	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
+	assert.ErrorContains(t, err, "the token for Prometheus")
+
+	require.NoError(t, os.WriteFile(tokenFile, []byte("sa-token\n"), 0o600))
+	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
+	assert.ErrorContains(t, err, "the CA bundle for Prometheus")
+
+	writeCA(srv)
+	got, err := p.ScrapedThroughout(context.Background(), "crio", window)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{"worker-1": true, "worker-2": true}, got)
+	assert.Equal(t, "Bearer sa-token", gotAuth)
+	assert.Equal(t, ScrapeQuery("crio", window), gotQuery)
+	assert.Equal(t, http.MethodGet, gotMethod, "a proxy that derives the verb from the method authorizes a GET as get")
+
+	// An answer that is not Prometheus's (a proxy's refusal, a wrong path).
+	p, err = NewPrometheusProbe(srv.URL, caFile, tokenFile)
+	require.NoError(t, err)
+	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
+	assert.ErrorContains(t, err, "HTTP 404: not found")
+
+	// A server with a certificate of another CA: refused until the bundle
+	// has that CA.
+	other := httptest.NewUnstartedServer(handler)
+	other.TLS = &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}
+	other.StartTLS()
+	defer other.Close()
+	p, err = NewPrometheusProbe(other.URL+"/prefix", caFile, tokenFile)
+	require.NoError(t, err)
+	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
+	assert.ErrorContains(t, err, "certificate")
+	writeCA(other)
+	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
+	assert.NoError(t, err, "the new bundle is read")
+}
+
+// selfSigned is a serving certificate for 127.0.0.1 that no other test
+// server has.
+func selfSigned(t *testing.T) tls.Certificate {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "prometheus"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
