@@ -1011,6 +1011,10 @@ const (
 	// scenarioRemoval: both stacks are opted out after a full install; the
 	// rule's objects are not removed.
 	scenarioRemoval rbacScenario = "stacks removed"
+	// scenarioNodeTracing: an install with node tracing asked for where the
+	// OpenTelemetry operator's API is served, so that the operator keeps
+	// its per-node collector. The failure shows like an install's.
+	scenarioNodeTracing rbacScenario = "node tracing through the collector"
 )
 
 func scenarioFor(c ruleCase) rbacScenario {
@@ -1025,6 +1029,8 @@ func scenarioFor(c ruleCase) rbacScenario {
 		return scenarioEvents
 	case c.has("pods", "get") && len(c.rule.Resources) == 1, c.has("replicasets", "get"):
 		return scenarioEventOwner
+	case c.has("opentelemetrycollectors", "patch"):
+		return scenarioNodeTracing
 	}
 	onlyUpdateDelete := true
 	for _, v := range c.rule.Verbs {
@@ -1391,6 +1397,13 @@ func (in *installation) runScenarioWith(t *testing.T, sc rbacScenario, serviceAc
 		}
 		if sc != scenarioNoNodeOperator {
 			in.createNodeOperator(ctx)
+		}
+	}
+	if sc == scenarioNodeTracing {
+		framework.ServeOpenTelemetryCollectors(t, in.cfg)
+		patch := []byte(`{"spec":{"nodeSettings":{"tracing":{"endpoint":"otel.example.com:4317","crio":{"samplingRatePerMillion":1000}}}}}`)
+		if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if before != nil {
