@@ -196,15 +196,26 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	}
 	s := Next(targets, Order(w.pools, spec.Rollout.CanaryPool), previous, observed, c.clock.Now(), c.timing)
 
+	if collector != nil {
+		// Before any MachineConfig that points nodes at it, and kept in
+		// step with the spec whatever the phase: a new destination
+		// reaches every node's collector at once (the nodes' files do not
+		// change).
+		if err := c.applyCollector(ctx, collector); err != nil {
+			return 0, c.recordError(ctx, current, err)
+		}
+	}
 	if s.Write != nil {
-		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool], collector); err != nil {
+		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool]); err != nil {
 			// The factory retries an error with backoff; a persistent one
 			// (no MachineConfiguration) must not be polled every 2 s too.
 			return 0, c.recordError(ctx, current, err)
 		}
 	}
-	if err := c.syncCollector(ctx, collector, s.Rollout); err != nil {
-		return 0, c.recordError(ctx, current, err)
+	if collector == nil && s.Rollout.Phase == PhaseComplete {
+		if err := c.removeCollector(ctx); err != nil {
+			return 0, c.recordError(ctx, current, err)
+		}
 	}
 	status := statusFromRollout(s.Rollout)
 	if collector != nil || (current != nil && current.Collector != "" && !c.collectorGone) {
@@ -224,7 +235,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 // today are the files today's spec renders for the pool. The node
 // disruption policy entries go in first, and without them nothing is
 // written: MCO would drain and reboot the pool's nodes.
-func (c *Controller) write(ctx context.Context, w Write, today []File, collector *unstructured.Unstructured) error {
+func (c *Controller) write(ctx context.Context, w Write, today []File) error {
 	name := MachineConfigName(w.Pool)
 	if w.Revision == "" {
 		deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, machineConfigGVR, MachineConfig(w.Pool, nil))
@@ -241,11 +252,6 @@ func (c *Controller) write(ctx context.Context, w Write, today []File, collector
 		return fmt.Errorf("%s; MachineConfig %s held back: without the policy MCO would reboot the pool's nodes", skipped, name)
 	case wrote:
 		c.recorder.Eventf("NodeSettingsDisruptionPolicy", "applied node disruption policy entries for the node settings drop-ins to MachineConfiguration %s", nodedisruption.MachineConfigurationName)
-	}
-	if collector != nil {
-		if err := c.applyCollector(ctx, collector); err != nil {
-			return fmt.Errorf("%w; MachineConfig %s held back until the collector it points the nodes at is in place", err, name)
-		}
 	}
 	files := today
 	if RevisionOf(today) != w.Revision {
@@ -479,10 +485,10 @@ func selectorFrom(raw map[string]interface{}) (labels.Selector, error) {
 
 // health is the gate's look at the pool's nodes: each must be Ready (the
 // kubelet reports NotReady when it or its container runtime is down), and,
-// when job is set, have had CRI-O's metrics scraped without a failure since
-// the pool was updated (since), over the last soak at most. The nodes are the pool's MachineConfigNodes, or those
-// its node selector picks where MachineConfigNodes are not served. ""
-// means healthy.
+// when job is set, have had CRI-O's metrics scraped without a failure
+// since the pool was updated (since), over the last soak at most. The
+// nodes are the pool's MachineConfigNodes, or those its node selector picks
+// where MachineConfigNodes are not served. "" means healthy.
 func (c *Controller) health(ctx context.Context, pool *unstructured.Unstructured, names []string, job string, since time.Time) string {
 	raw, _, _ := unstructured.NestedMap(pool.Object, "spec", "nodeSelector")
 	sel, err := selectorFrom(raw)
@@ -512,7 +518,7 @@ func (c *Controller) health(ctx context.Context, pool *unstructured.Unstructured
 	if len(bad) > 3 {
 		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
 	}
-	if len(bad) > 0 || job == "" {
+	if len(bad) > 0 || job == "" || len(members) == 0 {
 		return strings.Join(bad, "; ")
 	}
 	scraped, err := c.scrapes.ScrapedThroughout(ctx, job, ScrapeWindow(since, c.clock.Now(), c.timing.Soak))
@@ -542,11 +548,11 @@ func destinationNote(destination string, collector *unstructured.Unstructured) s
 }
 
 // applyCollector puts our OpenTelemetryCollector in place (a read, and a
-// write only when it differs).
+// write only when it differs); a failure holds the MachineConfigs back.
 func (c *Controller) applyCollector(ctx context.Context, collector *unstructured.Unstructured) error {
 	changed, err := stack.ApplyUnstructured(ctx, c.dynamic, otelCollectorGVR, collector, FieldManager)
 	if err != nil {
-		return fmt.Errorf("OpenTelemetryCollector %s/%s: %w", collector.GetNamespace(), CollectorName, err)
+		return fmt.Errorf("OpenTelemetryCollector %s/%s: %w; the MachineConfigs that point nodes at it are held back", collector.GetNamespace(), CollectorName, err)
 	}
 	c.collectorGone = false
 	if changed {
@@ -555,15 +561,11 @@ func (c *Controller) applyCollector(ctx context.Context, collector *unstructured
 	return nil
 }
 
-// syncCollector keeps the collector in step with the spec whatever the
-// rollout's phase (a changed destination reaches every node's collector at
-// once: the nodes' files do not change) and removes it once the rollout is
-// complete and no pool points at it any more.
-func (c *Controller) syncCollector(ctx context.Context, collector *unstructured.Unstructured, r Rollout) error {
-	if collector != nil {
-		return c.applyCollector(ctx, collector)
-	}
-	if r.Phase != PhaseComplete || c.collectorGone {
+// removeCollector deletes our OpenTelemetryCollector once a complete
+// rollout has no pool pointing at it; once this process saw it gone, it
+// does not look again.
+func (c *Controller) removeCollector(ctx context.Context) error {
+	if c.collectorGone {
 		return nil
 	}
 	obj := &unstructured.Unstructured{}

@@ -656,8 +656,8 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 	f := newFixture(t, mco, tracingOn("canary"))
 	f.run(nil)
 	assert.Equal(t, []string{
-		"apply machineconfigurations cluster",
 		"apply opentelemetrycollectors node-tracing",
+		"apply machineconfigurations cluster",
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",
@@ -702,4 +702,22 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 	}
 	assert.Empty(t, mco.writes, "no writes once it is gone")
 	assert.Empty(t, f.status().Collector)
+}
+
+// A collector that cannot be put in place holds every MachineConfig back:
+// no node is pointed at a collector that is not there.
+func TestControllerHoldsBackWithoutTheCollector(t *testing.T) {
+	mco := newFakeMCO(t, true, "worker")
+	mco.collectorServed = true
+	mco.client.PrependReactor("patch", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(otelCollectorGVR.GroupResource(), CollectorName, fmt.Errorf("denied"))
+	})
+	f := newFixture(t, mco, tracingOn(""))
+	_, err := f.c.Sync(context.Background())
+	require.Error(t, err)
+	f.no.Refresh()
+	for _, w := range mco.writes {
+		assert.NotContains(t, w, "machineconfigs", "no MachineConfig before the collector")
+	}
+	assert.Contains(t, f.condition("Degraded").Message, "the MachineConfigs that point nodes at it are held back")
 }
