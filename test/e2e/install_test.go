@@ -1505,6 +1505,13 @@ func (in *installation) ruleObjects(ctx context.Context, c ruleCase) ([]string, 
 				_, err = in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
 			case "configmaps":
 				_, err = in.kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
+			case "namespaces":
+				// A namespace being finalized counts as gone: the
+				// operator deleted it.
+				var ns *corev1.Namespace
+				if ns, err = in.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{}); err == nil && ns.DeletionTimestamp != nil {
+					continue
+				}
 			default:
 				return nil, fmt.Errorf("no removal check for %s", res)
 			}
