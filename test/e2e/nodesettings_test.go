@@ -38,8 +38,8 @@ const (
 	nodeSettingsWait = 4 * time.Minute
 	// The operator's timing for the test: a short soak, and a gate long
 	// enough for a CRI-O restart on a busy machine.
-	nodeSettingsSoak = 3 * time.Second
-	nodeSettingsGate = 30 * time.Second
+	nodeSettingsSoak = 2 * time.Second
+	nodeSettingsGate = 15 * time.Second
 	// adminPolicyPath is an administrator's node disruption policy entry
 	// that must survive ours.
 	adminPolicyPath = "/etc/e2e-admin/owned-by-the-administrator.conf"
