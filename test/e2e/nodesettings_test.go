@@ -38,7 +38,7 @@ const (
 	nodeSettingsWait = 4 * time.Minute
 	// The operator's timing for the test: a short soak, and a gate long
 	// enough for a CRI-O restart on a busy machine.
-	nodeSettingsSoak = 2 * time.Second
+	nodeSettingsSoak = 3 * time.Second
 	nodeSettingsGate = 15 * time.Second
 	// adminPolicyPath is an administrator's node disruption policy entry
 	// that must survive ours.
@@ -443,7 +443,10 @@ func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.Query
 	for _, pool := range w.order {
 		nodes = append(nodes, w.nodes[pool])
 	}
-	w.prom = framework.StartPlatformPrometheus(t, w.pki, nodes)
+	// Scrapes every 250 ms: the soak is seconds here (minutes on a
+	// cluster, over scrapes every 30 s), and a CRI-O that hangs must show
+	// in the soak's window (a failed scrape is recorded one timeout later).
+	w.prom = framework.StartPlatformPrometheusEvery(t, w.pki, nodes, 250*time.Millisecond)
 	w.prom.WaitTargetsUp(t, len(nodes), time.Minute)
 	query.Start(t, w.prom)
 	w.query = query

@@ -1055,6 +1055,14 @@ func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstruc
 // the interval differs: 1s instead of 30s.
 func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode) *Prometheus {
 	t.Helper()
+	return StartPlatformPrometheusEvery(t, pki, nodes, time.Second)
+}
+
+// StartPlatformPrometheusEvery is StartPlatformPrometheus scraping every
+// interval (the scrape timeout four fifths of it), for tests whose timing
+// is shorter than a second's scrapes can follow.
+func StartPlatformPrometheusEvery(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, interval time.Duration) *Prometheus {
+	t.Helper()
 	if _, err := exec.LookPath("prometheus"); err != nil {
 		t.Fatalf("prometheus is not installed: run hack/prometheus.sh")
 	}
@@ -1072,7 +1080,10 @@ func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNo
 		})
 	}
 	config := map[string]interface{}{
-		"global": map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms"},
+		"global": map[string]interface{}{
+			"scrape_interval": fmt.Sprintf("%dms", interval.Milliseconds()),
+			"scrape_timeout":  fmt.Sprintf("%dms", interval.Milliseconds()*4/5),
+		},
 		"scrape_configs": []interface{}{map[string]interface{}{
 			"job_name": "serviceMonitor/openshift-monitoring/kubelet/2",
 			"scheme":   "https",
