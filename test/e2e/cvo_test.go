@@ -321,8 +321,11 @@ func containerEnv(pod *corev1.Pod, container, name string) string {
 
 // upgradeFromCommit is release N of TestUpgradeWithRealCVO: an earlier
 // commit of this repository, whose manifests and operator differ from the
-// working tree's (release N+1).
-const upgradeFromCommit = "7a8eec6"
+// working tree's (release N+1). It is the last submission whose CI passed
+// (round 6), so that both legs run operators that announce a version change
+// with Progressing=True and report the version only once the operands have
+// rolled out.
+const upgradeFromCommit = "e6c2c7c"
 
 // TestUpgradeWithRealCVO updates a BareMetal cluster of 250 simulated nodes
 // with the real CVO from release N (upgradeFromCommit: its manifests and its
@@ -331,8 +334,11 @@ const upgradeFromCommit = "7a8eec6"
 // where the CVO's version Job would have extracted it. Throughout, the
 // ClusterOperator is watched for origin's invariants: never Available=False
 // or Degraded=True after the install, Progressing=True during each update,
-// versions[operator] the desired version once done. The timeline of its
-// conditions is logged.
+// versions[operator] the desired version once done. Each release has its
+// own image digests, so each update rolls the operands out; by etcd
+// revision, versions[operator] must follow their rollouts and every
+// ClusterOperator write in between must say Progressing=True. The timeline
+// of its conditions and the operands' rollouts are logged.
 func TestUpgradeWithRealCVO(t *testing.T) {
 	testStart := time.Now()
 	in := newInstallation(t)
@@ -357,6 +363,10 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	in.rel = payloadN.Release
 
 	mon := framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)
+	// The operator's own Deployment is the CVO's to roll; the rest of
+	// these namespaces' workloads are the stacks' operands.
+	recorder := framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, faultNMStateNamespace},
+		"cluster-node-operator")
 	endInstallWindow := mon.Allow(configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
 	start := time.Now()
 	cvo := framework.StartRealCVO(t, in.cfg, payloadN, framework.CVOOptions{})
@@ -370,10 +380,13 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	// Uninstalling removes what either release applied.
 	in.rel = &framework.Release{Manifests: append(append([]framework.ReleaseManifest{}, payloadN1.Release.Manifests...), payloadN.Release.Manifests...)}
 
-	// requireProgressing: the operator of the target release announces a
-	// version change with Progressing=True; release N (7a8eec6) predates
-	// that, so the downgrade to it is checked for convergence only.
-	update := func(name string, to *framework.Payload, requireProgressing bool) (time.Time, time.Time) {
+	// Each release's images have their own digests, so each update rolls
+	// the operands (the metrics DaemonSet on 250 nodes, the NMState
+	// operator's Deployment) out to the target release's images; the
+	// operator must say Progressing=True meanwhile and report the version
+	// only after (origin's upgrade checks, judged by etcd revision).
+	var rollouts []string
+	update := func(name string, to *framework.Payload) (time.Time, time.Time) {
 		t.Helper()
 		from := time.Now()
 		cvo.RequestUpdate(t, to)
@@ -383,13 +396,26 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 		co := framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator)
 		framework.CheckOperatorVersion(t, co, cv)
 		framework.CheckRelatedObjects(t, in.cfg, co)
-		if requireProgressing && !mon.ProgressedBetween(from, done) {
+		if !mon.ProgressedBetween(from, done) {
 			t.Errorf("clusteroperator/%s never reported Progressing=True during the %s from %s", nodeClusterOperator, name, from.Format(time.RFC3339))
 		}
+		images := map[string]bool{}
+		for _, img := range to.Release.Images {
+			images[img] = true
+		}
+		order := framework.JudgeRolloutOrder(recorder.Events(), from, to.Version, images)
+		for _, p := range order.Problems {
+			t.Errorf("%s to %s: %s", name, to.Version, p)
+		}
+		for _, o := range order.Operands {
+			rollouts = append(rollouts, fmt.Sprintf("  %s: %s changed at %s (revision %d), rolled out at %s (revision %d)",
+				name, o.Object, rel(mon, o.ChangedAt), o.ChangedRevision, rel(mon, o.RolledAt), o.RolledRevision))
+		}
+		rollouts = append(rollouts, fmt.Sprintf("  %s: versions[operator]=%s at %s (revision %d)", name, to.Version, rel(mon, order.VersionAt), order.VersionRevision))
 		return from, done
 	}
-	upFrom, upDone := update("update", payloadN1, true)
-	downFrom, downDone := update("downgrade", payloadN, false)
+	upFrom, upDone := update("update", payloadN1)
+	downFrom, downDone := update("downgrade", payloadN)
 
 	cv, err := cvo.ClusterVersion(framework.Context(t, time.Minute))
 	if err != nil {
@@ -407,6 +433,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	t.Logf("ClusterVersion:\n%s", framework.DescribeClusterVersion(cv))
 	t.Logf("timeline (seconds from the monitor's start): install of N %s..%s, update %s..%s, downgrade %s..%s; clusteroperator/%s:\n%s",
 		rel(mon, start), rel(mon, installed), rel(mon, upFrom), rel(mon, upDone), rel(mon, downFrom), rel(mon, downDone), nodeClusterOperator, mon.Timeline())
+	t.Logf("operands and version, in etcd order per update:\n%s", strings.Join(rollouts, "\n"))
 	t.Logf("install %s, update %s, downgrade %s; whole test so far %s",
 		installed.Sub(start).Round(time.Second), upDone.Sub(upFrom).Round(time.Second), downDone.Sub(downFrom).Round(time.Second), time.Since(testStart).Round(time.Second))
 	if d := time.Since(testStart); d > 20*time.Minute {

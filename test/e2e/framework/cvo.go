@@ -64,10 +64,12 @@ type Release struct {
 
 var runLevelPattern = regexp.MustCompile(`^0000_(\d+)_`)
 
-// ReleasePullSpec is the pull spec the test release substitutes for an
-// image-references tag: a digest, as in a real release.
-func ReleasePullSpec(tag string) string {
-	sum := sha256.Sum256([]byte(tag))
+// ReleasePullSpec is the pull spec the test release of version substitutes
+// for an image-references tag: a digest, as in a real release, and one that
+// differs from release to release, as the rebuilt images of real releases
+// do, so that an update rolls the operands out.
+func ReleasePullSpec(tag, version string) string {
+	sum := sha256.Sum256([]byte(tag + "@" + version))
 	return "registry.e2e.invalid/openshift/release@sha256:" + hex.EncodeToString(sum[:])
 }
 
@@ -110,7 +112,7 @@ func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
 		} else if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
 			repo = repo[:i]
 		}
-		pullSpec := ReleasePullSpec(tag.Name)
+		pullSpec := ReleasePullSpec(tag.Name, opts.Version)
 		rel.Images[tag.Name] = pullSpec
 		subs = append(subs, substitution{regexp.MustCompile(regexp.QuoteMeta(repo) + `(:[A-Za-z0-9_.-]+|@sha256:[0-9a-f]{64})`), pullSpec})
 	}

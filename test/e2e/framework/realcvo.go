@@ -68,7 +68,7 @@ type PayloadOptions struct {
 }
 
 // ReleaseImage is the test release image's pull spec for a version.
-func ReleaseImage(version string) string { return ReleasePullSpec("release:" + version) }
+func ReleaseImage(version string) string { return ReleasePullSpec("release", version) }
 
 var profileAnnotation = regexp.MustCompile(`include\.release\.openshift\.io/([a-z0-9-]+)`)
 
