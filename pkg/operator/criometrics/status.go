@@ -54,6 +54,10 @@ func Rollout(ds *appsv1.DaemonSet, now time.Time) RolloutState {
 	}
 
 	switch {
+	case st.ObservedGeneration < ds.Generation:
+		// The counts are still those of the previous template: "all
+		// updated" would mislead.
+		state.Message = fmt.Sprintf("rolling out a new configuration: not started yet, %d of %d nodes serving metrics", ready, desired)
 	case state.Progressing:
 		state.Message = fmt.Sprintf("rolling out a new configuration: %d of %d nodes updated, %d serving metrics", st.UpdatedNumberScheduled, desired, ready)
 	default:

@@ -52,6 +52,16 @@ func TestRollout(t *testing.T) {
 	}
 }
 
+// TestRolloutOfAnUnobservedTemplateDoesNotCountItsNodesUpdated: until the
+// DaemonSet controller observes a new template, its counts are those of the
+// old one; the message must not say every node is updated.
+func TestRolloutOfAnUnobservedTemplateDoesNotCountItsNodesUpdated(t *testing.T) {
+	got := Rollout(ds(3, 2, 250, 250, 250, 250), created.Add(time.Hour))
+	assert.Equal(t, "rolling out a new configuration: not started yet, 250 of 250 nodes serving metrics", got.Message)
+	got = Rollout(ds(3, 3, 250, 250, 25, 240), created.Add(time.Hour))
+	assert.Equal(t, "rolling out a new configuration: 25 of 250 nodes updated, 240 serving metrics", got.Message)
+}
+
 func TestRolloutOfANewDaemonSetIsProgressingNotUnavailable(t *testing.T) {
 	fresh := ds(1, 1, 3, 3, 3, 0)
 	got := Rollout(fresh, created.Add(time.Minute))
