@@ -124,7 +124,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
 	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient)
-	served := stack.NewServedAPIs(cl.discovery, 30*time.Second)
+	served := stack.NewServedAPIs(cl.discovery, stack.ServedAPIsTTL)
 	images := imagesFromEnv()
 
 	metricsRelated, err := criometrics.RelatedObjects()

@@ -242,7 +242,7 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	if crdFile == "" {
 		framework.Unavailable(t, "no MachineConfiguration CRD in %s/crds.txt (LCP_MACHINECONFIG_CRDS=0?)", lcpDir)
 	}
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()
 	const crd = "crd/machineconfigurations.operator.openshift.io"
 	kubectl := func(args ...string) {
@@ -270,6 +270,7 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 
 	kubectl("delete", "--wait=true", crd)
 	t0 := time.Now()
+	c.RediscoverNow(t, op)
 	c.WaitForNodeOperator(t, 3*time.Minute, 2*time.Second,
 		framework.ConditionIs("CRIOMetricsNodeConfigDegraded", operatorv1.ConditionFalse, criometrics.SkippedDisruptionPolicyNotServed))
 	t.Logf("CRD deleted: %s later CRIOMetricsNodeConfigDegraded says it", time.Since(t0).Round(time.Second))
@@ -281,6 +282,7 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 
 	t1 := time.Now()
 	restore()
+	c.RediscoverNow(t, op)
 	framework.Eventually(t, 3*time.Minute, 2*time.Second, func() (bool, error) {
 		mc, _ := getMachineConfiguration(t, c)
 		return policyFile(mc, criometrics.DropInPath) != nil, nil

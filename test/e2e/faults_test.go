@@ -637,7 +637,7 @@ func TestFaultMissingOptionalAPIs(t *testing.T) {
 	if len(crdFiles) != 3 {
 		t.Fatalf("want the ServiceMonitor, PrometheusRule and MachineConfig CRD files in %s/crds.txt, found %v", lcpDir, crdFiles)
 	}
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	c, op := framework.Setup(t, framework.OperatorOptions{})
 	kube := framework.KubeClient(t)
 	ctx := context.Background()
 	crds := []string{"servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com", "machineconfigs.machineconfiguration.openshift.io"}
@@ -668,6 +668,7 @@ func TestFaultMissingOptionalAPIs(t *testing.T) {
 
 	t0 := time.Now()
 	kubectl(append([]string{"delete", "--wait=true"}, prefixAll("crd/", crds)...)...)
+	c.RediscoverNow(t, op)
 	no := c.WaitForNodeOperator(t, 4*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
 		s := framework.StackStatus(no, nodev1alpha1.MetricsStack)
 		if s == nil {
@@ -691,6 +692,7 @@ func TestFaultMissingOptionalAPIs(t *testing.T) {
 	t1 := time.Now()
 	restore()
 	restored = true
+	c.RediscoverNow(t, op)
 	var missing []string
 	framework.Eventually(t, 4*time.Minute, 2*time.Second, func() (bool, error) {
 		missing = nil

@@ -22,6 +22,11 @@ type ServedAPIs struct {
 	served  platform.ServedAPIs
 }
 
+// ServedAPIsTTL is how long the operator's controllers go on with what
+// discovery last said: an API that appears or goes away is seen at the
+// first resync after it.
+const ServedAPIsTTL = 30 * time.Second
+
 // NewServedAPIs returns a cache in front of discovery.
 func NewServedAPIs(d discovery.DiscoveryInterface, ttl time.Duration) *ServedAPIs {
 	return &ServedAPIs{discovery: d, ttl: ttl}

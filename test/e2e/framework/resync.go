@@ -24,6 +24,7 @@ import (
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
 // NodeOperatorWatchers are the operator's controllers that watch NodeOperator
@@ -124,6 +125,16 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Operator) {
 	if err != nil {
 		t.Fatalf("the controllers did not sync after the NodeOperator was touched: %s", last)
 	}
+}
+
+// RediscoverNow is ResyncNow once the operator's cache of served APIs has
+// expired (stack.ServedAPIsTTL): the controllers then see an API that
+// appeared or went away since as their next periodic resync would, without
+// the test waiting out the resync period.
+func (c *Cluster) RediscoverNow(t testing.TB, o *Operator) {
+	t.Helper()
+	time.Sleep(stack.ServedAPIsTTL + time.Second)
+	c.ResyncNow(t, o)
 }
 
 func keys(m map[string]queueStats) []string {
