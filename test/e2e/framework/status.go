@@ -193,6 +193,9 @@ func Setup(t testing.TB, opts OperatorOptions) (*Cluster, *Operator) {
 		c.ResetNodeOperator(t)
 	})
 	op.WaitLeading(t, 2*time.Minute)
+	// The ClusterOperator may still read settled from the previous test's
+	// operator: first let every controller of this one sync once.
+	c.ResyncNow(t, op)
 	c.WaitForClusterOperator(t, 4*time.Minute, Settled)
 	return c, op
 }
