@@ -89,14 +89,32 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Operator) {
 	if o.Listen == "" {
 		t.Fatal("ResyncNow needs the operator's /metrics (a process started by StartOperator)")
 	}
-	before, err := o.queues()
-	if err != nil {
-		t.Fatalf("reading the operator's workqueue metrics: %v", err)
-	}
-	for _, name := range NodeOperatorWatchers {
-		if _, ok := before[name]; !ok {
-			t.Fatalf("the operator has no workqueue %q (have %v)", name, keys(before))
+	// The count starts from idle queues: a workqueue does not count an add of
+	// a key already waiting in it, so a touch landing while a controller's
+	// key waits would leave its adds where they were although it syncs.
+	var before map[string]queueStats
+	var last string
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		now, err := o.queues()
+		if err != nil {
+			last = err.Error()
+			return false, nil
 		}
+		for _, name := range NodeOperatorWatchers {
+			n, ok := now[name]
+			if !ok {
+				return false, fmt.Errorf("the operator has no workqueue %q (have %v)", name, keys(now))
+			}
+			if n.depth != 0 || n.unfinished != 0 {
+				last = fmt.Sprintf("%s: depth %v, unfinished %vs", name, n.depth, n.unfinished)
+				return false, nil
+			}
+		}
+		before = now
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("the controllers' queues did not empty before the NodeOperator was touched: %v (last: %s)", err, last)
 	}
 	patch, _ := json.Marshal(map[string]interface{}{"metadata": map[string]interface{}{"annotations": map[string]string{
 		"e2e.cluster-node-operator/resync": time.Now().Format(time.RFC3339Nano)}}})
@@ -104,7 +122,6 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Operator) {
 		types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatalf("touching the NodeOperator: %v", err)
 	}
-	var last string
 	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		now, err := o.queues()
 		if err != nil {
