@@ -27,7 +27,12 @@ rm -rf pkg/generated/openapi
   --output-file zz_generated.openapi.go --report-filename "$tmp/api-violations.list" \
   "$api"
 
+# openapi.json is not vendored (no Go package imports it): take it from the
+# module cache, downloading the pinned version first, since `go list -m`
+# leaves .Dir empty for a module that is not in the cache yet.
+go mod download github.com/openshift/api
 openshift_api_dir=$(go list -mod=mod -m -f '{{.Dir}}' github.com/openshift/api)
+[ -n "$openshift_api_dir" ] || { echo "github.com/openshift/api is not in the module cache after go mod download" >&2; exit 1; }
 go run ./hack/codegen/models-schema "$openshift_api_dir/openapi/openapi.json" > "$tmp/openapi.json"
 
 opv1=github.com/openshift/api/operator/v1
