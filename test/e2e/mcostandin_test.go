@@ -221,6 +221,19 @@ func TestMCOStandIn(t *testing.T) {
 		}
 	}
 
+	// The stand-in renders a pool from every MachineConfig of its role, and
+	// this test names the sources it expects: it starts from none. Earlier
+	// tests stop the operator and leave its MachineConfigs (such as
+	// 50-worker-crio-metrics-tls); the next test's operator applies them
+	// again.
+	mcs := c.Dynamic.Resource(machineConfigGVR)
+	left, err := mcs.List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, mc := range left.Items {
+		t.Logf("removing MachineConfig %s, left by an earlier test", mc.GetName())
+		require.NoError(t, mcs.Delete(context.Background(), mc.GetName(), metav1.DeleteOptions{}))
+	}
+
 	// The world: MCO's namespace and 01-<role>-container-runtime (CRI-O's
 	// 00-default), pools worker and canary, the two nodes with real CRI-O.
 	pki := framework.NewPlatformPKI(t)
