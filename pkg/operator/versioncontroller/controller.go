@@ -109,7 +109,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if reported == "" {
 		reported = c.clusterOperatorVersion()
 	}
-	step := NextStep(reported, c.version, st.Conditions, c.stackPrefixes, c.clock.Now())
+	step := NextStep(reported, c.version, st.Conditions, c.stackPrefixes, c.workloadsRolledOut(), c.clock.Now())
 	if step.Wait > 0 {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), step.Wait)
 	}
@@ -146,6 +146,30 @@ func (c *controller) applyStacks(ctx context.Context, conditions []operatorv1.Op
 		stacksStatus(nodeOperator.Status.Stacks, conditions, versionReported, c.version, workloads, platformType))
 }
 
+// workloadsRolledOut is true when every workload of every stack, as the
+// recorded decisions have them, runs its latest template on every node or
+// replica it wants. The stacks' Progressing conditions do not say this: by
+// the ClusterOperator's contract a DaemonSet adjusting to a node that joins
+// is not progressing, and from its counts neither is the last batch of a
+// rollout whose old pods are gone but whose new ones are not yet created.
+func (c *controller) workloadsRolledOut() bool {
+	if c.nodeOperators == nil || c.operands.Workloads == nil {
+		return true
+	}
+	nodeOperator, err := c.nodeOperators.Get()
+	if err != nil {
+		return false
+	}
+	for _, s := range nodeOperator.Status.Stacks {
+		for _, w := range c.operands.Workloads(s) {
+			if w.Missing || !w.RolledOut {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func (c *controller) clusterOperatorVersion() string {
 	co, err := c.clusterOperators.Get(operatorclient.ClusterOperatorName)
 	if err != nil {
@@ -178,8 +202,9 @@ type Step struct {
 // version of this process and the NodeOperator's conditions. A version that
 // is reported already (a restart) needs no announcement; a new one (install,
 // upgrade, downgrade) is announced with Progressing for Announce, then
-// reported once every stack has rolled out.
-func NextStep(reported, version string, conditions []operatorv1.OperatorCondition, stackPrefixes []string, now time.Time) Step {
+// reported once every stack has rolled out (its conditions) and every
+// workload has (workloadsRolledOut, from their status).
+func NextStep(reported, version string, conditions []operatorv1.OperatorCondition, stackPrefixes []string, workloadsRolledOut bool, now time.Time) Step {
 	own := v1helpers.FindOperatorCondition(conditions, ConditionProgressing)
 	switch {
 	case reported == version:
@@ -188,7 +213,7 @@ func NextStep(reported, version string, conditions []operatorv1.OperatorConditio
 		return Step{Announce: true, Wait: Announce}
 	case now.Sub(own.LastTransitionTime.Time) < Announce:
 		return Step{Wait: Announce - now.Sub(own.LastTransitionTime.Time)}
-	case RolledOut(conditions, stackPrefixes):
+	case RolledOut(conditions, stackPrefixes) && workloadsRolledOut:
 		return Step{Report: true}
 	}
 	return Step{}

@@ -60,19 +60,26 @@ func TestNextStep(t *testing.T) {
 		name       string
 		reported   string
 		conditions []operatorv1.OperatorCondition
-		want       Step
+		// workloadsPending: a workload has not rolled out although no
+		// condition says so (a DaemonSet's last batch between its old pods'
+		// deletion and its new pods' creation).
+		workloadsPending bool
+		want             Step
 	}{
-		{"restart at the reported version: no announcement", "4.22.1", ready, Step{Report: true}},
-		{"upgrade: announce first", "4.22.0", ready, Step{Announce: true, Wait: Announce}},
-		{"install: announce first", "", ready, Step{Announce: true, Wait: Announce}},
-		{"announced a moment ago: wait", "4.22.0", announced(4 * time.Second), Step{Wait: Announce - 4*time.Second}},
-		{"announced long enough, operands ready: report", "4.22.0", announced(Announce), Step{Report: true}},
+		{"restart at the reported version: no announcement", "4.22.1", ready, false, Step{Report: true}},
+		{"restart at the reported version while a workload rolls: the version stands", "4.22.1", ready, true, Step{Report: true}},
+		{"upgrade: announce first", "4.22.0", ready, false, Step{Announce: true, Wait: Announce}},
+		{"install: announce first", "", ready, false, Step{Announce: true, Wait: Announce}},
+		{"announced a moment ago: wait", "4.22.0", announced(4 * time.Second), false, Step{Wait: Announce - 4*time.Second}},
+		{"announced long enough, operands ready: report", "4.22.0", announced(Announce), false, Step{Report: true}},
 		{"announced long enough, a stack still rolling out: wait for it", "4.22.0",
-			announced(time.Minute, cond("NMStateProgressing", operatorv1.ConditionTrue))[0:1], Step{}},
-		{"reported, announcement to clear", "4.22.1", announced(time.Minute), Step{Report: true}},
+			announced(time.Minute, cond("NMStateProgressing", operatorv1.ConditionTrue))[0:1], false, Step{}},
+		{"announced long enough, conditions settled but a DaemonSet's last batch not created: wait for it", "4.22.0",
+			announced(time.Minute), true, Step{}},
+		{"reported, announcement to clear", "4.22.1", announced(time.Minute), false, Step{Report: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, NextStep(tc.reported, "4.22.1", tc.conditions, stacks, now))
+			assert.Equal(t, tc.want, NextStep(tc.reported, "4.22.1", tc.conditions, stacks, !tc.workloadsPending, now))
 		})
 	}
 }

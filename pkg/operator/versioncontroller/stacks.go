@@ -39,7 +39,8 @@ type Workload struct {
 	Name      string
 	Missing   bool
 	// RolledOut: its controller has seen the latest pod template and every
-	// pod it wants runs it.
+	// pod it wants runs it and is available (what `oc rollout status`
+	// waits for).
 	RolledOut bool
 	Template  corev1.PodSpec
 }
@@ -49,7 +50,8 @@ func DaemonSetWorkload(ds *appsv1.DaemonSet) Workload {
 	return Workload{
 		Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name, Template: ds.Spec.Template.Spec,
 		RolledOut: ds.Status.ObservedGeneration >= ds.Generation &&
-			ds.Status.UpdatedNumberScheduled >= ds.Status.DesiredNumberScheduled,
+			ds.Status.UpdatedNumberScheduled >= ds.Status.DesiredNumberScheduled &&
+			ds.Status.NumberAvailable >= ds.Status.DesiredNumberScheduled,
 	}
 }
 
@@ -62,7 +64,8 @@ func DeploymentWorkload(d *appsv1.Deployment) Workload {
 	return Workload{
 		Kind: "Deployment", Namespace: d.Namespace, Name: d.Name, Template: d.Spec.Template.Spec,
 		RolledOut: d.Status.ObservedGeneration >= d.Generation &&
-			d.Status.UpdatedReplicas >= want && d.Status.Replicas == d.Status.UpdatedReplicas,
+			d.Status.UpdatedReplicas >= want && d.Status.Replicas == d.Status.UpdatedReplicas &&
+			d.Status.AvailableReplicas >= want,
 	}
 }
 

@@ -48,19 +48,26 @@ func TestStackRolledOut(t *testing.T) {
 }
 
 func TestWorkloads(t *testing.T) {
-	ds := func(gen, observed int64, desired, updated int32) *appsv1.DaemonSet {
+	dsAvailable := func(gen, observed int64, desired, updated, available int32) *appsv1.DaemonSet {
 		return &appsv1.DaemonSet{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "crio-metrics", Generation: gen},
 			Spec:       appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: podSpec("kube-rbac-proxy", "krp:1")}},
-			Status:     appsv1.DaemonSetStatus{ObservedGeneration: observed, DesiredNumberScheduled: desired, UpdatedNumberScheduled: updated},
+			Status: appsv1.DaemonSetStatus{ObservedGeneration: observed, DesiredNumberScheduled: desired, UpdatedNumberScheduled: updated,
+				NumberAvailable: available},
 		}
 	}
-	deploy := func(gen, observed int64, replicas, current, updated int32) *appsv1.Deployment {
+	ds := func(gen, observed int64, desired, updated int32) *appsv1.DaemonSet {
+		return dsAvailable(gen, observed, desired, updated, desired)
+	}
+	deployAvailable := func(gen, observed int64, replicas, current, updated, available int32) *appsv1.Deployment {
 		return &appsv1.Deployment{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-nmstate", Name: "nmstate-operator", Generation: gen},
 			Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(replicas)},
-			Status:     appsv1.DeploymentStatus{ObservedGeneration: observed, Replicas: current, UpdatedReplicas: updated},
+			Status:     appsv1.DeploymentStatus{ObservedGeneration: observed, Replicas: current, UpdatedReplicas: updated, AvailableReplicas: available},
 		}
+	}
+	deploy := func(gen, observed int64, replicas, current, updated int32) *appsv1.Deployment {
+		return deployAvailable(gen, observed, replicas, current, updated, replicas)
 	}
 	for _, tc := range []struct {
 		name string
@@ -70,11 +77,16 @@ func TestWorkloads(t *testing.T) {
 		{"DaemonSet rolled out", DaemonSetWorkload(ds(2, 2, 3, 3)), true},
 		{"DaemonSet template not seen yet", DaemonSetWorkload(ds(3, 2, 3, 3)), false},
 		{"DaemonSet still updating nodes", DaemonSetWorkload(ds(2, 2, 3, 1)), false},
+		// The rolling update deleted the last batch's old pods and has not
+		// created their new ones: those nodes are in no count but desired.
+		{"DaemonSet's last batch between its old and new pods", DaemonSetWorkload(ds(3, 3, 250, 245)), false},
+		{"DaemonSet updated everywhere, new pods not all available yet", DaemonSetWorkload(dsAvailable(3, 3, 250, 250, 244)), false},
 		{"DaemonSet on no node", DaemonSetWorkload(ds(1, 1, 0, 0)), true},
 		{"Deployment rolled out", DeploymentWorkload(deploy(1, 1, 1, 1, 1)), true},
 		{"Deployment template not seen yet", DeploymentWorkload(deploy(2, 1, 1, 1, 1)), false},
 		{"Deployment with an old pod left", DeploymentWorkload(deploy(2, 2, 1, 2, 1)), false},
 		{"Deployment without its new pod", DeploymentWorkload(deploy(2, 2, 1, 1, 0)), false},
+		{"Deployment with its new pod not available yet", DeploymentWorkload(deployAvailable(2, 2, 1, 1, 1, 0)), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, tc.got.RolledOut)
