@@ -90,7 +90,8 @@ if [ "$shards" = 1 ]; then
 fi
 
 # Compiled once before the shards link their own binaries from the cache.
-go test -mod=vendor -tags e2e -c -o "$(mktemp -d)/" ./test/e2e/... >/dev/null
+mkdir -p "$root/_output/e2e-bin"
+go test -mod=vendor -tags e2e -c -o "$root/_output/e2e-bin/" ./test/e2e/... >/dev/null
 
 # The control planes start one after the other (each is a minute of CPU);
 # the tests of both shards then run at once. The api shard's output streams
