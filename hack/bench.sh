@@ -4,7 +4,8 @@
 # (also written to _output/bench/results.md). See docs/benchmarks.md.
 #
 # Variables (defaults in brackets):
-#   BENCH_PARTS          all, or scale for the scale part only (make test-scale) [all]
+#   BENCH_PARTS          all; scale for the scale part only (make test-scale);
+#                        flips for the spec flips only [all]
 #   BENCH_STEADY         steady-state observation window [10m]
 #   BENCH_GRACE          wait after the ClusterOperator settled, before measuring [30s]
 #   BENCH_FLIPS          NodeOperator spec flips timed [50]

@@ -10,6 +10,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
 	"github.com/openshift/library-go/pkg/operator/staleconditions"
@@ -89,8 +90,10 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
 	// client-go's default of 5 requests a second throttles a switch of the
 	// CRI-O metrics path or a stack's removal, whose ordered steps each read
-	// a few objects; at steady state the operator makes a few reads a minute.
-	config.QPS, config.Burst = 20, 40
+	// a few objects, and 20 was drained by the reads of the controllers a
+	// removal wakes (docs/benchmarks.md, round 7); at steady state the
+	// operator makes a few reads a minute.
+	config.QPS, config.Burst = 50, 100
 	recorder := cc.EventRecorder
 
 	operatorVersion := os.Getenv("OPERATOR_IMAGE_VERSION") // checked by Validate
@@ -123,7 +126,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
 	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
-	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient)
+	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient, clk, crioplatform.LookupTTL)
 	served := stack.NewServedAPIs(cl.discovery, stack.ServedAPIsTTL)
 	images := imagesFromEnv()
 
@@ -159,6 +162,14 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	statusController.WithRelatedObjectsFunc(relatedObjects(nodeOperators, stacks))
 	statusController = statusController.WithDegradedInertia(degradedInertia)
 
+	// The CRI-O metrics DaemonSet controller's queue: the node config
+	// controller wakes it when the step before the DaemonSet's removal is
+	// done (path.go has the order).
+	daemonSetSync := factory.NewSyncContext(criometrics.DaemonSetControllerName, recorder)
+	// One look at the own TLS stack's parts, shared by the four CRI-O
+	// metrics controllers that take the steps of its removal.
+	tlsObserver := criometrics.NewTLSObserver(dynamicClient, clk, criometrics.ShareLookFor)
+
 	// Every controller, with what it watches. Each writes its own conditions
 	// on the NodeOperator; the status controller alone writes the
 	// ClusterOperator (docs/architecture.md has the table).
@@ -186,13 +197,13 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		// CRI-O metrics. Watch: NodeOperator; certificates also Secrets and
 		// ConfigMaps, the DaemonSet controller also DaemonSets, ConfigMaps,
 		// APIServer and the mirror pods.
-		criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, recorder),
-		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, recorder),
-		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, dynamicClient, served,
+		criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver, recorder),
+		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, tlsObserver, criometrics.WakeSync(daemonSetSync), recorder),
+		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver,
 			operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), o.CertTiming, recorder),
-		criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served,
+		criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver,
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(),
-			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, recorder),
+			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, daemonSetSync, recorder),
 
 		// Node settings (CRI-O and kubelet tracing), pool by pool through
 		// our MachineConfigs. Watch: NodeOperator; while a rollout runs it

@@ -184,7 +184,11 @@ func TestBench(t *testing.T) {
 	nodes0 := countNodes(t, kube)
 	res.note("operator RSS after settling at %d nodes: %s (%s)", nodes0, mib(rss10), rssBreakdown(op.Pid()))
 
-	if parts == "all" {
+	switch parts {
+	case "flips":
+		specFlips(t, c, kube, res)
+		return
+	case "all":
 		steadyAndCertSyncer(t, root, res, op, availableAt)
 		specFlips(t, c, kube, res)
 		scrapeRotation(root, res)

@@ -40,6 +40,7 @@ type certController struct {
 	kube          kubernetes.Interface
 	dynamic       dynamic.Interface
 	served        *stack.ServedAPIs
+	observer      *TLSObserver
 	rotation      *criometricscerts.Rotation
 	secrets       corev1listers.SecretLister
 	configs       corev1listers.ConfigMapLister
@@ -47,9 +48,10 @@ type certController struct {
 
 // NewCertController creates and rotates the CA, the CA bundle and the serving
 // certificate while the own TLS stack serves, and deletes them when it goes.
-// secrets and configMaps are informers of the operator's namespace.
+// secrets and configMaps are informers of the operator's namespace; observer
+// says whether the parts before them in the teardown order are gone.
 func NewCertController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver,
 	secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
 	timing criometricscerts.Timing, recorder events.Recorder) factory.Controller {
 	c := &certController{
@@ -57,6 +59,7 @@ func NewCertController(nodeOperators *operatorclient.NodeOperators, operatorClie
 		kube:          kube,
 		dynamic:       dyn,
 		served:        served,
+		observer:      observer,
 		rotation:      criometricscerts.New(namespace, serviceName, timing, kube, secrets, configMaps, operatorClient, recorder),
 		secrets:       secrets.Lister(),
 		configs:       configMaps.Lister(),
@@ -83,7 +86,7 @@ func (c *certController) syncCertificates(ctx context.Context, syncCtx factory.S
 		certificateExpiry.Set(0)
 		// The cache says first whether anything is left, so that an off
 		// stack costs no API call at steady state.
-		if !c.anyLeft() || !ObserveTLSStack(ctx, c.dynamic, c.served.Get(), false).MayRemoveRest() {
+		if !c.anyLeft() || !c.observer.Observe(ctx, c.served.Get(), TearDown, false).MayRemoveRest() {
 			return nil
 		}
 		return c.remove(ctx)

@@ -148,6 +148,7 @@ func newCertFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, tlsSt
 		kube:          f.kube,
 		dynamic:       dyn,
 		served:        served,
+		observer:      NewTLSObserver(dyn, clk, 0),
 		rotation: criometricscerts.New(namespace, serviceName, criometricscerts.DefaultTiming, f.kube, secrets, configMaps,
 			f.operator, events.NewInMemoryRecorder("test", clk)),
 		secrets: secrets.Lister(),

@@ -39,6 +39,15 @@ const (
 	// long removal takes: at 5 s, make bench measured a median of 4.9 s
 	// from opt-out to the DaemonSet gone.
 	switchPollInterval = time.Second
+	// firstStepsPollInterval is how often it looks while a removal waits
+	// for its first steps, the ServiceMonitor and the MachineConfigs, for
+	// at most firstStepsWindow from the removal's start. Other controllers
+	// take those steps within milliseconds; nothing this controller watches
+	// changes when the ServiceMonitor goes, and its look (its status says
+	// what is left) is what wakes the node config controller for the
+	// next step. A removal held by a failure is looked at every second.
+	firstStepsPollInterval = 200 * time.Millisecond
+	firstStepsWindow       = 5 * time.Second
 	// DaemonSetName is the own TLS path's kube-rbac-proxy DaemonSet, in
 	// the operator's namespace.
 	DaemonSetName         = "crio-metrics"
@@ -52,6 +61,7 @@ type daemonSetController struct {
 	kube           kubernetes.Interface
 	dynamic        dynamic.Interface
 	served         *stack.ServedAPIs
+	observer       *TLSObserver
 	crioPlatform   *crioplatform.Detector
 	images         stack.Images
 	conditions     stack.Conditions
@@ -64,7 +74,14 @@ type daemonSetController struct {
 	// syncs of a rollout (one per DaemonSet status change, thousands on a
 	// large cluster) then need no GET to know that no switch is under way.
 	serviceMonitorSeen bool
+	// tearingDownSince: the first sync of the current removal; zero when
+	// none is under way.
+	tearingDownSince time.Time
 }
+
+// DaemonSetControllerName names the DaemonSet controller, its queue and its
+// events.
+const DaemonSetControllerName = "CRIOMetricsDaemonSet"
 
 // NewDaemonSetController applies the crio-metrics DaemonSet (library-go has
 // no DaemonSet controller) and reports the stack's Available, Progressing
@@ -72,12 +89,15 @@ type daemonSetController struct {
 // grace.
 //
 // daemonSets and configMaps are informers of the operator's namespace;
-// crioPlatform counts the nodes where the platform's proxy serves instead.
+// crioPlatform counts the nodes where the platform's proxy serves instead;
+// observer says which parts of the own TLS stack exist. syncCtx is its queue, made by factory.NewSyncContext with
+// DaemonSetControllerName, so that the node config controller can wake it
+// (WakeSync) when it has taken the step before the DaemonSet's removal.
 func NewDaemonSetController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver,
 	daemonSets appsinformers.DaemonSetInformer, configMaps corev1informers.ConfigMapInformer,
 	apiServers configinformersv1.APIServerInformer, crioPlatform *crioplatform.Detector,
-	images stack.Images, recorder events.Recorder) factory.Controller {
+	images stack.Images, syncCtx factory.SyncContext, recorder events.Recorder) factory.Controller {
 	c := &daemonSetController{
 		clock:          clk,
 		nodeOperators:  nodeOperators,
@@ -85,6 +105,7 @@ func NewDaemonSetController(clk clock.PassiveClock, nodeOperators *operatorclien
 		kube:           kube,
 		dynamic:        dyn,
 		served:         served,
+		observer:       observer,
 		crioPlatform:   crioPlatform,
 		images:         images,
 		conditions:     stack.Conditions{Prefix: Prefix},
@@ -96,7 +117,13 @@ func NewDaemonSetController(clk clock.PassiveClock, nodeOperators *operatorclien
 		WithInformers(nodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer()).
 		ResyncEvery(time.Minute).
 		WithSync(c.syncDaemonSet).
-		ToController("CRIOMetricsDaemonSet", recorder)
+		WithSyncContext(syncCtx).
+		ToController(DaemonSetControllerName, recorder)
+}
+
+// WakeSync queues a sync of the controller whose queue syncCtx is, now.
+func WakeSync(syncCtx factory.SyncContext) func() {
+	return func() { syncCtx.Queue().Add(factory.DefaultQueueKey) }
 }
 
 func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -121,12 +148,13 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 	}
 	switch intent {
 	case TearDown:
-		o.TLS = ObserveTLSStack(ctx, c.dynamic, served, true)
+		o.TLS = c.observer.Observe(ctx, served, TearDown, true)
 		if o.TLS.MayRemoveDaemonSet() {
 			if err := c.remove(ctx); err != nil {
 				o.Problem = problem(ReasonRemovalFailed, "%v", err)
 			} else {
 				o.TLS.DaemonSet = false
+				c.observer.Forget()
 			}
 		}
 		o.PlatformProxies = c.crioPlatform.RunningProxies()
@@ -140,14 +168,30 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 	// The steps of a switch are taken by other controllers, which this
 	// one's status (what is left) wakes through the NodeOperator: look again
 	// soon while one is under way, rather than at the next resync.
-	if _, _, switching := SwitchStatus(intent, state.Decision.Mode, o.TLS, served.Monitoring); switching || (intent == TearDown && len(o.TLS.Remaining()) > 0) {
-		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), switchPollInterval)
+	tearingDown := intent == TearDown && len(o.TLS.Remaining()) > 0
+	switch {
+	case !tearingDown:
+		c.tearingDownSince = time.Time{}
+	case c.tearingDownSince.IsZero():
+		c.tearingDownSince = o.Now
+	}
+	if _, _, switching := SwitchStatus(intent, state.Decision.Mode, o.TLS, served.Monitoring); switching || tearingDown {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), nextLook(intent, o.TLS, o.Now.Sub(c.tearingDownSince)))
 	}
 	conds := conditionsFor(o)
 	return c.report(ctx, generation,
 		c.conditions.Available(conds.Available.Status, conds.Available.Reason, conds.Available.Message),
 		c.conditions.Progressing(conds.Progressing.Status, conds.Progressing.Reason, conds.Progressing.Message),
 		c.conditions.Degraded(conds.Degraded.Status, conds.Degraded.Reason, conds.Degraded.Message))
+}
+
+// nextLook is how soon a switch or removal under way is looked at again;
+// sinceStart is the time since the removal's first sync.
+func nextLook(intent Intent, t TLSStack, sinceStart time.Duration) time.Duration {
+	if intent == TearDown && !t.MayRemoveDaemonSet() && sinceStart < firstStepsWindow {
+		return firstStepsPollInterval
+	}
+	return switchPollInterval
 }
 
 // observeBuild is what a sync in Build needs of the own TLS stack: whether

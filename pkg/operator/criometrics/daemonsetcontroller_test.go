@@ -70,7 +70,8 @@ func newDaemonSetFixture(t *testing.T, decision *nodev1alpha1.NodeOperator, kube
 		kube:           f.kube,
 		dynamic:        dyn,
 		served:         stack.FixedServedAPIs(platform.ServedAPIs{Monitoring: true, MachineConfig: true, MachineConfiguration: true}),
-		crioPlatform:   crioplatform.NewDetector(f.kube, dyn),
+		observer:       NewTLSObserver(dyn, f.clock, 0),
+		crioPlatform:   crioplatform.NewDetector(f.kube, dyn, f.clock, time.Minute),
 		images:         testImages,
 		conditions:     stack.Conditions{Prefix: Prefix},
 		daemonSets:     f.informers.Apps().V1().DaemonSets().Lister(),
@@ -237,4 +238,26 @@ func TestObserveBuildReadsUntilTheServiceMonitorIsSeen(t *testing.T) {
 	require.False(t, (&daemonSetController{dynamic: client}).observeBuild(ctx, platform.ServedAPIs{}).ServiceMonitor,
 		"without the monitoring API there is no ServiceMonitor to wait for")
 	require.Equal(t, 3, gets)
+}
+
+func TestNextLook(t *testing.T) {
+	tests := []struct {
+		name       string
+		intent     Intent
+		tls        TLSStack
+		sinceStart time.Duration
+		want       time.Duration
+	}{
+		{"removal waits for the ServiceMonitor to go", TearDown, TLSStack{ServiceMonitor: true, MachineConfigs: true, DaemonSet: true}, 0, firstStepsPollInterval},
+		{"removal waits for the MachineConfigs to go", TearDown, TLSStack{MachineConfigs: true, DaemonSet: true}, time.Second, firstStepsPollInterval},
+		{"a removal held longer (a failing delete) is looked at every second", TearDown, TLSStack{ServiceMonitor: true, DaemonSet: true}, firstStepsWindow, switchPollInterval},
+		{"the DaemonSet may go: this controller's own step, then the rest", TearDown, TLSStack{DaemonSet: true, Rest: true}, 0, switchPollInterval},
+		{"only the rest is left", TearDown, TLSStack{Rest: true}, 0, switchPollInterval},
+		{"a build waits for the DaemonSet to serve: minutes on a real cluster", Build, TLSStack{}, 0, switchPollInterval},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, nextLook(tt.intent, tt.tls, tt.sinceStart))
+		})
+	}
 }

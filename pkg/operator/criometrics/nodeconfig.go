@@ -47,17 +47,25 @@ type nodeConfigController struct {
 	operatorClient v1helpers.OperatorClient
 	dynamic        dynamic.Interface
 	served         *stack.ServedAPIs
-	recorder       events.Recorder
+	observer       *TLSObserver
+	// machineConfigsRemoved wakes the DaemonSet controller, which takes
+	// the next step of the teardown: nothing it watches changes when the
+	// MachineConfigs go, and its own poll would add up to a second.
+	machineConfigsRemoved func()
+	recorder              events.Recorder
 }
 
 // NewNodeConfigController keeps the SecurityContextConstraints and the CRI-O
 // drop-in MachineConfigs, kinds that library-go's resourceapply does not
 // handle, and, before the MachineConfigs, the drop-in's entry in MCO's node
 // disruption policy (disruptionpolicy.go). It applies only when the live
-// object differs from ours.
+// object differs from ours. observer says which parts of the own TLS stack
+// exist; machineConfigsRemoved is called when a removal deleted the
+// MachineConfigs (path.go: the DaemonSet may go next).
 func NewNodeConfigController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	dyn dynamic.Interface, served *stack.ServedAPIs, recorder events.Recorder) factory.Controller {
-	c := &nodeConfigController{nodeOperators: nodeOperators, operatorClient: operatorClient, dynamic: dyn, served: served, recorder: recorder}
+	dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver, machineConfigsRemoved func(), recorder events.Recorder) factory.Controller {
+	c := &nodeConfigController{nodeOperators: nodeOperators, operatorClient: operatorClient, dynamic: dyn, served: served,
+		observer: observer, machineConfigsRemoved: machineConfigsRemoved, recorder: recorder}
 	return factory.New().
 		WithInformers(nodeOperators.Informer()).
 		ResyncEvery(time.Minute).
@@ -125,7 +133,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 	var objects []object
 	tls := TLSStack{}
 	if !enabled {
-		tls = ObserveTLSStack(ctx, c.dynamic, served, false)
+		tls = c.observer.Observe(ctx, served, TearDown, false)
 	}
 	if enabled || tls.MayRemoveRest() {
 		objects = append(objects, object{sccGVR, scc})
@@ -139,6 +147,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 			objects = append(objects, object{machineConfigGVR, mc})
 		}
 	}
+	removedMachineConfigs := false
 	for _, o := range objects {
 		var changed bool
 		var err error
@@ -155,9 +164,14 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 			verb := "applied"
 			if !enabled {
 				verb = "deleted"
+				removedMachineConfigs = removedMachineConfigs || o.gvr == machineConfigGVR
 			}
 			c.recorder.Eventf("CRIOMetricsNodeConfig", "%s %s %s", verb, o.obj.GetKind(), o.obj.GetName())
 		}
+	}
+	if removedMachineConfigs {
+		c.observer.Forget()
+		c.machineConfigsRemoved()
 	}
 	if len(errs) > 0 {
 		return notes, fmt.Errorf("%s", strings.Join(errs, "; "))

@@ -66,7 +66,10 @@ func newNodeConfigForTest(t *testing.T, objects ...*unstructured.Unstructured) (
 	return &nodeConfigController{
 		dynamic:  client,
 		served:   stack.FixedServedAPIs(served),
-		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
+		observer: NewTLSObserver(client, clock.RealClock{}, 0),
+		// in the same log, to show when the DaemonSet controller is woken
+		machineConfigsRemoved: func() { writes = append(writes, "wake "+DaemonSetControllerName) },
+		recorder:              events.NewInMemoryRecorder("test", clock.RealClock{}),
 	}, &writes
 }
 
@@ -99,7 +102,8 @@ func TestNodeConfigWithoutMachineConfigurationSkipsThePolicy(t *testing.T) {
 
 // Teardown: the MachineConfigs stay while the ServiceMonitor sends a scraper
 // to the proxy, and the SCC while the DaemonSet runs; the disruption policy
-// entry is never removed.
+// entry is never removed. Once the MachineConfigs are deleted, the DaemonSet
+// controller is woken for the next step.
 func TestNodeConfigTeardownOrder(t *testing.T) {
 	mcs := func() []*unstructured.Unstructured {
 		var out []*unstructured.Unstructured
@@ -120,7 +124,8 @@ func TestNodeConfigTeardownOrder(t *testing.T) {
 	}{
 		{"ServiceMonitor still there: nothing goes", append(mcs(), scc, sm, ds, mcoConfig), nil},
 		{"ServiceMonitor gone: the MachineConfigs go, the SCC stays for the DaemonSet", append(mcs(), scc, ds, mcoConfig),
-			[]string{"delete machineconfigs 50-master-crio-metrics-tls", "delete machineconfigs 50-worker-crio-metrics-tls"}},
+			[]string{"delete machineconfigs 50-master-crio-metrics-tls", "delete machineconfigs 50-worker-crio-metrics-tls", "wake CRIOMetricsDaemonSet"}},
+		{"MachineConfigs gone already: nothing to wake for", []*unstructured.Unstructured{scc, ds, mcoConfig}, nil},
 		{"DaemonSet gone too: the SCC goes", []*unstructured.Unstructured{scc, mcoConfig}, []string{"delete securitycontextconstraints crio-metrics"}},
 	}
 	for _, tt := range tests {

@@ -20,8 +20,9 @@ import (
 // stack's RBAC and Service, its ServiceMonitor, and the alerts and dashboard,
 // in the order path.go explains. It resyncs every minute, which bounds how
 // long an edited or deleted object stays wrong, without a watch per kind.
+// observer says which parts of the own TLS stack exist.
 func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, recorder events.Recorder) stack.Runnable {
+	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver, recorder events.Recorder) stack.Runnable {
 	clients := resourceapply.NewClientHolder().
 		WithKubernetes(kube).
 		WithDynamicClient(dyn)
@@ -30,8 +31,8 @@ func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, o
 		s, _ := stack.Read(nodeOperators, nodev1alpha1.MetricsStack)
 		return s
 	}
-	tlsStack := func() TLSStack {
-		return ObserveTLSStack(context.TODO(), dyn, served.Get(), false)
+	tlsStack := func(s stack.State) TLSStack {
+		return observer.Observe(context.TODO(), served.Get(), IntentFor(s), false)
 	}
 	monitoring := func() bool { return served.Get().Monitoring }
 	exists := func(files ...string) bool {
@@ -52,10 +53,10 @@ func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, o
 		c = c.WithConditionalResources(asset, files, shouldCreate, shouldDelete)
 	}
 	add(bindata.Asset, staticFiles, build,
-		func(s stack.State) bool { return tearDown(s) && exists(staticFiles...) && tlsStack().MayRemoveRest() })
+		func(s stack.State) bool { return tearDown(s) && exists(staticFiles...) && tlsStack(s).MayRemoveRest() })
 	add(bindata.Asset, []string{serviceMonitorFile},
 		func(s stack.State) bool {
-			return build(s) && monitoring() && tlsStack().MayCreateServiceMonitor(served.Get().MachineConfig)
+			return build(s) && monitoring() && tlsStack(s).MayCreateServiceMonitor(served.Get().MachineConfig)
 		},
 		func(s stack.State) bool { return tearDown(s) && monitoring() && exists(serviceMonitorFile) })
 	add(monitoringAsset(state), []string{prometheusRuleFile},

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/utils/clock"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
@@ -36,6 +38,12 @@ const (
 	StaticPodPath = "/etc/kubernetes/manifests/criometricsproxy.yaml"
 )
 
+// LookupTTL is how long the operator reuses a lookup of MCO's base kubelet
+// MachineConfigs. Shorter than the stack decision's resync, so that each
+// resync looks again; shorter than the served APIs' TTL, which the e2e
+// tests' RediscoverNow waits out.
+const LookupTTL = 10 * time.Second
+
 // Roles are MCO's base pools; each has a 01-<role>-kubelet MachineConfig.
 var Roles = []string{"master", "worker", "arbiter"}
 
@@ -47,6 +55,10 @@ func KubeletMachineConfigName(role string) string { return "01-" + role + "-kube
 // Detector reads MCO's base kubelet MachineConfigs by name (no watch: they
 // are large, and a lookup once a minute is enough to notice the path appear
 // or go) and counts the static pod's mirror pods from a label-selected cache.
+// The lookup's answer is kept for a TTL: the stack decision runs on every
+// change of the NodeOperator, its own and the stack controllers' status
+// writes included, and three GETs each time took a third of the operator's
+// client rate while a stack was removed (docs/benchmarks.md).
 //
 // The cache starts once MCO's MachineConfigs carry the static pod, and
 // nothing waits for it: where MCO does not run (a hosted control plane's
@@ -58,10 +70,24 @@ type Detector struct {
 	factory        informers.SharedInformerFactory
 	start          sync.Once
 	stop           <-chan struct{}
+
+	clock  clock.PassiveClock
+	ttl    time.Duration
+	mu     sync.Mutex
+	lookup lookup
 }
 
-// NewDetector builds a Detector; Start starts its mirror pod cache.
-func NewDetector(kube kubernetes.Interface, dyn dynamic.Interface) *Detector {
+// lookup is the last answer of MCO's base kubelet MachineConfigs.
+type lookup struct {
+	at             time.Time
+	served         bool
+	machineConfigs []string
+	problems       []string
+}
+
+// NewDetector builds a Detector; Start starts its mirror pod cache. ttl is
+// how long a lookup of the MachineConfigs is reused.
+func NewDetector(kube kubernetes.Interface, dyn dynamic.Interface, clk clock.PassiveClock, ttl time.Duration) *Detector {
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = ProxyLabel }))
@@ -73,6 +99,8 @@ func NewDetector(kube kubernetes.Interface, dyn dynamic.Interface) *Detector {
 		machineConfigs: dyn.Resource(machineConfigGVR),
 		mirrorPods:     pods.Lister(),
 		factory:        factory,
+		clock:          clk,
+		ttl:            ttl,
 	}
 }
 
@@ -91,23 +119,9 @@ func (d *Detector) Start(stop <-chan struct{}) { d.stop = stop }
 // MCO and only mirror pods can tell.
 func (d *Detector) Detect(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics {
 	var out platform.PlatformCRIOMetrics
-	var problems []string
-	if machineConfigServed {
-		for _, role := range Roles {
-			name := KubeletMachineConfigName(role)
-			mc, err := d.machineConfigs.Get(ctx, name, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				continue
-			case err != nil:
-				problems = append(problems, fmt.Sprintf("machineconfigs %s: %v", name, err))
-				continue
-			}
-			if CarriesStaticPod(mc) {
-				out.MachineConfigs = append(out.MachineConfigs, name)
-			}
-		}
-	}
+	l := d.lookUp(ctx, machineConfigServed)
+	out.MachineConfigs = append([]string(nil), l.machineConfigs...)
+	problems := append([]string(nil), l.problems...)
 	// The mirror pods are counted only where MCO renders the static pod:
 	// elsewhere there is nothing to count, and MCO's namespace may be
 	// unreadable (its Role is not in every profile).
@@ -124,6 +138,36 @@ func (d *Detector) Detect(ctx context.Context, machineConfigServed bool) platfor
 		out.Problem = strings.Join(problems, "; ")
 	}
 	return out
+}
+
+// lookUp reads MCO's base kubelet MachineConfigs, or returns the last
+// answer while it is younger than the TTL and was for the same served API.
+func (d *Detector) lookUp(ctx context.Context, served bool) lookup {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.clock.Now()
+	if !d.lookup.at.IsZero() && d.lookup.served == served && now.Sub(d.lookup.at) < d.ttl {
+		return d.lookup
+	}
+	l := lookup{at: now, served: served}
+	if served {
+		for _, role := range Roles {
+			name := KubeletMachineConfigName(role)
+			mc, err := d.machineConfigs.Get(ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				continue
+			case err != nil:
+				l.problems = append(l.problems, fmt.Sprintf("machineconfigs %s: %v", name, err))
+				continue
+			}
+			if CarriesStaticPod(mc) {
+				l.machineConfigs = append(l.machineConfigs, name)
+			}
+		}
+	}
+	d.lookup = l
+	return l
 }
 
 // CarriesStaticPod reports whether a MachineConfig lays down the

@@ -3,6 +3,7 @@ package crioplatform
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 func machineConfig(name string, paths ...string) *unstructured.Unstructured {
@@ -62,7 +64,7 @@ func TestDetect(t *testing.T) {
 			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
 				map[schema.GroupVersionResource]string{machineConfigGVR: "MachineConfigList"}, tt.mcs...)
 			kube := kubefake.NewSimpleClientset(tt.pods...)
-			d := NewDetector(kube, dyn)
+			d := NewDetector(kube, dyn, clocktesting.NewFakePassiveClock(time.Now()), time.Minute)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			d.Start(ctx.Done())
@@ -78,4 +80,38 @@ func TestDetect(t *testing.T) {
 			assert.Equal(t, len(tt.wantMCs) > 0 || tt.wantMirror > 0, got.Exists())
 		})
 	}
+}
+
+// TestDetectReusesLookup: the MachineConfigs are read once per TTL (the
+// stack decision asks on every NodeOperator change), and again at once when
+// MCO's API appears or goes.
+func TestDetectReusesLookup(t *testing.T) {
+	scheme := runtime.NewScheme()
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
+		map[schema.GroupVersionResource]string{machineConfigGVR: "MachineConfigList"})
+	clk := clocktesting.NewFakePassiveClock(time.Now())
+	d := NewDetector(kubefake.NewSimpleClientset(), dyn, clk, time.Minute)
+	ctx := context.Background()
+	gets := func() int { return len(dyn.Actions()) }
+
+	assert.False(t, d.Detect(ctx, true).Exists())
+	assert.Equal(t, len(Roles), gets(), "one GET per role")
+
+	// MCO's upgrade lays down the static pod: not seen before the TTL.
+	_, err := dyn.Resource(machineConfigGVR).Create(ctx, machineConfig("01-worker-kubelet", StaticPodPath), metav1.CreateOptions{})
+	assert.NoError(t, err)
+	before := gets()
+	clk.SetTime(clk.Now().Add(59 * time.Second))
+	assert.False(t, d.Detect(ctx, true).Exists())
+	assert.Equal(t, before, gets(), "reused within the TTL")
+
+	clk.SetTime(clk.Now().Add(time.Second))
+	assert.Equal(t, []string{"01-worker-kubelet"}, d.Detect(ctx, true).MachineConfigs)
+	assert.Equal(t, before+len(Roles), gets())
+
+	// MCO's API goes: nothing is read, and nothing is reused.
+	assert.False(t, d.Detect(ctx, false).Exists())
+	assert.Equal(t, before+len(Roles), gets())
+	assert.Equal(t, []string{"01-worker-kubelet"}, d.Detect(ctx, true).MachineConfigs)
+	assert.Equal(t, before+2*len(Roles), gets(), "looked up again once the API is back")
 }
