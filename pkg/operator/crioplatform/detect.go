@@ -58,7 +58,8 @@ func KubeletMachineConfigName(role string) string { return "01-" + role + "-kube
 // The lookup's answer is kept for a TTL: the stack decision runs on every
 // change of the NodeOperator, its own and the stack controllers' status
 // writes included, and three GETs each time took a third of the operator's
-// client rate while a stack was removed (docs/benchmarks.md).
+// client rate while a stack was removed (docs/benchmarks.md). A decision
+// for a new spec asks for a fresh lookup.
 //
 // The cache starts once MCO's MachineConfigs carry the static pod, and
 // nothing waits for it: where MCO does not run (a hosted control plane's
@@ -116,10 +117,11 @@ func (d *Detector) Start(stop <-chan struct{}) { d.stop = stop }
 
 // Detect looks the platform path up. machineConfigServed says whether
 // machineconfiguration.openshift.io/v1 is served; without it there is no
-// MCO and only mirror pods can tell.
-func (d *Detector) Detect(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics {
+// MCO and only mirror pods can tell. fresh reads the MachineConfigs even
+// if a lookup younger than the TTL could answer.
+func (d *Detector) Detect(ctx context.Context, machineConfigServed, fresh bool) platform.PlatformCRIOMetrics {
 	var out platform.PlatformCRIOMetrics
-	l := d.lookUp(ctx, machineConfigServed)
+	l := d.lookUp(ctx, machineConfigServed, fresh)
 	out.MachineConfigs = append([]string(nil), l.machineConfigs...)
 	problems := append([]string(nil), l.problems...)
 	// The mirror pods are counted only where MCO renders the static pod:
@@ -141,12 +143,13 @@ func (d *Detector) Detect(ctx context.Context, machineConfigServed bool) platfor
 }
 
 // lookUp reads MCO's base kubelet MachineConfigs, or returns the last
-// answer while it is younger than the TTL and was for the same served API.
-func (d *Detector) lookUp(ctx context.Context, served bool) lookup {
+// answer while it is younger than the TTL and was for the same served API,
+// unless fresh.
+func (d *Detector) lookUp(ctx context.Context, served, fresh bool) lookup {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.clock.Now()
-	if !d.lookup.at.IsZero() && d.lookup.served == served && now.Sub(d.lookup.at) < d.ttl {
+	if !fresh && !d.lookup.at.IsZero() && d.lookup.served == served && now.Sub(d.lookup.at) < d.ttl {
 		return d.lookup
 	}
 	l := lookup{at: now, served: served}

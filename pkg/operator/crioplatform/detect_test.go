@@ -73,7 +73,7 @@ func TestDetect(t *testing.T) {
 			d.factory.Start(ctx.Done())
 			d.factory.WaitForCacheSync(ctx.Done())
 
-			got := d.Detect(ctx, tt.served)
+			got := d.Detect(ctx, tt.served, false)
 			assert.Equal(t, tt.wantMCs, got.MachineConfigs)
 			assert.Equal(t, tt.wantMirror, got.MirrorPods)
 			assert.Empty(t, got.Problem)
@@ -84,7 +84,7 @@ func TestDetect(t *testing.T) {
 
 // TestDetectReusesLookup: the MachineConfigs are read once per TTL (the
 // stack decision asks on every NodeOperator change), and again at once when
-// MCO's API appears or goes.
+// MCO's API appears or goes, or when asked for a fresh lookup.
 func TestDetectReusesLookup(t *testing.T) {
 	scheme := runtime.NewScheme()
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
@@ -94,7 +94,7 @@ func TestDetectReusesLookup(t *testing.T) {
 	ctx := context.Background()
 	gets := func() int { return len(dyn.Actions()) }
 
-	assert.False(t, d.Detect(ctx, true).Exists())
+	assert.False(t, d.Detect(ctx, true, false).Exists())
 	assert.Equal(t, len(Roles), gets(), "one GET per role")
 
 	// MCO's upgrade lays down the static pod: not seen before the TTL.
@@ -102,16 +102,21 @@ func TestDetectReusesLookup(t *testing.T) {
 	assert.NoError(t, err)
 	before := gets()
 	clk.SetTime(clk.Now().Add(59 * time.Second))
-	assert.False(t, d.Detect(ctx, true).Exists())
+	assert.False(t, d.Detect(ctx, true, false).Exists())
 	assert.Equal(t, before, gets(), "reused within the TTL")
 
 	clk.SetTime(clk.Now().Add(time.Second))
-	assert.Equal(t, []string{"01-worker-kubelet"}, d.Detect(ctx, true).MachineConfigs)
+	assert.Equal(t, []string{"01-worker-kubelet"}, d.Detect(ctx, true, false).MachineConfigs)
 	assert.Equal(t, before+len(Roles), gets())
 
 	// MCO's API goes: nothing is read, and nothing is reused.
-	assert.False(t, d.Detect(ctx, false).Exists())
+	assert.False(t, d.Detect(ctx, false, false).Exists())
 	assert.Equal(t, before+len(Roles), gets())
-	assert.Equal(t, []string{"01-worker-kubelet"}, d.Detect(ctx, true).MachineConfigs)
+	assert.Equal(t, []string{"01-worker-kubelet"}, d.Detect(ctx, true, false).MachineConfigs)
 	assert.Equal(t, before+2*len(Roles), gets(), "looked up again once the API is back")
+
+	// A decision for a new spec asks afresh, within the TTL too.
+	assert.NoError(t, dyn.Resource(machineConfigGVR).Delete(ctx, "01-worker-kubelet", metav1.DeleteOptions{}))
+	assert.Equal(t, []string{"01-worker-kubelet"}, d.Detect(ctx, true, false).MachineConfigs)
+	assert.False(t, d.Detect(ctx, true, true).Exists())
 }

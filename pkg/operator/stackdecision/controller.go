@@ -37,16 +37,16 @@ type controller struct {
 	nodeOperators *operatorclient.NodeOperators
 	infraLister   configlistersv1.InfrastructureLister
 	served        func() platform.ServedAPIs
-	platformPath  func(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics
+	platformPath  func(ctx context.Context, machineConfigServed, fresh bool) platform.PlatformCRIOMetrics
 }
 
 // New returns the controller that decides which stacks are deployed. served
 // says which optional APIs the cluster serves (see ServedAPIs); platformPath
 // looks up the platform's own CRI-O metrics path (each resync: it appears or
-// goes within a minute).
+// goes within a minute); fresh asks it not to answer from an earlier lookup.
 func New(nodeOperators *operatorclient.NodeOperators, infraInformer configinformersv1.InfrastructureInformer,
 	served func() platform.ServedAPIs,
-	platformPath func(ctx context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics,
+	platformPath func(ctx context.Context, machineConfigServed, fresh bool) platform.PlatformCRIOMetrics,
 	recorder events.Recorder) factory.Controller {
 	c := &controller{
 		nodeOperators: nodeOperators,
@@ -88,8 +88,11 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		Served:         served,
 		Previous:       nodeOperator.Status.Stacks,
 		// A hosted control plane's cluster runs no MCO (and the stack is
-		// off there): nothing to look for.
-		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig && !hosted(infra)),
+		// off there): nothing to look for. A decision for a new spec looks
+		// afresh: an opt-in must not build the own TLS stack on a lookup
+		// from before the platform path appeared. The syncs that the
+		// controllers' own status writes cause may reuse a recent one.
+		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig && !hosted(infra), !Current(nodeOperator)),
 	})
 	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation))
 }

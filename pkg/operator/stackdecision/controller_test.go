@@ -31,6 +31,7 @@ type fixture struct {
 	infra    cache.Indexer
 	path     platform.PlatformCRIOMetrics
 	lookedUp []bool // machineConfigServed of each platform path lookup
+	fresh    []bool // whether each lookup asked not to reuse an earlier one
 	clock    *clocktesting.FakeClock
 }
 
@@ -54,8 +55,9 @@ func newFixture(t *testing.T, infra *configv1.Infrastructure) *fixture {
 		served: func() platform.ServedAPIs {
 			return platform.ServedAPIs{Monitoring: true, MachineConfig: true, MachineConfiguration: true}
 		},
-		platformPath: func(_ context.Context, machineConfigServed bool) platform.PlatformCRIOMetrics {
+		platformPath: func(_ context.Context, machineConfigServed, fresh bool) platform.PlatformCRIOMetrics {
 			f.lookedUp = append(f.lookedUp, machineConfigServed)
+			f.fresh = append(f.fresh, fresh)
 			return f.path
 		},
 	}
@@ -224,6 +226,8 @@ func TestSpecAndPlatformPathChangesAreOneWriteEach(t *testing.T) {
 	assert.Equal(t, platform.ReasonOptedOut, m.Reason)
 	assert.Equal(t, int64(2), f.no.Get().Status.ObservedGeneration)
 	assert.Empty(t, f.sync())
+	assert.Equal(t, []bool{true, false, false, true, false}, f.fresh,
+		"a lookup for a spec not decided yet is fresh; the others may reuse one")
 }
 
 // Unmanaged: the decision is frozen; nothing is written.
