@@ -199,7 +199,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		// APIServer and the mirror pods.
 		criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver, recorder),
 		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, tlsObserver, criometrics.WakeSync(daemonSetSync), recorder),
-		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver,
+		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, served, tlsObserver,
 			operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), o.CertTiming, recorder),
 		criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver,
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(),

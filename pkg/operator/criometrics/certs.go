@@ -10,7 +10,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
@@ -38,7 +37,6 @@ func init() {
 type certController struct {
 	nodeOperators *operatorclient.NodeOperators
 	kube          kubernetes.Interface
-	dynamic       dynamic.Interface
 	served        *stack.ServedAPIs
 	observer      *TLSObserver
 	rotation      *criometricscerts.Rotation
@@ -51,13 +49,12 @@ type certController struct {
 // secrets and configMaps are informers of the operator's namespace; observer
 // says whether the parts before them in the teardown order are gone.
 func NewCertController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver,
+	kube kubernetes.Interface, served *stack.ServedAPIs, observer *TLSObserver,
 	secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
 	timing criometricscerts.Timing, recorder events.Recorder) factory.Controller {
 	c := &certController{
 		nodeOperators: nodeOperators,
 		kube:          kube,
-		dynamic:       dyn,
 		served:        served,
 		observer:      observer,
 		rotation:      criometricscerts.New(namespace, serviceName, timing, kube, secrets, configMaps, operatorClient, recorder),

@@ -146,7 +146,6 @@ func newCertFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, tlsSt
 	f.c = &certController{
 		nodeOperators: f.no.NodeOperators,
 		kube:          f.kube,
-		dynamic:       dyn,
 		served:        served,
 		observer:      NewTLSObserver(dyn, clk, 0),
 		rotation: criometricscerts.New(namespace, serviceName, criometricscerts.DefaultTiming, f.kube, secrets, configMaps,

@@ -90,9 +90,10 @@ const DaemonSetControllerName = "CRIOMetricsDaemonSet"
 //
 // daemonSets and configMaps are informers of the operator's namespace;
 // crioPlatform counts the nodes where the platform's proxy serves instead;
-// observer says which parts of the own TLS stack exist. syncCtx is its queue, made by factory.NewSyncContext with
-// DaemonSetControllerName, so that the node config controller can wake it
-// (WakeSync) when it has taken the step before the DaemonSet's removal.
+// observer says which parts of the own TLS stack exist. syncCtx is its
+// queue, made by factory.NewSyncContext with DaemonSetControllerName, so
+// that the node config controller can wake it (WakeSync) when it has taken
+// the step before the DaemonSet's removal.
 func NewDaemonSetController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver,
 	daemonSets appsinformers.DaemonSetInformer, configMaps corev1informers.ConfigMapInformer,
