@@ -109,7 +109,8 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if reported == "" {
 		reported = c.clusterOperatorVersion()
 	}
-	step := NextStep(reported, c.version, st.Conditions, c.stackPrefixes, c.workloadsRolledOut(), c.clock.Now())
+	stacks, workloads, recorded := c.recordedWorkloads()
+	step := NextStep(reported, c.version, st.Conditions, c.stackPrefixes, recorded && AllRolledOut(workloads), c.clock.Now())
 	if step.Wait > 0 {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), step.Wait)
 	}
@@ -121,47 +122,54 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		c.versionRecorder.SetVersion(OperandName, c.version)
 		versionErr = c.progressing(ctx, operatorv1.ConditionFalse, "AsExpected", "")
 	}
-	return errors.Join(versionErr, c.applyStacks(ctx, st.Conditions, step.Report))
+	if !recorded || c.nodeOperators == nil {
+		return versionErr // the status controller reports a missing NodeOperator
+	}
+	return errors.Join(versionErr, c.applyStacks(ctx, stacks, workloads, st.Conditions, step.Report))
 }
 
 // applyStacks records each stack's observedVersion and containers, and the
 // summary; the apply is skipped when nothing changed.
-func (c *controller) applyStacks(ctx context.Context, conditions []operatorv1.OperatorCondition, versionReported bool) error {
-	if c.nodeOperators == nil {
-		return nil
-	}
-	nodeOperator, err := c.nodeOperators.Get()
-	if err != nil {
-		return nil // the status controller reports a missing NodeOperator
-	}
-	workloads := c.operands.Workloads
-	if workloads == nil {
-		workloads = func(nodev1alpha1.StackStatus) []Workload { return nil }
-	}
+func (c *controller) applyStacks(ctx context.Context, stacks []nodev1alpha1.StackStatus, workloads map[nodev1alpha1.StackName][]Workload,
+	conditions []operatorv1.OperatorCondition, versionReported bool) error {
 	var platformType configv1.PlatformType
 	if c.operands.Platform != nil {
 		platformType = c.operands.Platform()
 	}
 	return c.nodeOperators.ApplyStatus(ctx, StacksFieldManager,
-		stacksStatus(nodeOperator.Status.Stacks, conditions, versionReported, c.version, workloads, platformType))
+		stacksStatus(stacks, conditions, versionReported, c.version,
+			func(s nodev1alpha1.StackStatus) []Workload { return workloads[s.Name] }, platformType))
 }
 
-// workloadsRolledOut is true when every workload of every stack, as the
-// recorded decisions have them, runs its latest template on every node or
-// replica it wants. The stacks' Progressing conditions do not say this: by
-// the ClusterOperator's contract a DaemonSet adjusting to a node that joins
-// is not progressing, and from its counts neither is the last batch of a
-// rollout whose old pods are gone but whose new ones are not yet created.
-func (c *controller) workloadsRolledOut() bool {
-	if c.nodeOperators == nil || c.operands.Workloads == nil {
-		return true
+// recordedWorkloads reads the recorded stacks and each one's workloads once
+// a sync, for the version gate and for status.stacks; recorded is false
+// while the NodeOperator cannot be read.
+func (c *controller) recordedWorkloads() (stacks []nodev1alpha1.StackStatus, workloads map[nodev1alpha1.StackName][]Workload, recorded bool) {
+	if c.nodeOperators == nil {
+		return nil, nil, true
 	}
 	nodeOperator, err := c.nodeOperators.Get()
 	if err != nil {
-		return false
+		return nil, nil, false
 	}
+	workloads = map[nodev1alpha1.StackName][]Workload{}
 	for _, s := range nodeOperator.Status.Stacks {
-		for _, w := range c.operands.Workloads(s) {
+		if c.operands.Workloads != nil {
+			workloads[s.Name] = c.operands.Workloads(s)
+		}
+	}
+	return nodeOperator.Status.Stacks, workloads, true
+}
+
+// AllRolledOut is true when every workload runs its latest template on
+// every node or replica it wants. The stacks' Progressing conditions do not
+// say this: by the ClusterOperator's contract a DaemonSet adjusting to a
+// node that joins is not progressing, and from its counts neither is the
+// last batch of a rollout whose old pods are gone but whose new ones are
+// not yet created.
+func AllRolledOut(workloads map[nodev1alpha1.StackName][]Workload) bool {
+	for _, ws := range workloads {
+		for _, w := range ws {
 			if w.Missing || !w.RolledOut {
 				return false
 			}
@@ -203,7 +211,7 @@ type Step struct {
 // is reported already (a restart) needs no announcement; a new one (install,
 // upgrade, downgrade) is announced with Progressing for Announce, then
 // reported once every stack has rolled out (its conditions) and every
-// workload has (workloadsRolledOut, from their status).
+// workload has (AllRolledOut, from their status).
 func NextStep(reported, version string, conditions []operatorv1.OperatorCondition, stackPrefixes []string, workloadsRolledOut bool, now time.Time) Step {
 	own := v1helpers.FindOperatorCondition(conditions, ConditionProgressing)
 	switch {

@@ -222,3 +222,21 @@ func TestStacksStatusIsStable(t *testing.T) {
 	third := toStatus(stacksStatus(recorded, conditions, false, "4.23.0", workloads, configv1.BareMetalPlatformType))
 	assert.Equal(t, first, third)
 }
+
+func TestAllRolledOut(t *testing.T) {
+	done := Workload{Kind: "DaemonSet", Name: "crio-metrics", RolledOut: true}
+	for _, tc := range []struct {
+		name      string
+		workloads map[nodev1alpha1.StackName][]Workload
+		want      bool
+	}{
+		{"no stack, or every stack off", map[nodev1alpha1.StackName][]Workload{nodev1alpha1.MetricsStack: nil}, true},
+		{"every workload rolled out", map[nodev1alpha1.StackName][]Workload{nodev1alpha1.MetricsStack: {done}, nodev1alpha1.NMStateStack: {done, done}}, true},
+		{"one workload of one stack not rolled out", map[nodev1alpha1.StackName][]Workload{nodev1alpha1.MetricsStack: {done}, nodev1alpha1.NMStateStack: {done, {Name: "nmstate-handler"}}}, false},
+		{"a workload not listed yet", map[nodev1alpha1.StackName][]Workload{nodev1alpha1.MetricsStack: {{Name: "crio-metrics", Missing: true, RolledOut: true}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, AllRolledOut(tc.workloads))
+		})
+	}
+}
