@@ -741,6 +741,7 @@ func TestCoexistenceSwitch(t *testing.T) {
 		assert.Less(t, created[mc], created[sm], "ServiceMonitor created before %s", mc)
 	}
 	assert.True(t, reasons.seen("SwitchingToOperatorTLS"), "MetricsProgressing reasons seen: %s", reasons)
+	t.Logf("MetricsProgressing reasons seen over both switches: %s", reasons)
 	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
 	mcs = framework.OperatorMachineConfigs(t, c.Config)
 	for _, n := range w.nodes {

@@ -106,13 +106,13 @@ func conditionsFor(o observation) conditions {
 
 	case o.WaitingForCertificates:
 		out.Available = condition{true, ReasonWaitingForCertificates, stack.Join(o.Decision.Message, "deploying: waiting for the CRI-O metrics CA bundle to be created")}
-		out.Progressing = condition{true, ReasonWaitingForCertificates, "waiting for the CRI-O metrics certificates"}
+		out.Progressing = building(o, condition{true, ReasonWaitingForCertificates, "waiting for the CRI-O metrics certificates"})
 		return out
 
 	case o.DaemonSet == nil:
 		// A problem before the first DaemonSet: nothing serves yet.
 		out.Available = condition{true, ReasonDeploying, stack.Join(o.Decision.Message, "deploying: the DaemonSet could not be applied yet")}
-		out.Progressing = condition{true, ReasonDeploying, "the CRI-O metrics DaemonSet could not be applied yet"}
+		out.Progressing = building(o, condition{true, ReasonDeploying, "the CRI-O metrics DaemonSet could not be applied yet"})
 		return out
 	}
 
@@ -124,16 +124,31 @@ func conditionsFor(o observation) conditions {
 	case !rollout.Available:
 		out.Available.Reason = ReasonNoNodeServesMetrics
 	}
-	switch reason, message, switching := SwitchStatus(Build, nodev1alpha1.OperatorTLS, o.TLS, o.MonitoringServed); {
-	case rollout.Progressing:
-		out.Progressing = condition{true, ReasonRollingOut, rollout.Message}
-	case switching:
-		out.Progressing = condition{true, reason, message}
+	step := condition{Reason: ReasonAsExpected}
+	if rollout.Progressing {
+		step = condition{true, ReasonRollingOut, rollout.Message}
 	}
+	out.Progressing = building(o, step)
 	if rollout.TooManyUnavailable && o.Problem == nil {
 		out.Degraded = condition{true, ReasonNodesWithoutMetrics, rollout.Message}
 	}
 	return out
+}
+
+// building is the Progressing condition of a build step. Until the
+// ServiceMonitor is in, the whole build is one switch to the own TLS stack,
+// so its reason holds from the first sync to the last and the step is in
+// the message: a build takes well under a second on a small cluster, too
+// short for a reason that only its last step showed to be seen.
+func building(o observation, step condition) condition {
+	reason, message, switching := SwitchStatus(Build, nodev1alpha1.OperatorTLS, o.TLS, o.MonitoringServed)
+	switch {
+	case !switching:
+		return step
+	case step.Status:
+		return condition{true, reason, message + "; now: " + step.Message}
+	}
+	return condition{true, reason, message}
 }
 
 // problem is a Degraded condition for a sync that could not finish.

@@ -38,6 +38,32 @@ func TestConditionsFor(t *testing.T) {
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
 	}, {
+		name: "own TLS stack being built, waiting for certificates",
+		obs:  observation{Decision: own, Intent: Build, MonitoringServed: true, WaitingForCertificates: true, Now: later},
+		want: conditions{
+			Available: condition{true, ReasonWaitingForCertificates, "own; deploying: waiting for the CRI-O metrics CA bundle to be created"},
+			Progressing: condition{true, ReasonSwitchingToOperatorTLS,
+				"building the node operator's CRI-O metrics TLS stack: the ServiceMonitor comes last, once kube-rbac-proxy serves on a node and the CRI-O drop-in MachineConfigs are in place; now: waiting for the CRI-O metrics certificates"},
+			Degraded: condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "own TLS stack being built, DaemonSet rolling out",
+		obs:  observation{Decision: own, Intent: Build, TLS: TLSStack{MachineConfigs: true, DaemonSet: true}, MonitoringServed: true, DaemonSet: ds(1, 1, 3, 0, 0, 0), Now: created},
+		want: conditions{
+			Available: condition{true, ReasonDeploying, "deploying: 0 of 3 nodes serve metrics so far; own"},
+			Progressing: condition{true, ReasonSwitchingToOperatorTLS,
+				"building the node operator's CRI-O metrics TLS stack: the ServiceMonitor comes last, once kube-rbac-proxy serves on a node and the CRI-O drop-in MachineConfigs are in place; now: deploying: 0 of 3 nodes serve metrics so far"},
+			Degraded: condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "own TLS stack, settled, DaemonSet rolling out (a new TLS profile)",
+		obs:  observation{Decision: own, Intent: Build, TLS: full, MonitoringServed: true, DaemonSet: ds(3, 3, 3, 3, 1, 3), Now: later},
+		want: conditions{
+			Available:   condition{true, ReasonAsExpected, "rolling out a new configuration: 1 of 3 nodes updated, 3 serving metrics; own"},
+			Progressing: condition{true, ReasonRollingOut, "rolling out a new configuration: 1 of 3 nodes updated, 3 serving metrics"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
 		name: "platform path, switch under way",
 		obs:  observation{Decision: onPlatform, Intent: TearDown, TLS: TLSStack{MachineConfigs: true, DaemonSet: true}, MonitoringServed: true, PlatformProxies: 3},
 		want: conditions{
@@ -85,9 +111,10 @@ func TestConditionsFor(t *testing.T) {
 		obs: observation{Decision: own, Intent: Build, TLS: TLSStack{Rest: true}, MonitoringServed: true, Now: later,
 			Problem: problem(ReasonApplyFailed, "denied")},
 		want: conditions{
-			Available:   condition{true, ReasonDeploying, "own; deploying: the DaemonSet could not be applied yet"},
-			Progressing: condition{true, ReasonDeploying, "the CRI-O metrics DaemonSet could not be applied yet"},
-			Degraded:    condition{true, ReasonApplyFailed, "denied"},
+			Available: condition{true, ReasonDeploying, "own; deploying: the DaemonSet could not be applied yet"},
+			Progressing: condition{true, ReasonSwitchingToOperatorTLS,
+				"building the node operator's CRI-O metrics TLS stack: the ServiceMonitor comes last, once kube-rbac-proxy serves on a node and the CRI-O drop-in MachineConfigs are in place; now: the CRI-O metrics DaemonSet could not be applied yet"},
+			Degraded: condition{true, ReasonApplyFailed, "denied"},
 		},
 	}, {
 		name: "waiting for certificates",
