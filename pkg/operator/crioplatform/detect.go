@@ -39,9 +39,10 @@ const (
 )
 
 // LookupTTL is how long the operator reuses a lookup of MCO's base kubelet
-// MachineConfigs. Shorter than the stack decision's resync, so that each
-// resync looks again; shorter than the served APIs' TTL, which the e2e
-// tests' RediscoverNow waits out.
+// MachineConfigs. A resync may get an answer up to this old, so the
+// platform path's appearance or removal reaches the decision within the
+// stack decision's resync plus this (70 s); shorter than the served APIs'
+// TTL, which the e2e tests' RediscoverNow waits out.
 const LookupTTL = 10 * time.Second
 
 // Roles are MCO's base pools; each has a 01-<role>-kubelet MachineConfig.

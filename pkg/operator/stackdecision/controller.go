@@ -42,8 +42,9 @@ type controller struct {
 
 // New returns the controller that decides which stacks are deployed. served
 // says which optional APIs the cluster serves (see ServedAPIs); platformPath
-// looks up the platform's own CRI-O metrics path (each resync: it appears or
-// goes within a minute); fresh asks it not to answer from an earlier lookup.
+// looks up the platform's own CRI-O metrics path (each resync, with an
+// answer up to crioplatform.LookupTTL old: it appears or goes within 70 s);
+// fresh asks it not to answer from an earlier lookup.
 func New(nodeOperators *operatorclient.NodeOperators, infraInformer configinformersv1.InfrastructureInformer,
 	served func() platform.ServedAPIs,
 	platformPath func(ctx context.Context, machineConfigServed, fresh bool) platform.PlatformCRIOMetrics,
