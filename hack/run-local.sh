@@ -34,6 +34,7 @@ export OPERATOR_IMAGE=${OPERATOR_IMAGE:-quay.io/openshift/origin-cluster-node-op
 export KUBE_RBAC_PROXY_IMAGE=${KUBE_RBAC_PROXY_IMAGE:-quay.io/openshift/origin-kube-rbac-proxy:latest}
 export NMSTATE_OPERATOR_IMAGE=${NMSTATE_OPERATOR_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-operator:latest}
 export NMSTATE_HANDLER_IMAGE=${NMSTATE_HANDLER_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-handler:latest}
+export NMSTATE_CONSOLE_PLUGIN_IMAGE=${NMSTATE_CONSOLE_PLUGIN_IMAGE:-quay.io/openshift/origin-nmstate-console-plugin:latest}
 # The local cluster runs no Prometheus: the node settings health gate checks
 # node readiness only, unless PROMETHEUS_URL names one (docs/node-config.md).
 exec _output/bin/cluster-node-operator operator --kubeconfig "$KUBECONFIG" \

@@ -138,6 +138,7 @@ func imagesFromEnv() stack.Images {
 		CertSyncer:      os.Getenv("OPERATOR_IMAGE"),
 		NMStateOperator: os.Getenv("NMSTATE_OPERATOR_IMAGE"),
 		NMStateHandler:  os.Getenv("NMSTATE_HANDLER_IMAGE"),
+		NMStatePlugin:   os.Getenv("NMSTATE_CONSOLE_PLUGIN_IMAGE"),
 	}
 }
 

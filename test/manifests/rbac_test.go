@@ -81,6 +81,10 @@ var operatorNeeds = func() []need {
 		operatorNamespace, "", "configmaps", "crio-metrics-ca-bundle", "get")
 	add("platform CRI-O metrics path: kube-rbac-proxy-crio mirror pods, selected by label (pkg/operator/crioplatform)",
 		"openshift-machine-config-operator", "", "pods", "", "list", "watch")
+	add("NMState: an NMState operator installed by OLM in any namespace, where the stack steps aside (pkg/operator/nmstate/provider.go)",
+		"", "operators.coreos.com", "clusterserviceversions", "", "list")
+	add("NMState: a Subscription to the NMState operator's package, in any namespace (pkg/operator/nmstate/provider.go)",
+		"", "operators.coreos.com", "subscriptions", "", "list")
 	add("status.stacks[*].containers: the DaemonSets the NMState operator runs, cached (pkg/operator/versioncontroller)",
 		"openshift-nmstate", "apps", "daemonsets", "", "list", "watch")
 	add("node settings: our MachineConfig per pool, server-side applied and deleted (pkg/operator/nodesettings)",

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
@@ -29,8 +30,15 @@ const (
 	ReasonRemoving              = "Removing"
 	ReasonSyncFailing           = "SyncFailing"
 	ReasonRolloutStuck          = "RolloutStuck"
-	ReasonBlocked               = "Blocked"
+	ReasonHandlerUnavailable    = "HandlerUnavailable"
+	ReasonHandlerDegraded       = "HandlerDegraded"
 )
+
+// HandlerGrace is how long the NMState operator may report its handler
+// unavailable before NMStateAvailable turns False: a handler rollout (an
+// upgrade, a new node selector) replaces a pod on every node in turn, and
+// the NMState operator reports that as unavailable throughout.
+const HandlerGrace = stack.FirstRolloutGrace
 
 // crState is what the controller found of the NMState CR.
 type crState int
@@ -51,9 +59,8 @@ type observation struct {
 	// Waiting says what the stack waits for before it can go on (for example
 	// a namespace that is still terminating); empty when nothing.
 	Waiting string
-	// Blocked says why the stack cannot be deployed at all (someone else's
-	// nmstate-operator Deployment is in the way); empty when nothing.
-	Blocked string
+	// Provider is another NMState operator the stack steps aside for.
+	Provider provider
 
 	// Deployment is the nmstate-operator Deployment as last seen; nil when
 	// there is none.
@@ -63,6 +70,8 @@ type observation struct {
 	Applied bool
 	// CR is what was found of the NMState "nmstate".
 	CR crState
+	// Operand is what the NMState operator reports in the CR's status.
+	Operand operandStatus
 
 	// Remaining lists the objects that are still being removed while the
 	// stack is off.
@@ -115,10 +124,102 @@ func conditionsFor(o observation) conditions {
 			Message: fmt.Sprintf("Deployment %s/%s does not roll out: %s", Namespace, DeploymentName, progressDeadlineExceeded(o.Deployment))}
 	}
 
-	if !o.Decision.Enabled {
+	switch {
+	case o.Provider.found():
+		return providerConditions(o, out)
+	case !o.Decision.Enabled:
 		return removalConditions(o, out)
 	}
 	return deployConditions(o, out)
+}
+
+// providerConditions: another NMState operator runs NMState; the stack is
+// available because it requires nothing, and says how to take over.
+func providerConditions(o observation, out conditions) conditions {
+	reason := o.Decision.Reason
+	if o.Decision.Enabled {
+		reason = o.Provider.Reason
+	}
+	who := "an NMState operator the node operator did not deploy"
+	if o.Provider.Reason == ReasonProvidedByOLM {
+		who = "the Kubernetes NMState operator installed by OLM"
+	}
+	msg := fmt.Sprintf("NMState is run by %s (%s); the node operator leaves it, the NMState and every policy alone (to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)", who, o.Provider.What)
+	out.Available = condition{Status: true, Reason: reason, Message: stack.Join(o.Decision.Message, msg)}
+	return out
+}
+
+// operandConditions: the NMState operator runs and the NMState exists, so
+// what the NMState operator reports of its handler, webhook and metrics
+// decides. Its Degraded (it failed to apply them) is NMStateDegraded at once
+// (the ClusterOperator follows after DegradedInertia); its Available=False
+// turns NMStateAvailable False only after HandlerGrace, since it also says
+// so while the handler merely rolls out.
+func operandConditions(o observation, out conditions, deployed string) conditions {
+	op := o.Operand
+	avail := condition{Status: true, Reason: o.Decision.Reason}
+	switch {
+	case !op.Reported:
+		avail.Message = stack.Join(o.Decision.Message, deployed, "the NMState operator has not reported on its handler yet")
+	case op.Available.Status == "False" && o.Now.Sub(op.Available.Since) >= HandlerGrace:
+		avail = condition{Status: false, Reason: ReasonHandlerUnavailable,
+			Message: stack.Join(o.Decision.Message, deployed, "the NMState operator reports its handler unavailable: "+op.Available.text())}
+	case op.Available.Status == "False":
+		avail.Message = stack.Join(o.Decision.Message, deployed, "handler not available yet: "+op.Available.text())
+	default:
+		avail.Message = stack.Join(o.Decision.Message, deployed, "handler available")
+	}
+	out.Available = avail
+	if op.Degraded.Status == "True" && !out.Degraded.Status {
+		out.Degraded = condition{Status: true, Reason: ReasonHandlerDegraded,
+			Message: "the NMState operator reports NMState " + CRName + " degraded: " + op.Degraded.text()}
+	}
+	return out
+}
+
+// operandStatus is what the NMState operator reports in its NMState's status.
+type operandStatus struct {
+	// Reported is false until the NMState operator wrote its conditions.
+	Reported            bool
+	Available, Degraded operandCondition
+}
+
+// operandCondition is one of the NMState operator's conditions.
+type operandCondition struct {
+	Status, Reason, Message string
+	// Since is its lastTransitionTime (zero when unknown).
+	Since time.Time
+}
+
+func (c operandCondition) text() string {
+	if c.Message == "" {
+		return c.Reason
+	}
+	return c.Reason + ": " + c.Message
+}
+
+// operandOf reads the NMState operator's conditions from an NMState.
+func operandOf(cr *unstructured.Unstructured) operandStatus {
+	var out operandStatus
+	list, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
+	for _, item := range list {
+		m, ok := item.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		str := func(k string) string { s, _ := m[k].(string); return s }
+		c := operandCondition{Status: str("status"), Reason: str("reason"), Message: strings.ReplaceAll(strings.TrimSpace(str("message")), "\n", "; ")}
+		if t, err := time.Parse(time.RFC3339, str("lastTransitionTime")); err == nil {
+			c.Since = t
+		}
+		switch str("type") {
+		case "Available":
+			out.Available, out.Reported = c, true
+		case "Degraded":
+			out.Degraded = c
+		}
+	}
+	return out
 }
 
 func removalConditions(o observation, out conditions) conditions {
@@ -157,11 +258,6 @@ func deployConditions(o observation, out conditions) conditions {
 		cr = fmt.Sprintf("NMState %s is created once the Deployment is available", CRName)
 	}
 
-	if o.Blocked != "" {
-		out.Available = condition{Status: false, Reason: ReasonBlocked, Message: stack.Join(o.Decision.Message, "not deployed: "+o.Blocked)}
-		return out
-	}
-
 	// A stack that is being switched on is deploying, not broken: it reports
 	// Available=False only when its Deployment has had stack.FirstRolloutGrace
 	// to become available. That holds after the Deployment controller has
@@ -190,8 +286,7 @@ func deployConditions(o observation, out conditions) conditions {
 
 	switch {
 	case available && crPresent:
-		out.Available = condition{Status: true, Reason: o.Decision.Reason,
-			Message: stack.Join(o.Decision.Message, fmt.Sprintf("nmstate-operator available (%s), %s", replicas(d), cr))}
+		out = operandConditions(o, out, fmt.Sprintf("nmstate-operator available (%s), %s", replicas(d), cr))
 	case d == nil || (rolling && !available) || firstPods:
 		detail := "Deployment " + Namespace + "/" + DeploymentName + " not created yet"
 		if d != nil {

@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
@@ -22,6 +24,25 @@ var (
 	hosted = nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: false, Reason: "HostedControlPlane",
 		Message: "not deployed: the control plane is hosted externally (controlPlaneTopology External), nodes are managed by the hosting cluster"}
 )
+
+var (
+	t0           = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	olmCSV       = provider{ReasonProvidedByOLM, "ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0"}
+	deployedOurs = "nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"
+	notReported  = "; the NMState operator has not reported on its handler yet"
+)
+
+// handler is what the NMState operator reports of its handler since t.
+func handler(available string, since time.Time) operandStatus {
+	msg := "All components are available and ready"
+	reason := "SuccessfullyDeployed"
+	if available == "False" {
+		reason, msg = "Deploying", `DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`
+	}
+	return operandStatus{Reported: true,
+		Available: operandCondition{Status: available, Reason: reason, Message: msg, Since: since},
+		Degraded:  operandCondition{Status: "False", Reason: reason, Message: msg, Since: since}}
+}
 
 // deployment builds a Deployment status: generation and observedGeneration,
 // then updated and available replicas out of one, and the Available condition.
@@ -129,7 +150,7 @@ func TestConditionsFor(t *testing.T) {
 		name: "on and settled, our CR",
 		obs:  observation{Decision: onByDefault, Deployment: ready, CR: crOurs},
 		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
 			Progressing: condition{false, ReasonAsExpected, ""},
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
@@ -138,7 +159,7 @@ func TestConditionsFor(t *testing.T) {
 		obs:  observation{Decision: onByDefault, Deployment: ready, CR: crAdopted},
 		want: conditions{
 			Available: condition{true, "PlatformDefault", onByDefault.Message +
-				"; nmstate-operator available (1/1 replicas available), NMState nmstate created by an administrator (adopted: its spec is left alone and it is kept on opt-out)"},
+				"; nmstate-operator available (1/1 replicas available), NMState nmstate created by an administrator (adopted: its spec is left alone and it is kept on opt-out)" + notReported},
 			Progressing: condition{false, ReasonAsExpected, ""},
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
@@ -150,7 +171,7 @@ func TestConditionsFor(t *testing.T) {
 			return d
 		}()},
 		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
 			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 1/1 replicas updated, 1 available"},
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
@@ -190,7 +211,7 @@ func TestConditionsFor(t *testing.T) {
 		name: "on, rollout stuck past its deadline: degraded at once (the Deployment controller waited)",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: stuck},
 		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
 			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 1 available"},
 			Degraded:    condition{true, ReasonRolloutStuck, `Deployment openshift-nmstate/nmstate-operator does not roll out: ReplicaSet "nmstate-operator-2" has timed out progressing.`},
 		},
@@ -198,7 +219,7 @@ func TestConditionsFor(t *testing.T) {
 		name: "sync failing, stack available: degraded at once (the ClusterOperator follows after the inertia)",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, SyncError: errors.New("boom")},
 		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"},
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
 			Progressing: condition{false, ReasonAsExpected, ""},
 			Degraded:    condition{true, ReasonSyncFailing, "boom"},
 		},
@@ -211,12 +232,68 @@ func TestConditionsFor(t *testing.T) {
 			Degraded:    condition{true, ReasonSyncFailing, "deleting ClusterRole nmstate-operator: forbidden"},
 		},
 	}, {
-		name: "on, someone else's NMState operator in the way",
-		obs:  observation{Decision: onByDefault, Blocked: "Deployment openshift-nmstate/nmstate-operator exists but was not created by the node operator"},
+		name: "on, an NMState operator installed by OLM: available, the stack steps aside and says how to take over",
+		obs:  observation{Decision: onByDefault, Provider: olmCSV},
 		want: conditions{
-			Available:   condition{false, ReasonBlocked, onByDefault.Message + "; not deployed: Deployment openshift-nmstate/nmstate-operator exists but was not created by the node operator"},
+			Available: condition{true, ReasonProvidedByOLM, onByDefault.Message + "; NMState is run by the Kubernetes NMState operator installed by OLM " +
+				"(ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0); the node operator leaves it, the NMState and every policy alone " +
+				"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"},
 			Progressing: condition{false, ReasonAsExpected, ""},
 			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "off, someone else's NMState operator: the decision's reason stays",
+		obs:  observation{Decision: offOnAWS, Provider: provider{ReasonProvidedExternally, "Deployment openshift-nmstate/nmstate-operator, not created by the node operator"}},
+		want: conditions{
+			Available: condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NMState is run by an NMState operator the node operator did not deploy " +
+				"(Deployment openshift-nmstate/nmstate-operator, not created by the node operator); the node operator leaves it, the NMState and every policy alone " +
+				"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "the NMState operator has not reported yet: available, and says so",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready},
+		want: conditions{
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "handler available",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("True", t0), Now: t0.Add(time.Hour)},
+		want: conditions{
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler available"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "handler rolling out, within the grace: still available, with the operand's message",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("False", t0), Now: t0.Add(HandlerGrace - time.Second)},
+		want: conditions{
+			Available: condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs +
+				`; handler not available yet: Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "handler unavailable past the grace: unavailable, with the operand's message",
+		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("False", t0), Now: t0.Add(HandlerGrace)},
+		want: conditions{
+			Available: condition{false, ReasonHandlerUnavailable, onByDefault.Message + "; " + deployedOurs +
+				`; the NMState operator reports its handler unavailable: Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "the NMState operator cannot apply its handler: degraded with its message",
+		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Now: t0, Operand: operandStatus{Reported: true,
+			Available: operandCondition{Status: "False", Reason: "InternalError", Message: "failed applying RBAC: forbidden", Since: t0},
+			Degraded:  operandCondition{Status: "True", Reason: "InternalError", Message: "failed applying RBAC: forbidden", Since: t0}}},
+		want: conditions{
+			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler not available yet: InternalError: failed applying RBAC: forbidden"},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{true, ReasonHandlerDegraded, "the NMState operator reports NMState nmstate degraded: InternalError: failed applying RBAC: forbidden"},
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -251,4 +328,18 @@ func TestConditionsForPersistentErrorDoNotChangeWithTime(t *testing.T) {
 	later := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 3, 7, 0, 0, 0, time.UTC)})
 	assert.Equal(t, first, later)
 	assert.True(t, first.Degraded.Status)
+}
+
+func TestOperandOf(t *testing.T) {
+	cr := &unstructured.Unstructured{Object: map[string]interface{}{"status": map[string]interface{}{"conditions": []interface{}{
+		map[string]interface{}{"type": "Available", "status": "False", "reason": "Deploying", "lastTransitionTime": "2026-01-01T00:00:00Z",
+			"message": "Deployment \"nmstate-webhook\" is not available (awaiting 1 nodes)\nDaemonSet \"nmstate-handler\" is not available (awaiting 2 nodes)"},
+		map[string]interface{}{"type": "Degraded", "status": "False", "reason": "Deploying"},
+	}}}}
+	got := operandOf(cr)
+	require.True(t, got.Reported)
+	assert.Equal(t, operandCondition{Status: "False", Reason: "Deploying", Since: t0,
+		Message: `Deployment "nmstate-webhook" is not available (awaiting 1 nodes); DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`}, got.Available)
+	assert.Equal(t, "False", got.Degraded.Status)
+	assert.False(t, operandOf(&unstructured.Unstructured{Object: map[string]interface{}{}}).Reported)
 }

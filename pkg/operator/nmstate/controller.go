@@ -112,15 +112,23 @@ func (c *controller) syncNMState(ctx context.Context, syncCtx factory.SyncContex
 
 	var o observation
 	var syncErr error
-	if state.Enabled {
+	// A failed look is reported and the stack goes on as if there were no
+	// other operator: the next sync looks again.
+	other, _, findErr := c.findProvider(ctx)
+	switch {
+	case other.found():
+		o, syncErr = c.stepAside(ctx)
+		o.Provider = other
+	case state.Enabled:
 		o, syncErr = c.deploy(ctx, syncCtx.Recorder(), state)
-	} else {
+	default:
 		o, syncErr = c.remove(ctx)
-		if len(o.deleted) > 0 {
-			// One event per sync: the recorder writes synchronously.
-			syncCtx.Recorder().Eventf("NMStateStackRemoved", "Deleted %s", strings.Join(o.deleted, ", "))
-		}
 	}
+	if len(o.deleted) > 0 {
+		// One event per sync: the recorder writes synchronously.
+		syncCtx.Recorder().Eventf("NMStateStackRemoved", "Deleted %s", strings.Join(o.deleted, ", "))
+	}
+	syncErr = errors.Join(findErr, syncErr)
 	o.Decision = state.Decision
 
 	o.Now = c.clock.Now()
@@ -143,7 +151,7 @@ func (c *controller) status(state stack.State, o observation) *applyoperatorv1.O
 		c.conditions.Progressing(conds.Progressing.Status, conds.Progressing.Reason, conds.Progressing.Message),
 		c.conditions.Degraded(conds.Degraded.Status, conds.Degraded.Reason, conds.Degraded.Message),
 	)
-	if !state.Enabled {
+	if !state.Enabled || o.Provider.found() {
 		return status
 	}
 	for _, g := range c.generations(state) {
@@ -176,15 +184,6 @@ func (c *controller) generations(state stack.State) []operatorv1.GenerationStatu
 // no-op when nothing changed.
 func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state stack.State) (observation, error) {
 	var o observation
-	// Never take over an NMState operator that someone else runs here, for
-	// example one installed by OLM.
-	if existing, err := c.deployments.Get(DeploymentName); err == nil && !ours(existing.Labels) {
-		o.Blocked = fmt.Sprintf("Deployment %s/%s exists but was not created by the node operator (it lacks the label %s=%s), "+
-			"for example a Kubernetes NMState operator installed through OLM; the node operator leaves it alone: "+
-			"uninstall it, or set spec.nmstate.managementState=Removed", Namespace, DeploymentName, StackLabel, StackLabelValue)
-		return o, errors.New(o.Blocked)
-	}
-
 	// After an opt-out the namespace may still be terminating; nothing can
 	// be created in it until it is gone.
 	ns, err := c.kube.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
@@ -226,25 +225,67 @@ func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state
 	}
 
 	available := o.Deployment != nil && deploymentAvailable(o.Deployment)
-	o.CR, o.Waiting, err = c.ensureCR(ctx, recorder, available)
+	o.CR, o.Operand, o.Waiting, err = c.ensureCR(ctx, recorder, available)
 	return o, errors.Join(append(errs, err)...)
+}
+
+// stepAside leaves NMState to another operator: it deletes the stack's own
+// nmstate-operator Deployment and RBAC, so that one operator reconciles the
+// NMState, and keeps everything that operator may use: the namespace, the
+// ServiceAccount (OLM may have adopted it), the CRD, the NMState (its handler
+// is owned by it) and every policy. Objects OLM owns are never touched.
+func (c *controller) stepAside(ctx context.Context) (observation, error) {
+	var o observation
+	c.applied = nil // the status stops recording the Deployment's generation
+	deployments := c.kube.AppsV1().Deployments(Namespace)
+	d, err := deployments.Get(ctx, DeploymentName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return o, fmt.Errorf("reading Deployment %s/%s: %w", Namespace, DeploymentName, err)
+	case !ours(d.Labels) || olmOwned(d.Labels, d.OwnerReferences) || d.DeletionTimestamp != nil:
+	default:
+		uid := d.UID
+		err := deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return o, fmt.Errorf("deleting Deployment %s/%s: %w", Namespace, DeploymentName, err)
+		}
+		o.deleted = append(o.deleted, "Deployment "+DeploymentName)
+	}
+	var errs []error
+	for i := len(rbacFiles) - 1; i >= 0; i-- {
+		deleted, _, err := c.deleteStatic(ctx, rbacFiles[i])
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if deleted != "" {
+			o.deleted = append(o.deleted, deleted)
+		}
+	}
+	return o, errors.Join(errs...)
 }
 
 // ensureCR finds the NMState CR and, when create is true and there is none,
 // creates it. It never changes an existing one: an administrator's NMState is
 // adopted as it is, and the spec of ours is the administrator's to tune.
-func (c *controller) ensureCR(ctx context.Context, recorder events.Recorder, create bool) (crState, string, error) {
+func (c *controller) ensureCR(ctx context.Context, recorder events.Recorder, create bool) (crState, operandStatus, string, error) {
 	nmstates := c.dynamic.Resource(NMStateGVR)
 	live, err := nmstates.Get(ctx, CRName, metav1.GetOptions{})
 	switch {
 	case err == nil:
-		return stateOf(live), waitingFor(live), nil
+		return stateOf(live), operandOf(live), waitingFor(live), nil
 	case !apierrors.IsNotFound(err):
-		return crMissing, "", fmt.Errorf("reading NMState %s: %w", CRName, err)
+		return crMissing, operandStatus{}, "", fmt.Errorf("reading NMState %s: %w", CRName, err)
 	case !create:
-		return crMissing, "", nil
+		return crMissing, operandStatus{}, "", nil
 	}
+	cr, waiting, err := c.createCR(ctx, recorder)
+	return cr, operandStatus{}, waiting, err
+}
 
+// createCR creates the NMState the stack deploys.
+func (c *controller) createCR(ctx context.Context, recorder events.Recorder) (crState, string, error) {
+	nmstates := c.dynamic.Resource(NMStateGVR)
 	desired, err := readCR()
 	if err != nil {
 		return crMissing, "", err
@@ -387,7 +428,7 @@ func (c *controller) deleteStatic(ctx context.Context, file string) (deleted, re
 		return "", "", nil
 	case err != nil:
 		return "", "", fmt.Errorf("reading %s: %w", what, err)
-	case !ours(live.GetLabels()):
+	case !ours(live.GetLabels()) || olmOwned(live.GetLabels(), live.GetOwnerReferences()):
 		return "", "", nil
 	case live.GetDeletionTimestamp() != nil:
 		return "", what, nil

@@ -37,6 +37,7 @@ import (
 var testImages = stack.Images{
 	NMStateOperator: "quay.io/test/nmstate-operator:1",
 	NMStateHandler:  "quay.io/test/nmstate-handler:1",
+	NMStatePlugin:   "quay.io/test/nmstate-console-plugin:1",
 	KubeRBACProxy:   "quay.io/test/kube-rbac-proxy:1",
 }
 
@@ -76,6 +77,8 @@ func newFixture(t *testing.T, decision nodev1alpha1.StackStatus, kubeObjs []runt
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}: "ClusterRoleBindingList",
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               "RoleList",
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}:        "RoleBindingList",
+		csvGVR:          "ClusterServiceVersionList",
+		subscriptionGVR: "SubscriptionList",
 	}, dynObjs...)
 	for _, c := range []interface {
 		PrependReactor(verb, resource string, reaction clienttesting.ReactionFunc)
@@ -321,28 +324,93 @@ func TestOthersObjectsAreNeverTouched(t *testing.T) {
 		f := newFixture(t, offOnAWS, []runtime.Object{foreign}, ns, adminNMState())
 		assert.Empty(t, f.sync())
 	})
-	t.Run("on: an NMState operator deployed by someone else blocks the stack", func(t *testing.T) {
+	t.Run("on: an NMState operator deployed by someone else is left to run NMState", func(t *testing.T) {
 		f := newFixture(t, onByDefault, []runtime.Object{foreign})
-		writes, err := f.trySync()
-		assert.Error(t, err)
-		assert.Empty(t, writes)
-		assert.Equal(t, operatorv1.ConditionFalse, f.condition("Available").Status)
-		assert.Equal(t, ReasonBlocked, f.condition("Available").Reason)
-		assert.Equal(t, operatorv1.ConditionTrue, f.condition("Degraded").Status, "at once; the starter's inertia delays the ClusterOperator")
-		assert.Contains(t, f.condition("Degraded").Message, "not created by the node operator")
-
-		// Retrying later writes nothing new.
-		f.clock.Step(DegradedInertia)
-		_, status, _, err := f.operator.GetOperatorState()
-		require.NoError(t, err)
-		before := status.DeepCopy()
-		writes, err = f.trySync()
-		assert.Error(t, err)
-		assert.Empty(t, writes)
-		_, status, _, err = f.operator.GetOperatorState()
-		require.NoError(t, err)
-		assert.Equal(t, before.Conditions, status.Conditions)
+		assert.Empty(t, f.sync())
+		assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
+		assert.Equal(t, ReasonProvidedByOLM, f.condition("Available").Reason, "OLM's label says who installed it")
+		assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 	})
+}
+
+func olmCSVObject(namespace string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+		"metadata": map[string]interface{}{"name": "kubernetes-nmstate-operator.v4.20.0", "namespace": namespace},
+		"spec": map[string]interface{}{"customresourcedefinitions": map[string]interface{}{
+			"owned": []interface{}{map[string]interface{}{"name": nmstatesCRD, "version": "v1", "kind": "NMState"}}}},
+	}}
+}
+
+// An OLM install arriving after the stack deployed: one NMState operator
+// stays (OLM's), and what it may use is kept; uninstalling it hands NMState
+// back without touching the NMState.
+func TestStepsAsideForOLMAndTakesOverAfterIt(t *testing.T) {
+	var rbac []runtime.Object
+	for _, file := range rbacFiles {
+		rbac = append(rbac, manifest(t, file)) // the dynamic client deletes them
+	}
+	f := newFixture(t, onByDefault, nil, rbac...)
+	f.sync()
+	f.makeAvailable()
+	f.sync() // creates the NMState
+
+	csv := olmCSVObject("nmstate")
+	require.NoError(t, f.dynamic.Tracker().Add(csv))
+	assert.Equal(t, []string{"delete deployments", "delete rolebindings", "delete roles", "delete clusterrolebindings", "delete clusterroles"},
+		f.sync(), "its own Deployment and RBAC go; the namespace, ServiceAccount, CRD and NMState stay")
+	assert.Equal(t, ReasonProvidedByOLM, f.condition("Available").Reason)
+	assert.Contains(t, f.condition("Available").Message, "ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0")
+	assert.Empty(t, f.sync(), "nothing more while OLM's operator runs")
+	_, err := f.dynamic.Resource(NMStateGVR).Get(context.Background(), CRName, metav1.GetOptions{})
+	require.NoError(t, err, "the NMState, which owns the running handler, is kept")
+
+	require.NoError(t, f.dynamic.Tracker().Delete(csvGVR, "nmstate", csv.GetName()))
+	writes := f.sync()
+	assert.Contains(t, writes, "create deployments", "the node operator runs NMState again")
+	assert.NotContains(t, writes, "create nmstates", "the NMState is kept as it is")
+}
+
+// OLM installed into openshift-nmstate adopts the Deployment of the same
+// name: it is OLM's then, and never deleted.
+func TestOLMsAdoptedDeploymentIsKept(t *testing.T) {
+	d, err := readDeployment(imagesFrom(testImages))
+	require.NoError(t, err)
+	d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "operators.coreos.com/v1alpha1", Kind: "ClusterServiceVersion", Name: "kubernetes-nmstate-operator.v4.20.0", UID: "1"}}
+	f := newFixture(t, onByDefault, []runtime.Object{d}, olmCSVObject(Namespace))
+	assert.Empty(t, f.sync())
+	_, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
+	assert.NoError(t, err)
+}
+
+func TestProviderOf(t *testing.T) {
+	copied := olmCSVObject("default")
+	copied.SetLabels(map[string]string{olmCopiedFrom: "nmstate"})
+	sub := unstructured.Unstructured{Object: map[string]interface{}{
+		"metadata": map[string]interface{}{"name": "nmstate", "namespace": "nmstate"}, "spec": map[string]interface{}{"name": olmPackage}}}
+	otherSub := unstructured.Unstructured{Object: map[string]interface{}{
+		"metadata": map[string]interface{}{"name": "x", "namespace": "x"}, "spec": map[string]interface{}{"name": "sriov-network-operator"}}}
+	ourDeployment, err := readDeployment(imagesFrom(testImages))
+	require.NoError(t, err)
+	manual := ourDeployment.DeepCopy()
+	manual.Labels = nil
+	for _, tc := range []struct {
+		name       string
+		csvs, subs []unstructured.Unstructured
+		d          *appsv1.Deployment
+		want       provider
+	}{
+		{"nothing", nil, nil, nil, provider{}},
+		{"our own Deployment", nil, []unstructured.Unstructured{otherSub}, ourDeployment, provider{}},
+		{"a CSV that owns nmstates.nmstate.io", []unstructured.Unstructured{*olmCSVObject("nmstate")}, nil, ourDeployment, olmCSV},
+		{"a copied CSV does not count", []unstructured.Unstructured{*copied}, nil, nil, provider{}},
+		{"a Subscription before its CSV", nil, []unstructured.Unstructured{sub}, nil, provider{ReasonProvidedByOLM, "Subscription nmstate/nmstate"}},
+		{"a Deployment someone else created", nil, nil, manual, provider{ReasonProvidedExternally, "Deployment openshift-nmstate/nmstate-operator, not created by the node operator"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, providerOf(tc.csvs, tc.subs, tc.d))
+		})
+	}
 }
 
 func TestNothingHappensUnmanagedOrUndecided(t *testing.T) {
@@ -381,7 +449,7 @@ func TestMissingImagesAreReported(t *testing.T) {
 	f.c.images = images{}
 	err := f.c.syncNMState(context.Background(), factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock)))
 	require.Error(t, err)
-	assert.True(t, strings.Contains(err.Error(), "NMSTATE_OPERATOR_IMAGE and NMSTATE_HANDLER_IMAGE"), err.Error())
+	assert.True(t, strings.Contains(err.Error(), "NMSTATE_OPERATOR_IMAGE, NMSTATE_HANDLER_IMAGE"), err.Error())
 	_, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
 	assert.Error(t, err, "no Deployment without images")
 }

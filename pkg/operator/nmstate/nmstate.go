@@ -59,9 +59,15 @@ const (
 	crFile         = "nmstate/nmstate.yaml"
 )
 
-var staticFiles = []string{
+var staticFiles = append([]string{
 	"nmstate/namespace.yaml",
 	"nmstate/serviceaccount.yaml",
+}, rbacFiles...)
+
+// rbacFiles are the NMState operator's roles and bindings, in the order they
+// are applied; removing the stack, or stepping aside for another NMState
+// operator, deletes them in reverse.
+var rbacFiles = []string{
 	"nmstate/clusterrole.yaml",
 	"nmstate/clusterrolebinding.yaml",
 	"nmstate/role.yaml",
@@ -78,7 +84,7 @@ func RelatedObjects() ([]configv1.ObjectReference, error) {
 	if _, err := readCR(); err != nil {
 		return nil, err
 	}
-	if _, err := readDeployment(images{operator: "x", handler: "x"}); err != nil {
+	if _, err := readDeployment(images{operator: "x", handler: "x", plugin: "x"}); err != nil {
 		return nil, err
 	}
 	return relatedObjects()
@@ -92,11 +98,11 @@ func relatedObjects() ([]configv1.ObjectReference, error) {
 
 // images are the pull specs the Deployment needs.
 type images struct {
-	operator, handler, kubeRBACProxy string
+	operator, handler, plugin, kubeRBACProxy string
 }
 
 func imagesFrom(i stack.Images) images {
-	return images{operator: i.NMStateOperator, handler: i.NMStateHandler, kubeRBACProxy: i.KubeRBACProxy}
+	return images{operator: i.NMStateOperator, handler: i.NMStateHandler, plugin: i.NMStatePlugin, kubeRBACProxy: i.KubeRBACProxy}
 }
 
 // readDeployment returns the nmstate-operator Deployment with its images.
@@ -108,9 +114,12 @@ func readDeployment(img images) (*appsv1.Deployment, error) {
 	if img.handler == "" {
 		missing = append(missing, "NMSTATE_HANDLER_IMAGE")
 	}
+	if img.plugin == "" {
+		missing = append(missing, "NMSTATE_CONSOLE_PLUGIN_IMAGE")
+	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("the node operator's environment does not set %s; it comes from the node operator's Deployment (manifests/image-references)",
-			strings.Join(missing, " and "))
+			strings.Join(missing, ", "))
 	}
 	raw, err := bindata.Asset(deploymentFile)
 	if err != nil {
@@ -119,6 +128,7 @@ func readDeployment(img images) (*appsv1.Deployment, error) {
 	raw = []byte(strings.NewReplacer(
 		"${NMSTATE_OPERATOR_IMAGE}", img.operator,
 		"${NMSTATE_HANDLER_IMAGE}", img.handler,
+		"${NMSTATE_CONSOLE_PLUGIN_IMAGE}", img.plugin,
 		"${KUBE_RBAC_PROXY_IMAGE}", img.kubeRBACProxy,
 	).Replace(string(raw)))
 	obj, err := resourceread.ReadGenericWithUnstructured(raw)

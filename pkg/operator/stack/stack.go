@@ -31,6 +31,7 @@ type Images struct {
 	CertSyncer      string // OPERATOR_IMAGE (cert-syncer ships in the operator image)
 	NMStateOperator string // NMSTATE_OPERATOR_IMAGE
 	NMStateHandler  string // NMSTATE_HANDLER_IMAGE
+	NMStatePlugin   string // NMSTATE_CONSOLE_PLUGIN_IMAGE
 }
 
 // State is what a stack controller needs to know before it acts.

@@ -263,6 +263,7 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
 		"KUBE_RBAC_PROXY_IMAGE=quay.io/openshift/origin-kube-rbac-proxy:e2e",
 		"NMSTATE_OPERATOR_IMAGE=quay.io/openshift/origin-kubernetes-nmstate-operator:e2e",
 		"NMSTATE_HANDLER_IMAGE=quay.io/openshift/origin-kubernetes-nmstate-handler:e2e",
+		"NMSTATE_CONSOLE_PLUGIN_IMAGE=quay.io/openshift/origin-nmstate-console-plugin:e2e",
 	)
 	cmd.Env = append(cmd.Env, opts.Env...)
 	expectVersion(opts.Version)
