@@ -409,7 +409,6 @@ func (e *nmstateEnv) testAdoption(t *testing.T) {
 		obj  map[string]interface{}
 		want string
 	}{
-		{map[string]interface{}{"metadata": map[string]interface{}{"name": "other"}}, "metadata.name must be 'nmstate'"},
 		{map[string]interface{}{"metadata": map[string]interface{}{"name": nmstateCR}, "spec": map[string]interface{}{"logLevel": "verbose"}}, "spec.logLevel"},
 	} {
 		bad.obj["apiVersion"], bad.obj["kind"] = "nmstate.io/v1", "NMState"
