@@ -324,6 +324,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettings(ref common.ReferenceCall
 					"tracing": {
 						SchemaProps: spec.SchemaProps{
 							Description: "tracing sends OpenTelemetry traces of CRI-O and the kubelet to an OTLP/gRPC endpoint. When omitted, this means no node tracing from the operator.",
+							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeTracing"),
 						},
 					},

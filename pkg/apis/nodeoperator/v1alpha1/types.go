@@ -75,7 +75,7 @@ type NodeSettings struct {
 	// OTLP/gRPC endpoint.
 	// When omitted, this means no node tracing from the operator.
 	// +optional
-	Tracing *NodeTracing `json:"tracing,omitempty"`
+	Tracing NodeTracing `json:"tracing,omitzero"`
 
 	// rollout says how changed node settings reach the pools.
 	// When omitted, this means the operator chooses the order, which may

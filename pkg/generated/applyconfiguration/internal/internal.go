@@ -178,6 +178,7 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: tracing
       type:
         namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeTracing
+      default: {}
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsPoolStatus
   map:
     fields:
