@@ -71,6 +71,12 @@ verify-e2e-vet:
 .PHONY: verify-e2e-vet
 verify: verify-e2e-vet
 
+# kube-api-linter over pkg/apis with openshift/api's settings (docs/api.md).
+verify-api-lint:
+	hack/verify-api-lint.sh
+.PHONY: verify-api-lint
+verify: verify-api-lint
+
 local-up: tools
 	hack/local-cluster.sh up
 .PHONY: local-up

@@ -116,7 +116,7 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 		{`{"spec":{"managementState":"Whenever"}}`, []string{"spec.managementState"}},
 		{`{"spec":{"logLevel":"Loud"}}`, []string{"spec.logLevel"}},
 		// Node settings: an allowlist, validated by the schema.
-		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"http://collector:4317","crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "should match"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"http://collector:4317","crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "must be host:port without a scheme"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector"}}}}`, []string{"spec.nodeSettings.tracing", "set crio, kubelet or both"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{"samplingRatePerMillion":1000001}}}}}`, []string{"spec.nodeSettings.tracing.crio.samplingRatePerMillion", "less than or equal to 1000000"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","kubelet":{"samplingRatePerMillion":-1}}}}}`, []string{"spec.nodeSettings.tracing.kubelet.samplingRatePerMillion"}},

@@ -51,8 +51,9 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperator(ref common.ReferenceCall
 					},
 					"metadata": {
 						SchemaProps: spec.SchemaProps{
-							Default: map[string]interface{}{},
-							Ref:     ref("k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta"),
+							Description: "metadata is the standard object metadata; the name must be \"cluster\".",
+							Default:     map[string]interface{}{},
+							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta"),
 						},
 					},
 					"spec": {
@@ -64,7 +65,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperator(ref common.ReferenceCall
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
-							Description: "status holds what the node operator observed and decided.",
+							Description: "status holds what the node operator observed and decided. The operator writes it; when omitted, the operator has not reported yet.",
 							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorStatus"),
 						},
@@ -169,21 +170,21 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorSpec(ref common.Reference
 					},
 					"metrics": {
 						SchemaProps: spec.SchemaProps{
-							Description: "metrics configures the CRI-O metrics stack: kube-rbac-proxy in front of every node's CRI-O metrics endpoint, with certificates the operator rotates, a ServiceMonitor and alerts.",
+							Description: "metrics configures the CRI-O metrics stack: kube-rbac-proxy in front of every node's CRI-O metrics endpoint, with certificates the operator rotates, a ServiceMonitor and alerts. When omitted, this means the platform default applies, which may change over time. The current default is to deploy the stack on every platform.",
 							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig"),
 						},
 					},
 					"nmstate": {
 						SchemaProps: spec.SchemaProps{
-							Description: "nmstate configures the Kubernetes NMState stack (host network configuration). It is deployed by default only on bare metal.",
+							Description: "nmstate configures the Kubernetes NMState stack (host network configuration). When omitted, this means the platform default applies, which may change over time. The current default is to deploy the stack on bare metal only.",
 							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig"),
 						},
 					},
 					"nodeSettings": {
 						SchemaProps: spec.SchemaProps{
-							Description: "nodeSettings are the Node team's settings of CRI-O and the kubelet on every node, delivered as MachineConfigs of the operator's own (one per MachineConfigPool) and rolled out pool by pool with a health gate after each pool and automatic rollback. Only the settings listed here exist: there is no free-form configuration. Unset: the operator adds nothing to the nodes, and removes what it added, in the same staged way.",
+							Description: "nodeSettings are the Node team's settings of CRI-O and the kubelet on every node, delivered as MachineConfigs of the operator's own (one per MachineConfigPool) and rolled out pool by pool with a health gate after each pool and automatic rollback. Only the settings listed here exist: there is no free-form configuration. When omitted, this means the operator adds nothing to the nodes, and removes what it added, in the same staged way.",
 							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettings"),
 						},
@@ -288,7 +289,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref common.Referen
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "stacks lists, for each stack, whether it is deployed and why.",
+							Description: "stacks lists, for each stack, whether it is deployed and why. When omitted, this means the operator has not decided about any stack yet.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -301,7 +302,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref common.Referen
 					},
 					"nodeSettings": {
 						SchemaProps: spec.SchemaProps{
-							Description: "nodeSettings reports the staged rollout of spec.nodeSettings.",
+							Description: "nodeSettings reports the staged rollout of spec.nodeSettings. When omitted, this means no rollout is recorded: none was asked for, or the operator has not started one yet.",
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsStatus"),
 						},
 					},
@@ -322,13 +323,14 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettings(ref common.ReferenceCall
 				Properties: map[string]spec.Schema{
 					"tracing": {
 						SchemaProps: spec.SchemaProps{
-							Description: "tracing sends OpenTelemetry traces of CRI-O and the kubelet to an OTLP/gRPC endpoint. Unset: no node tracing from the operator.",
+							Description: "tracing sends OpenTelemetry traces of CRI-O and the kubelet to an OTLP/gRPC endpoint. When omitted, this means no node tracing from the operator.",
+							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeTracing"),
 						},
 					},
 					"rollout": {
 						SchemaProps: spec.SchemaProps{
-							Description: "rollout says how changed node settings reach the pools.",
+							Description: "rollout says how changed node settings reach the pools. When omitted, this means the operator chooses the order, which may change over time. The current default is no canary pool: the custom pools by name, then worker, arbiter and master last.",
 							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsRollout"),
 						},
@@ -351,63 +353,61 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsPoolStatus(ref common.Ref
 					"name": {
 						SchemaProps: spec.SchemaProps{
 							Description: "name of the MachineConfigPool.",
-							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"target": {
 						SchemaProps: spec.SchemaProps{
-							Description: "target is the revision this rollout brings the pool to.",
+							Description: "target is the revision this rollout brings the pool to. When omitted or empty, this means no MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"revision": {
 						SchemaProps: spec.SchemaProps{
-							Description: "revision is the one the operator's MachineConfig for the pool carries now.",
+							Description: "revision is the one the operator's MachineConfig for the pool carries now. When omitted or empty, this means the pool has no MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"lastGood": {
 						SchemaProps: spec.SchemaProps{
-							Description: "lastGood is the revision that last passed the health gate on the pool: what a failed gate reverts it to.",
+							Description: "lastGood is the revision that last passed the health gate on the pool: what a failed gate reverts it to. When omitted or empty, this means no MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"rollbackTo": {
 						SchemaProps: spec.SchemaProps{
-							Description: "rollbackTo is lastGood when this rollout started.",
+							Description: "rollbackTo is lastGood when this rollout started. When omitted or empty, this means a rollback removes the pool's MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"state": {
 						SchemaProps: spec.SchemaProps{
-							Description: "state: Pending (not reached yet), Applying (MachineConfig written, the machine-config operator updates the pool), Verifying (updated; the health gate runs), Done, Reverting, Reverted, or Held (the rollout stopped before the pool, which was not changed).",
-							Default:     "",
+							Description: "state is where the pool stands: Pending (not reached yet), Applying (MachineConfig written, the machine-config operator updates the pool), Verifying (updated; the health gate runs), Done, Reverting, Reverted, or Held (the rollout stopped before the pool, which was not changed).",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"since": {
 						SchemaProps: spec.SchemaProps{
-							Description: "since is when the pool entered its state; it changes only with the state.",
+							Description: "since is when the pool entered its state; it changes only with the state. When omitted, this means the time is not known.",
 							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.Time"),
 						},
 					},
 					"reason": {
 						SchemaProps: spec.SchemaProps{
-							Description: "reason is a machine-readable CamelCase reason for the state.",
+							Description: "reason is a machine-readable CamelCase reason for the state. When omitted or empty, the state needs no reason.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"message": {
 						SchemaProps: spec.SchemaProps{
-							Description: "message explains the state.",
+							Description: "message explains the state. When omitted or empty, the state needs no explanation.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -430,7 +430,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsRollout(ref common.Refere
 				Properties: map[string]spec.Schema{
 					"canaryPool": {
 						SchemaProps: spec.SchemaProps{
-							Description: "canaryPool names the MachineConfigPool that gets changed node settings first. The other custom pools follow by name, then worker, arbiter and master last. A name that matches no pool is ignored.",
+							Description: "canaryPool names the MachineConfigPool that gets changed node settings first. The other custom pools follow by name, then worker, arbiter and master last. A name that matches no pool is ignored. When omitted, this means no canary pool: the custom pools go first, by name.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -450,21 +450,21 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.Referen
 				Properties: map[string]spec.Schema{
 					"target": {
 						SchemaProps: spec.SchemaProps{
-							Description: "target names the rollout: the set of revisions it brings the pools to.",
+							Description: "target names the rollout: the set of revisions it brings the pools to. When omitted or empty, this means a rollout that brings no pool a MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"phase": {
 						SchemaProps: spec.SchemaProps{
-							Description: "phase: Complete (every pool runs what spec asks), RollingOut, RollingBack (a pool failed its health gate; the pools changed go back to their last good revision) or Stopped (rolled back; a changed spec starts a new rollout).",
+							Description: "phase sums up the rollout: Complete (every pool runs what spec asks), RollingOut, RollingBack (a pool failed its health gate; the pools changed go back to their last good revision) or Stopped (rolled back; a changed spec starts a new rollout). The operator always sets it.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"message": {
 						SchemaProps: spec.SchemaProps{
-							Description: "message says what happened and what to do.",
+							Description: "message says what happened and what to do. When omitted or empty, there is nothing to say.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -479,7 +479,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.Referen
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "pools, in rollout order.",
+							Description: "pools lists the pools the rollout covers, in rollout order. When omitted, this means no pool is covered yet.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -492,7 +492,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.Referen
 					},
 					"collector": {
 						SchemaProps: spec.SchemaProps{
-							Description: "collector names the operator's OpenTelemetryCollector (namespace/name) while it exists: where the OpenTelemetry operator's API is served, CRI-O and the kubelet send spans to a collector on their node, which exports them to the endpoint. Empty otherwise.",
+							Description: "collector names the operator's OpenTelemetryCollector (namespace/name) while it exists: where the OpenTelemetry operator's API is served, CRI-O and the kubelet send spans to a collector on their node, which exports them to the endpoint. When omitted, this means the operator runs no collector.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -515,20 +515,19 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeTracing(ref common.ReferenceCallb
 					"endpoint": {
 						SchemaProps: spec.SchemaProps{
 							Description: "endpoint is the OTLP/gRPC destination as host:port, without a scheme, for example otel-collector.example.com:4317 or [fd00::1]:4317. CRI-O and the kubelet send spans to it over plain gRPC from every node.",
-							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"crio": {
 						SchemaProps: spec.SchemaProps{
-							Description: "crio traces CRI-O (its [crio.tracing] configuration). Unset: CRI-O is not traced by the operator.",
+							Description: "crio traces CRI-O (its [crio.tracing] configuration). When omitted, this means CRI-O is not traced by the operator.",
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling"),
 						},
 					},
 					"kubelet": {
 						SchemaProps: spec.SchemaProps{
-							Description: "kubelet traces the kubelet (the tracing block of its KubeletConfiguration), on pools whose kubelet reads configuration drop-ins (OpenShift 4.21 and later) and where no KubeletConfig of the administrator sets tracing; status says where it is skipped. Unset: the kubelet is not traced by the operator.",
+							Description: "kubelet traces the kubelet (the tracing block of its KubeletConfiguration), on pools whose kubelet reads configuration drop-ins (OpenShift 4.21 and later) and where no KubeletConfig of the administrator sets tracing; status says where it is skipped. When omitted, this means the kubelet is not traced by the operator.",
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling"),
 						},
 					},
@@ -550,7 +549,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackConfig(ref common.ReferenceCallb
 				Properties: map[string]spec.Schema{
 					"managementState": {
 						SchemaProps: spec.SchemaProps{
-							Description: "managementState is \"\" (the platform default), \"Managed\" (opt in) or \"Removed\" (opt out: the operator removes the stack's operands but never user data).",
+							Description: "managementState is \"Managed\" (opt in) or \"Removed\" (opt out: the operator removes the stack's operands but never user data). When omitted or \"\", this means the platform default applies, which may change over time; the field of each stack tells the current default.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -571,7 +570,6 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref common.ReferenceCa
 					"namespace": {
 						SchemaProps: spec.SchemaProps{
 							Description: "namespace of the operand.",
-							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -579,7 +577,6 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref common.ReferenceCa
 					"parentKind": {
 						SchemaProps: spec.SchemaProps{
 							Description: "parentKind is the kind of the operand whose pod template holds the container.",
-							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -587,7 +584,6 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref common.ReferenceCa
 					"parentName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "parentName is the name of that DaemonSet or Deployment.",
-							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -595,7 +591,6 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref common.ReferenceCa
 					"name": {
 						SchemaProps: spec.SchemaProps{
 							Description: "name of the container.",
-							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -603,7 +598,6 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref common.ReferenceCa
 					"image": {
 						SchemaProps: spec.SchemaProps{
 							Description: "image is the pull spec the container runs.",
-							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -625,7 +619,6 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 					"name": {
 						SchemaProps: spec.SchemaProps{
 							Description: "name of the stack.",
-							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -640,28 +633,28 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 					},
 					"reason": {
 						SchemaProps: spec.SchemaProps{
-							Description: "reason is a machine-readable CamelCase reason for the decision.",
+							Description: "reason is a machine-readable CamelCase reason for the decision. The operator always sets it.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"message": {
 						SchemaProps: spec.SchemaProps{
-							Description: "message explains the decision to an administrator, and how to change it.",
+							Description: "message explains the decision to an administrator, and how to change it. The operator always sets it.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"mode": {
 						SchemaProps: spec.SchemaProps{
-							Description: "mode says how an enabled stack is delivered, for stacks that have more than one way. Metrics: PlatformProxy where the platform already serves CRI-O metrics (the machine-config operator's kube-rbac-proxy-crio static pod, scraped as job=\"crio\"), OperatorTLS where the operator's own TLS stack serves them. Empty for a stack that is off or has one way only.",
+							Description: "mode says how an enabled stack is delivered, for stacks that have more than one way. Metrics: PlatformProxy where the platform already serves CRI-O metrics (the machine-config operator's kube-rbac-proxy-crio static pod, scraped as job=\"crio\"), OperatorTLS where the operator's own TLS stack serves them. When omitted, this means the stack is off or has one way only.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"observedVersion": {
 						SchemaProps: spec.SchemaProps{
-							Description: "observedVersion is the operator version at which this stack's operands last completed a rollout: set when the operator reports that version on ClusterOperator node (every stack rolled out) and, later, whenever this stack has rolled out again. For a stack that is off it is the version at which it was found off. Empty until the first rollout completes.",
+							Description: "observedVersion is the operator version at which this stack's operands last completed a rollout: set when the operator reports that version on ClusterOperator node (every stack rolled out) and, later, whenever this stack has rolled out again. For a stack that is off it is the version at which it was found off. When omitted, this means no rollout has completed yet.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -673,7 +666,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "containers lists the containers that the stack's operands run, read from the pod templates of their DaemonSets and Deployments when the stack last completed a rollout. Empty when the operator runs no container for the stack: a stack that is off, or the metrics stack in mode PlatformProxy, where the platform's kube-rbac-proxy-crio serves.",
+							Description: "containers lists the containers that the stack's operands run, read from the pod templates of their DaemonSets and Deployments when the stack last completed a rollout. When omitted, this means the operator runs no container for the stack (a stack that is off, or the metrics stack in mode PlatformProxy, where the platform's kube-rbac-proxy-crio serves), or the stack has not completed a rollout yet.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -702,7 +695,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_TracingSampling(ref common.ReferenceC
 				Properties: map[string]spec.Schema{
 					"samplingRatePerMillion": {
 						SchemaProps: spec.SchemaProps{
-							Description: "samplingRatePerMillion is how many of every million operations that start a trace are sampled: 0 (the default) samples only operations whose caller's trace is sampled, 1000000 samples every one.",
+							Description: "samplingRatePerMillion is how many of every million operations that start a trace are sampled: 0 samples only operations whose caller's trace is sampled, 1000000 samples every one. When omitted, this means the operator chooses, which may change over time. The current default is 0.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},

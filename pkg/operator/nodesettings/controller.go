@@ -128,9 +128,11 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		return 0, nil
 	}
 	spec := no.Spec.NodeSettings
+	// The zero value is "no tracing": the schema requires an endpoint.
+	traced := spec.Tracing != (nodev1alpha1.NodeTracing{})
 	served := c.served.Get()
 	if !served.MachineConfig {
-		if spec.Tracing == nil {
+		if !traced {
 			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
 		}
 		return 0, c.record(ctx, no.Status.NodeSettings, conditions(false, ReasonNotServed,
@@ -141,7 +143,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	if c.haveOwn {
 		current = c.recorded
 	}
-	if spec.Tracing == nil && current == nil {
+	if !traced && current == nil {
 		// Most clusters: nothing asked for, nothing recorded. One labelled
 		// list tells whether anything of ours is left to remove.
 		ours, err := c.dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
@@ -153,7 +155,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	previous := rolloutFromStatus(current)
-	w, err := c.observe(ctx, previous, spec.Tracing != nil)
+	w, err := c.observe(ctx, previous, traced)
 	if err != nil {
 		return 0, c.recordError(ctx, current, err)
 	}
@@ -608,8 +610,8 @@ func (c *Controller) scrapeJob(stacks []nodev1alpha1.StackStatus) (string, strin
 	return ScrapeJob(stacks)
 }
 
-func tracingFrom(t *nodev1alpha1.NodeTracing) *Tracing {
-	if t == nil {
+func tracingFrom(t nodev1alpha1.NodeTracing) *Tracing {
+	if t == (nodev1alpha1.NodeTracing{}) {
 		return nil
 	}
 	out := &Tracing{Endpoint: t.Endpoint}

@@ -268,7 +268,7 @@ func (f *fixture) run(skip map[string]bool) {
 
 func tracingOn(canary string) nodev1alpha1.NodeSettings {
 	return nodev1alpha1.NodeSettings{
-		Tracing: &nodev1alpha1.NodeTracing{Endpoint: "collector.example.com:4317",
+		Tracing: nodev1alpha1.NodeTracing{Endpoint: "collector.example.com:4317",
 			CRIO: &nodev1alpha1.TracingSampling{SamplingRatePerMillion: 1000}, Kubelet: &nodev1alpha1.TracingSampling{}},
 		Rollout: nodev1alpha1.NodeSettingsRollout{CanaryPool: canary},
 	}
@@ -366,7 +366,7 @@ func TestControllerTurnsOffInTheSameOrder(t *testing.T) {
 	f := newFixture(t, mco, tracingOn("canary"))
 	f.run(nil)
 	mco.writes = nil
-	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing = nil })
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing = nodev1alpha1.NodeTracing{} })
 	f.run(nil)
 	assert.Equal(t, []string{
 		"delete machineconfigs 60-canary-node-settings",
@@ -687,7 +687,7 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 	assert.Equal(t, []string{"apply opentelemetrycollectors node-tracing"}, mcoWrites(mco.writes))
 
 	mco.writes = nil
-	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing = nil })
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing = nodev1alpha1.NodeTracing{} })
 	f.run(nil)
 	assert.Equal(t, []string{
 		"delete machineconfigs 60-canary-node-settings",

@@ -21,15 +21,18 @@ import (
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == 'cluster'",message="NodeOperator is a singleton: metadata.name must be 'cluster'"
 type NodeOperator struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata; the name must be "cluster".
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec holds the desired configuration of the node operator.
-	// +kubebuilder:validation:Required
 	// +required
-	Spec NodeOperatorSpec `json:"spec"`
+	Spec NodeOperatorSpec `json:"spec,omitempty"`
 
-	// status holds what the node operator observed and decided.
+	// status holds what the node operator observed and decided. The
+	// operator writes it; when omitted, the operator has not reported yet.
 	// +optional
 	Status NodeOperatorStatus `json:"status,omitempty"`
 }
@@ -41,11 +44,17 @@ type NodeOperatorSpec struct {
 	// metrics configures the CRI-O metrics stack: kube-rbac-proxy in front of
 	// every node's CRI-O metrics endpoint, with certificates the operator
 	// rotates, a ServiceMonitor and alerts.
+	// When omitted, this means the platform default applies, which may change
+	// over time. The current default is to deploy the stack on every
+	// platform.
 	// +optional
 	Metrics StackConfig `json:"metrics,omitempty"`
 
 	// nmstate configures the Kubernetes NMState stack (host network
-	// configuration). It is deployed by default only on bare metal.
+	// configuration).
+	// When omitted, this means the platform default applies, which may change
+	// over time. The current default is to deploy the stack on bare metal
+	// only.
 	// +optional
 	NMState StackConfig `json:"nmstate,omitempty"`
 
@@ -53,9 +62,9 @@ type NodeOperatorSpec struct {
 	// every node, delivered as MachineConfigs of the operator's own (one per
 	// MachineConfigPool) and rolled out pool by pool with a health gate
 	// after each pool and automatic rollback. Only the settings listed here
-	// exist: there is no free-form configuration. Unset: the operator adds
-	// nothing to the nodes, and removes what it added, in the same staged
-	// way.
+	// exist: there is no free-form configuration.
+	// When omitted, this means the operator adds nothing to the nodes, and
+	// removes what it added, in the same staged way.
 	// +optional
 	NodeSettings NodeSettings `json:"nodeSettings,omitempty"`
 }
@@ -63,11 +72,15 @@ type NodeOperatorSpec struct {
 // NodeSettings are the node-level settings the operator owns.
 type NodeSettings struct {
 	// tracing sends OpenTelemetry traces of CRI-O and the kubelet to an
-	// OTLP/gRPC endpoint. Unset: no node tracing from the operator.
+	// OTLP/gRPC endpoint.
+	// When omitted, this means no node tracing from the operator.
 	// +optional
-	Tracing *NodeTracing `json:"tracing,omitempty"`
+	Tracing NodeTracing `json:"tracing,omitzero"`
 
 	// rollout says how changed node settings reach the pools.
+	// When omitted, this means the operator chooses the order, which may
+	// change over time. The current default is no canary pool: the custom
+	// pools by name, then worker, arbiter and master last.
 	// +optional
 	Rollout NodeSettingsRollout `json:"rollout,omitempty"`
 }
@@ -82,20 +95,20 @@ type NodeTracing struct {
 	// and the kubelet send spans to it over plain gRPC from every node.
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=260
-	// +kubebuilder:validation:Pattern=`^(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[1-9][0-9]{0,4}$`
+	// +kubebuilder:validation:XValidation:rule=`self.matches('^(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[1-9][0-9]{0,4}$')`,message="endpoint must be host:port without a scheme: a DNS name, an IPv4 address or a bracketed IPv6 address, then a port"
 	// +required
-	Endpoint string `json:"endpoint"`
+	Endpoint string `json:"endpoint,omitempty"`
 
-	// crio traces CRI-O (its [crio.tracing] configuration). Unset: CRI-O
-	// is not traced by the operator.
+	// crio traces CRI-O (its [crio.tracing] configuration).
+	// When omitted, this means CRI-O is not traced by the operator.
 	// +optional
 	CRIO *TracingSampling `json:"crio,omitempty"`
 
 	// kubelet traces the kubelet (the tracing block of its
 	// KubeletConfiguration), on pools whose kubelet reads configuration
 	// drop-ins (OpenShift 4.21 and later) and where no KubeletConfig of the
-	// administrator sets tracing; status says where it is skipped. Unset:
-	// the kubelet is not traced by the operator.
+	// administrator sets tracing; status says where it is skipped.
+	// When omitted, this means the kubelet is not traced by the operator.
 	// +optional
 	Kubelet *TracingSampling `json:"kubelet,omitempty"`
 }
@@ -103,8 +116,10 @@ type NodeTracing struct {
 // TracingSampling is how much of a component's work is traced.
 type TracingSampling struct {
 	// samplingRatePerMillion is how many of every million operations that
-	// start a trace are sampled: 0 (the default) samples only operations
-	// whose caller's trace is sampled, 1000000 samples every one.
+	// start a trace are sampled: 0 samples only operations whose caller's
+	// trace is sampled, 1000000 samples every one.
+	// When omitted, this means the operator chooses, which may change over
+	// time. The current default is 0.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000
 	// +optional
@@ -116,8 +131,11 @@ type NodeSettingsRollout struct {
 	// canaryPool names the MachineConfigPool that gets changed node settings
 	// first. The other custom pools follow by name, then worker, arbiter
 	// and master last. A name that matches no pool is ignored.
+	// When omitted, this means no canary pool: the custom pools go first,
+	// by name.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$')",message="canaryPool must be a MachineConfigPool name: lower case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	// +optional
 	CanaryPool string `json:"canaryPool,omitempty"`
 }
@@ -139,9 +157,10 @@ const (
 
 // StackConfig is the per-stack knob.
 type StackConfig struct {
-	// managementState is "" (the platform default), "Managed" (opt in) or
-	// "Removed" (opt out: the operator removes the stack's operands but never
-	// user data).
+	// managementState is "Managed" (opt in) or "Removed" (opt out: the
+	// operator removes the stack's operands but never user data).
+	// When omitted or "", this means the platform default applies, which may
+	// change over time; the field of each stack tells the current default.
 	// +optional
 	ManagementState StackManagementState `json:"managementState,omitempty"`
 }
@@ -151,13 +170,18 @@ type NodeOperatorStatus struct {
 	operatorv1.OperatorStatus `json:",inline"`
 
 	// stacks lists, for each stack, whether it is deployed and why.
+	// When omitted, this means the operator has not decided about any stack
+	// yet.
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
 	// +optional
 	Stacks []StackStatus `json:"stacks,omitempty"`
 
 	// nodeSettings reports the staged rollout of spec.nodeSettings.
+	// When omitted, this means no rollout is recorded: none was asked for, or
+	// the operator has not started one yet.
 	// +optional
 	NodeSettings *NodeSettingsStatus `json:"nodeSettings,omitempty"`
 }
@@ -171,26 +195,30 @@ type NodeSettingsPhase string
 // restarted operator carries on from it.
 type NodeSettingsStatus struct {
 	// target names the rollout: the set of revisions it brings the pools
-	// to.
+	// to. When omitted or empty, this means a rollout that brings no pool a
+	// MachineConfig of the operator's.
 	// +kubebuilder:validation:MaxLength=1024
 	// +optional
 	Target string `json:"target,omitempty"`
 
-	// phase: Complete (every pool runs what spec asks), RollingOut,
-	// RollingBack (a pool failed its health gate; the pools changed go
-	// back to their last good revision) or Stopped (rolled back; a changed
-	// spec starts a new rollout).
+	// phase sums up the rollout: Complete (every pool runs what spec asks),
+	// RollingOut, RollingBack (a pool failed its health gate; the pools
+	// changed go back to their last good revision) or Stopped (rolled back;
+	// a changed spec starts a new rollout). The operator always sets it.
 	// +optional
 	Phase NodeSettingsPhase `json:"phase,omitempty"`
 
-	// message says what happened and what to do.
+	// message says what happened and what to do. When omitted or empty,
+	// there is nothing to say.
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
 
-	// pools, in rollout order.
+	// pools lists the pools the rollout covers, in rollout order. When
+	// omitted, this means no pool is covered yet.
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	Pools []NodeSettingsPoolStatus `json:"pools,omitempty"`
@@ -198,7 +226,9 @@ type NodeSettingsStatus struct {
 	// collector names the operator's OpenTelemetryCollector
 	// (namespace/name) while it exists: where the OpenTelemetry operator's
 	// API is served, CRI-O and the kubelet send spans to a collector on
-	// their node, which exports them to the endpoint. Empty otherwise.
+	// their node, which exports them to the endpoint.
+	// When omitted, this means the operator runs no collector.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=317
 	// +optional
 	Collector string `json:"collector,omitempty"`
@@ -217,48 +247,55 @@ type NodeSettingsPoolStatus struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
-	// target is the revision this rollout brings the pool to.
+	// target is the revision this rollout brings the pool to. When omitted
+	// or empty, this means no MachineConfig of the operator's.
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Target string `json:"target,omitempty"`
 
 	// revision is the one the operator's MachineConfig for the pool
-	// carries now.
+	// carries now. When omitted or empty, this means the pool has no
+	// MachineConfig of the operator's.
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Revision string `json:"revision,omitempty"`
 
 	// lastGood is the revision that last passed the health gate on the
-	// pool: what a failed gate reverts it to.
+	// pool: what a failed gate reverts it to. When omitted or empty, this
+	// means no MachineConfig of the operator's.
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	LastGood string `json:"lastGood,omitempty"`
 
-	// rollbackTo is lastGood when this rollout started.
+	// rollbackTo is lastGood when this rollout started. When omitted or
+	// empty, this means a rollback removes the pool's MachineConfig of the
+	// operator's.
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	RollbackTo string `json:"rollbackTo,omitempty"`
 
-	// state: Pending (not reached yet), Applying (MachineConfig written,
-	// the machine-config operator updates the pool), Verifying (updated;
-	// the health gate runs), Done, Reverting, Reverted, or Held (the
-	// rollout stopped before the pool, which was not changed).
+	// state is where the pool stands: Pending (not reached yet), Applying
+	// (MachineConfig written, the machine-config operator updates the pool),
+	// Verifying (updated; the health gate runs), Done, Reverting, Reverted,
+	// or Held (the rollout stopped before the pool, which was not changed).
 	// +required
-	State NodeSettingsPoolState `json:"state"`
+	State NodeSettingsPoolState `json:"state,omitempty"`
 
 	// since is when the pool entered its state; it changes only with the
-	// state.
+	// state. When omitted, this means the time is not known.
 	// +optional
 	Since metav1.Time `json:"since,omitempty"`
 
-	// reason is a machine-readable CamelCase reason for the state.
+	// reason is a machine-readable CamelCase reason for the state. When
+	// omitted or empty, the state needs no reason.
 	// +kubebuilder:validation:MaxLength=256
 	// +optional
 	Reason string `json:"reason,omitempty"`
 
-	// message explains the state.
+	// message explains the state. When omitted or empty, the state needs
+	// no explanation.
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
@@ -280,18 +317,20 @@ const (
 type StackStatus struct {
 	// name of the stack.
 	// +required
-	Name StackName `json:"name"`
+	Name StackName `json:"name,omitempty"`
 
 	// enabled is true when the operator deploys the stack.
 	// +required
 	Enabled bool `json:"enabled"`
 
-	// reason is a machine-readable CamelCase reason for the decision.
+	// reason is a machine-readable CamelCase reason for the decision. The
+	// operator always sets it.
 	// +kubebuilder:validation:MaxLength=256
 	// +optional
 	Reason string `json:"reason,omitempty"`
 
-	// message explains the decision to an administrator, and how to change it.
+	// message explains the decision to an administrator, and how to change
+	// it. The operator always sets it.
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
@@ -300,7 +339,8 @@ type StackStatus struct {
 	// than one way. Metrics: PlatformProxy where the platform already serves
 	// CRI-O metrics (the machine-config operator's kube-rbac-proxy-crio static
 	// pod, scraped as job="crio"), OperatorTLS where the operator's own TLS
-	// stack serves them. Empty for a stack that is off or has one way only.
+	// stack serves them. When omitted, this means the stack is off or has
+	// one way only.
 	// +optional
 	Mode StackMode `json:"mode,omitempty"`
 
@@ -308,18 +348,21 @@ type StackStatus struct {
 	// last completed a rollout: set when the operator reports that version
 	// on ClusterOperator node (every stack rolled out) and, later, whenever
 	// this stack has rolled out again. For a stack that is off it is the
-	// version at which it was found off. Empty until the first rollout
-	// completes.
+	// version at which it was found off. When omitted, this means no rollout
+	// has completed yet.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	ObservedVersion string `json:"observedVersion,omitempty"`
 
 	// containers lists the containers that the stack's operands run, read
 	// from the pod templates of their DaemonSets and Deployments when the
-	// stack last completed a rollout. Empty when the operator runs no
-	// container for the stack: a stack that is off, or the metrics stack in
-	// mode PlatformProxy, where the platform's kube-rbac-proxy-crio serves.
+	// stack last completed a rollout. When omitted, this means the operator
+	// runs no container for the stack (a stack that is off, or the metrics
+	// stack in mode PlatformProxy, where the platform's kube-rbac-proxy-crio
+	// serves), or the stack has not completed a rollout yet.
 	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=32
 	// +optional
 	Containers []StackContainer `json:"containers,omitempty"`
@@ -332,31 +375,31 @@ type StackContainer struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +required
-	Namespace string `json:"namespace"`
+	Namespace string `json:"namespace,omitempty"`
 
 	// parentKind is the kind of the operand whose pod template holds the
 	// container.
 	// +kubebuilder:validation:Enum=DaemonSet;Deployment
 	// +required
-	ParentKind string `json:"parentKind"`
+	ParentKind string `json:"parentKind,omitempty"`
 
 	// parentName is the name of that DaemonSet or Deployment.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +required
-	ParentName string `json:"parentName"`
+	ParentName string `json:"parentName,omitempty"`
 
 	// name of the container.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// image is the pull spec the container runs.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +required
-	Image string `json:"image"`
+	Image string `json:"image,omitempty"`
 }
 
 // StackMode is how an enabled stack is delivered.

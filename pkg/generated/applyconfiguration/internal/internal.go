@@ -178,6 +178,7 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: tracing
       type:
         namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeTracing
+      default: {}
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.NodeSettingsPoolStatus
   map:
     fields:
@@ -190,7 +191,6 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: name
       type:
         scalar: string
-      default: ""
     - name: reason
       type:
         scalar: string
@@ -206,7 +206,6 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: state
       type:
         scalar: string
-      default: ""
     - name: target
       type:
         scalar: string
@@ -248,7 +247,6 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: endpoint
       type:
         scalar: string
-      default: ""
     - name: kubelet
       type:
         namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.TracingSampling
@@ -264,23 +262,18 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: image
       type:
         scalar: string
-      default: ""
     - name: name
       type:
         scalar: string
-      default: ""
     - name: namespace
       type:
         scalar: string
-      default: ""
     - name: parentKind
       type:
         scalar: string
-      default: ""
     - name: parentName
       type:
         scalar: string
-      default: ""
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.StackStatus
   map:
     fields:
@@ -303,7 +296,6 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: name
       type:
         scalar: string
-      default: ""
     - name: observedVersion
       type:
         scalar: string

@@ -18,11 +18,13 @@ import (
 // of an OpenShift cluster (CRI-O metrics and Kubernetes NMState). It is a
 // cluster-scoped singleton named "cluster".
 type NodeOperatorApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration    `json:",inline"`
+	v1.TypeMetaApplyConfiguration `json:",inline"`
+	// metadata is the standard object metadata; the name must be "cluster".
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	// spec holds the desired configuration of the node operator.
 	Spec *NodeOperatorSpecApplyConfiguration `json:"spec,omitempty"`
-	// status holds what the node operator observed and decided.
+	// status holds what the node operator observed and decided. The
+	// operator writes it; when omitted, the operator has not reported yet.
 	Status *NodeOperatorStatusApplyConfiguration `json:"status,omitempty"`
 }
 

@@ -17,17 +17,23 @@ type NodeOperatorSpecApplyConfiguration struct {
 	// metrics configures the CRI-O metrics stack: kube-rbac-proxy in front of
 	// every node's CRI-O metrics endpoint, with certificates the operator
 	// rotates, a ServiceMonitor and alerts.
+	// When omitted, this means the platform default applies, which may change
+	// over time. The current default is to deploy the stack on every
+	// platform.
 	Metrics *StackConfigApplyConfiguration `json:"metrics,omitempty"`
 	// nmstate configures the Kubernetes NMState stack (host network
-	// configuration). It is deployed by default only on bare metal.
+	// configuration).
+	// When omitted, this means the platform default applies, which may change
+	// over time. The current default is to deploy the stack on bare metal
+	// only.
 	NMState *StackConfigApplyConfiguration `json:"nmstate,omitempty"`
 	// nodeSettings are the Node team's settings of CRI-O and the kubelet on
 	// every node, delivered as MachineConfigs of the operator's own (one per
 	// MachineConfigPool) and rolled out pool by pool with a health gate
 	// after each pool and automatic rollback. Only the settings listed here
-	// exist: there is no free-form configuration. Unset: the operator adds
-	// nothing to the nodes, and removes what it added, in the same staged
-	// way.
+	// exist: there is no free-form configuration.
+	// When omitted, this means the operator adds nothing to the nodes, and
+	// removes what it added, in the same staged way.
 	NodeSettings *NodeSettingsApplyConfiguration `json:"nodeSettings,omitempty"`
 }
 

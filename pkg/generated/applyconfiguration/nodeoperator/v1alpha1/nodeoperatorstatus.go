@@ -13,8 +13,12 @@ import (
 type NodeOperatorStatusApplyConfiguration struct {
 	v1.OperatorStatusApplyConfiguration `json:",inline"`
 	// stacks lists, for each stack, whether it is deployed and why.
+	// When omitted, this means the operator has not decided about any stack
+	// yet.
 	Stacks []StackStatusApplyConfiguration `json:"stacks,omitempty"`
 	// nodeSettings reports the staged rollout of spec.nodeSettings.
+	// When omitted, this means no rollout is recorded: none was asked for, or
+	// the operator has not started one yet.
 	NodeSettings *NodeSettingsStatusApplyConfiguration `json:"nodeSettings,omitempty"`
 }
 

@@ -8,9 +8,13 @@ package v1alpha1
 // NodeSettings are the node-level settings the operator owns.
 type NodeSettingsApplyConfiguration struct {
 	// tracing sends OpenTelemetry traces of CRI-O and the kubelet to an
-	// OTLP/gRPC endpoint. Unset: no node tracing from the operator.
+	// OTLP/gRPC endpoint.
+	// When omitted, this means no node tracing from the operator.
 	Tracing *NodeTracingApplyConfiguration `json:"tracing,omitempty"`
 	// rollout says how changed node settings reach the pools.
+	// When omitted, this means the operator chooses the order, which may
+	// change over time. The current default is no canary pool: the custom
+	// pools by name, then worker, arbiter and master last.
 	Rollout *NodeSettingsRolloutApplyConfiguration `json:"rollout,omitempty"`
 }
 

@@ -10,6 +10,8 @@ type NodeSettingsRolloutApplyConfiguration struct {
 	// canaryPool names the MachineConfigPool that gets changed node settings
 	// first. The other custom pools follow by name, then worker, arbiter
 	// and master last. A name that matches no pool is ignored.
+	// When omitted, this means no canary pool: the custom pools go first,
+	// by name.
 	CanaryPool *string `json:"canaryPool,omitempty"`
 }
 

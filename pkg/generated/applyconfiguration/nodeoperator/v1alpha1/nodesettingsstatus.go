@@ -13,21 +13,25 @@ import (
 // restarted operator carries on from it.
 type NodeSettingsStatusApplyConfiguration struct {
 	// target names the rollout: the set of revisions it brings the pools
-	// to.
+	// to. When omitted or empty, this means a rollout that brings no pool a
+	// MachineConfig of the operator's.
 	Target *string `json:"target,omitempty"`
-	// phase: Complete (every pool runs what spec asks), RollingOut,
-	// RollingBack (a pool failed its health gate; the pools changed go
-	// back to their last good revision) or Stopped (rolled back; a changed
-	// spec starts a new rollout).
+	// phase sums up the rollout: Complete (every pool runs what spec asks),
+	// RollingOut, RollingBack (a pool failed its health gate; the pools
+	// changed go back to their last good revision) or Stopped (rolled back;
+	// a changed spec starts a new rollout). The operator always sets it.
 	Phase *nodeoperatorv1alpha1.NodeSettingsPhase `json:"phase,omitempty"`
-	// message says what happened and what to do.
+	// message says what happened and what to do. When omitted or empty,
+	// there is nothing to say.
 	Message *string `json:"message,omitempty"`
-	// pools, in rollout order.
+	// pools lists the pools the rollout covers, in rollout order. When
+	// omitted, this means no pool is covered yet.
 	Pools []NodeSettingsPoolStatusApplyConfiguration `json:"pools,omitempty"`
 	// collector names the operator's OpenTelemetryCollector
 	// (namespace/name) while it exists: where the OpenTelemetry operator's
 	// API is served, CRI-O and the kubelet send spans to a collector on
-	// their node, which exports them to the endpoint. Empty otherwise.
+	// their node, which exports them to the endpoint.
+	// When omitted, this means the operator runs no collector.
 	Collector *string `json:"collector,omitempty"`
 }
 

@@ -12,14 +12,14 @@ type NodeTracingApplyConfiguration struct {
 	// for example otel-collector.example.com:4317 or [fd00::1]:4317. CRI-O
 	// and the kubelet send spans to it over plain gRPC from every node.
 	Endpoint *string `json:"endpoint,omitempty"`
-	// crio traces CRI-O (its [crio.tracing] configuration). Unset: CRI-O
-	// is not traced by the operator.
+	// crio traces CRI-O (its [crio.tracing] configuration).
+	// When omitted, this means CRI-O is not traced by the operator.
 	CRIO *TracingSamplingApplyConfiguration `json:"crio,omitempty"`
 	// kubelet traces the kubelet (the tracing block of its
 	// KubeletConfiguration), on pools whose kubelet reads configuration
 	// drop-ins (OpenShift 4.21 and later) and where no KubeletConfig of the
-	// administrator sets tracing; status says where it is skipped. Unset:
-	// the kubelet is not traced by the operator.
+	// administrator sets tracing; status says where it is skipped.
+	// When omitted, this means the kubelet is not traced by the operator.
 	Kubelet *TracingSamplingApplyConfiguration `json:"kubelet,omitempty"`
 }
 

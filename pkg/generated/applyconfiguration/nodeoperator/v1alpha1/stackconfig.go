@@ -11,9 +11,10 @@ import (
 //
 // StackConfig is the per-stack knob.
 type StackConfigApplyConfiguration struct {
-	// managementState is "" (the platform default), "Managed" (opt in) or
-	// "Removed" (opt out: the operator removes the stack's operands but never
-	// user data).
+	// managementState is "Managed" (opt in) or "Removed" (opt out: the
+	// operator removes the stack's operands but never user data).
+	// When omitted or "", this means the platform default applies, which may
+	// change over time; the field of each stack tells the current default.
 	ManagementState *nodeoperatorv1alpha1.StackManagementState `json:"managementState,omitempty"`
 }
 

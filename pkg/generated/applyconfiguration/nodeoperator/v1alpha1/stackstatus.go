@@ -15,28 +15,32 @@ type StackStatusApplyConfiguration struct {
 	Name *nodeoperatorv1alpha1.StackName `json:"name,omitempty"`
 	// enabled is true when the operator deploys the stack.
 	Enabled *bool `json:"enabled,omitempty"`
-	// reason is a machine-readable CamelCase reason for the decision.
+	// reason is a machine-readable CamelCase reason for the decision. The
+	// operator always sets it.
 	Reason *string `json:"reason,omitempty"`
-	// message explains the decision to an administrator, and how to change it.
+	// message explains the decision to an administrator, and how to change
+	// it. The operator always sets it.
 	Message *string `json:"message,omitempty"`
 	// mode says how an enabled stack is delivered, for stacks that have more
 	// than one way. Metrics: PlatformProxy where the platform already serves
 	// CRI-O metrics (the machine-config operator's kube-rbac-proxy-crio static
 	// pod, scraped as job="crio"), OperatorTLS where the operator's own TLS
-	// stack serves them. Empty for a stack that is off or has one way only.
+	// stack serves them. When omitted, this means the stack is off or has
+	// one way only.
 	Mode *nodeoperatorv1alpha1.StackMode `json:"mode,omitempty"`
 	// observedVersion is the operator version at which this stack's operands
 	// last completed a rollout: set when the operator reports that version
 	// on ClusterOperator node (every stack rolled out) and, later, whenever
 	// this stack has rolled out again. For a stack that is off it is the
-	// version at which it was found off. Empty until the first rollout
-	// completes.
+	// version at which it was found off. When omitted, this means no rollout
+	// has completed yet.
 	ObservedVersion *string `json:"observedVersion,omitempty"`
 	// containers lists the containers that the stack's operands run, read
 	// from the pod templates of their DaemonSets and Deployments when the
-	// stack last completed a rollout. Empty when the operator runs no
-	// container for the stack: a stack that is off, or the metrics stack in
-	// mode PlatformProxy, where the platform's kube-rbac-proxy-crio serves.
+	// stack last completed a rollout. When omitted, this means the operator
+	// runs no container for the stack (a stack that is off, or the metrics
+	// stack in mode PlatformProxy, where the platform's kube-rbac-proxy-crio
+	// serves), or the stack has not completed a rollout yet.
 	Containers []StackContainerApplyConfiguration `json:"containers,omitempty"`
 }
 

@@ -8,8 +8,10 @@ package v1alpha1
 // TracingSampling is how much of a component's work is traced.
 type TracingSamplingApplyConfiguration struct {
 	// samplingRatePerMillion is how many of every million operations that
-	// start a trace are sampled: 0 (the default) samples only operations
-	// whose caller's trace is sampled, 1000000 samples every one.
+	// start a trace are sampled: 0 samples only operations whose caller's
+	// trace is sampled, 1000000 samples every one.
+	// When omitted, this means the operator chooses, which may change over
+	// time. The current default is 0.
 	SamplingRatePerMillion *int32 `json:"samplingRatePerMillion,omitempty"`
 }
 
