@@ -15,6 +15,8 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,11 +34,16 @@ const hostedDeploymentFile = "0000_50_cluster-node-operator_10_deployment-hosted
 // runs, as that pod would (framework.StartPodProcess: the container's
 // arguments, environment and ServiceAccount). The install is done when
 // ClusterVersion is Available with its history entry Completed; throughout,
-// the ClusterOperator is watched for origin's invariants.
+// the ClusterOperator is watched for origin's invariants. The cluster is a
+// bare-metal one that already runs the NMState operator installed through
+// OLM (in openshift-nmstate, as its catalog suggests): the install leaves it
+// alone and node is never Available=False.
 func TestInstallWithRealCVO(t *testing.T) {
 	in := newInstallation(t)
 	version := fmt.Sprintf("4.99.0-0.e2e-cvo-%d", time.Now().Unix())
 	framework.PrepareCVOCluster(t, in.cfg, version)
+	olm := framework.InstallOLMNMState(t, in.cfg, "openshift-nmstate")
+	olmBefore := olm.Versions(t)
 	// Registered before the CVO starts, so that it runs once it stopped.
 	t.Cleanup(func() { framework.ResetClusterVersion(t, in.config) })
 	payload := framework.WritePayload(t, t.TempDir(), framework.PayloadOptions{Version: version})
@@ -89,6 +96,20 @@ func TestInstallWithRealCVO(t *testing.T) {
 		excluded := regexp.MustCompile(`excluding Filename: "` + regexp.QuoteMeta(hostedDeploymentFile) + `".*include\.release\.openshift\.io/` + framework.DefaultProfile + ` unset`)
 		if !excluded.Match(raw) {
 			t.Errorf("the CVO's log (%s) does not say it excluded %s for profile %s", cvo.LogPath, hostedDeploymentFile, framework.DefaultProfile)
+		}
+	})
+	t.Run("OLMsNMStateIsLeftAlone", func(t *testing.T) {
+		runner.sync(framework.Context(t, time.Minute))
+		assert.Equal(t, olmBefore, olm.Versions(t), "the install changed objects of the OLM install")
+		no, err := framework.NewCluster(t).NodeOperator(framework.Context(t, time.Minute))
+		require.NoError(t, err)
+		c := framework.NodeOperatorCondition(no, "NMStateAvailable")
+		require.NotNil(t, c)
+		assert.Equal(t, "ProvidedByOLM", c.Reason, c.Message)
+		for _, iv := range mon.Intervals() {
+			if iv.Type == configv1.OperatorAvailable && iv.Status == configv1.ConditionFalse {
+				t.Errorf("clusteroperator/%s was Available=False during the install: %s: %s", nodeClusterOperator, iv.Reason, iv.Message)
+			}
 		}
 	})
 	t.Run("ClusterOperatorInvariants", func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -79,6 +80,10 @@ func TestNMState(t *testing.T) {
 	}{
 		{"BareMetalDeployedByDefault", e.testBareMetalDeployedByDefault},
 		{"NoWritesAtSteadyState", e.testNoWritesAtSteadyState},
+		{"NMStateOperatorDeploysItsHandler", e.testOperandDeploysItsHandler},
+		{"HandlerUnavailablePastTheGrace", e.testHandlerUnavailable},
+		{"OLMInstallElsewhereThenTakeover", e.testOLMElsewhere},
+		{"OLMInstallAdoptsTheDeploymentThenTakeover", e.testOLMSameNamespace},
 		{"AWSNotDeployedUntilOptIn", e.testAWSNotDeployedUntilOptIn},
 		{"OptOutKeepsNodeNetworkConfigurationPolicies", e.testOptOutKeepsPolicies},
 		{"FirstPodNotReadyYetIsDeploying", e.testFirstPodNotReadyYet},
@@ -233,7 +238,7 @@ func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 func (e *nmstateEnv) testOptOutKeepsPolicies(t *testing.T) {
 	ctx := framework.Context(t, 3*time.Minute)
 	a := framework.NewApplier(t, e.c.Config)
-	crd := framework.ReadManifests(t, filepath.Join(framework.RepoRoot(t), "test", "e2e", "testdata", "nodenetworkconfigurationpolicies.crd.yaml"))[0]
+	crd := nncpCRD(t)
 	require.NoError(t, a.Apply(ctx, crd, "e2e-nmstate"))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -424,8 +429,9 @@ func (e *nmstateEnv) testAdoption(t *testing.T) {
 		"metadata": map[string]interface{}{"name": nmstateCR, "labels": map[string]interface{}{"owner": "admin"}},
 		"spec": map[string]interface{}{
 			"nodeSelector":    map[string]interface{}{"node-role.kubernetes.io/worker": ""},
-			"logLevel":        "debug",
-			"someFutureField": map[string]interface{}{"kept": true},
+			"logLevel":              "debug",
+			"probeConfiguration":    map[string]interface{}{"dns": map[string]interface{}{"host": "dns.example.com"}},
+			"selfSignConfiguration": map[string]interface{}{"caRotateInterval": "48h0m0s"},
 		},
 	}}
 	created, err := nmstates.Create(ctx, admins, metav1.CreateOptions{})
@@ -435,8 +441,13 @@ func (e *nmstateEnv) testAdoption(t *testing.T) {
 		defer cancel()
 		_ = e.c.Dynamic.Resource(nmstatesGVR).Delete(ctx, nmstateCR, metav1.DeleteOptions{})
 	})
-	assert.Equal(t, map[string]interface{}{"kept": true}, created.Object["spec"].(map[string]interface{})["someFutureField"],
-		"unknown spec fields are preserved, not pruned")
+	// A CR written for the NMState operator is kept as written, with the
+	// operand's defaults added.
+	for path, want := range map[string]string{"probeConfiguration.dns.host": "dns.example.com", "selfSignConfiguration.caRotateInterval": "48h0m0s",
+		"logLevel": "debug", "metricsConfiguration.bindAddress": ":8089"} {
+		got, _, _ := unstructured.NestedString(created.Object, append([]string{"spec"}, strings.Split(path, ".")...)...)
+		assert.Equal(t, want, got, "spec.%s", path)
+	}
 
 	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue,
@@ -574,4 +585,231 @@ func (e *nmstateEnv) leftovers() string {
 		return ""
 	}
 	return "left over: " + strings.Join(left, ", ")
+}
+
+// nncpCRD is the NodeNetworkConfigurationPolicy CRD the NMState operator
+// applies (the fixture's stand-in).
+func nncpCRD(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range framework.ReadManifests(t, filepath.Join(framework.RepoRoot(t), "test", "fixtures", "nmstateoperand", "10-crds.yaml")) {
+		if o.GetName() == "nodenetworkconfigurationpolicies.nmstate.io" {
+			return o
+		}
+	}
+	t.Fatal("no NodeNetworkConfigurationPolicy CRD in the fixture")
+	return nil
+}
+
+// testOperandDeploysItsHandler: the NMState operator, played by its test
+// double with the nmstate-operator ServiceAccount's identity and the
+// Deployment's environment, creates every object of its handler with no
+// request refused by the API server; the workloads carry the payload's
+// images; the NMState the stack created has the CRD's defaults, which the
+// handler reads; and NMStateAvailable says the handler is available. Starts
+// and ends deployed on BareMetal.
+func (e *nmstateEnv) testOperandDeploysItsHandler(t *testing.T) {
+	double := framework.StartNMStateOperatorDouble(t, e.c.Config)
+	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
+		e.c.ResyncNow(t, e.op) // the NMState is read on a resync, not watched
+		return framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue, "handler available")(no)
+	})
+	assert.Empty(t, double.Refused(), "the API server refused requests of the NMState operator")
+
+	ctx := framework.Context(t, time.Minute)
+	images := map[string]string{}
+	ds, err := e.kube.AppsV1().DaemonSets(nmstateNamespace).Get(ctx, "nmstate-handler", metav1.GetOptions{})
+	require.NoError(t, err, "the handler DaemonSet")
+	for _, c := range ds.Spec.Template.Spec.Containers {
+		images["nmstate-handler/"+c.Name] = c.Image
+	}
+	for _, name := range []string{"nmstate-webhook", "nmstate-metrics", "nmstate-console-plugin"} {
+		d, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err, "Deployment %s", name)
+		for _, c := range d.Spec.Template.Spec.Containers {
+			images[name+"/"+c.Name] = c.Image
+		}
+	}
+	const handler = "quay.io/openshift/origin-kubernetes-nmstate-handler:e2e"
+	assert.Equal(t, map[string]string{
+		"nmstate-handler/nmstate-handler":               handler,
+		"nmstate-webhook/nmstate-webhook":               handler,
+		"nmstate-metrics/nmstate-metrics":               handler,
+		"nmstate-metrics/kube-rbac-proxy":               "quay.io/openshift/origin-kube-rbac-proxy:e2e",
+		"nmstate-console-plugin/nmstate-console-plugin": "quay.io/openshift/origin-nmstate-console-plugin:e2e",
+	}, images, "the payload's images, passed by the node operator's environment")
+
+	cr, err := e.c.Dynamic.Resource(nmstatesGVR).Get(ctx, nmstateCR, metav1.GetOptions{})
+	require.NoError(t, err)
+	for path, want := range map[string]string{"probeConfiguration.dns.host": "root-servers.net", "logLevel": "info", "metricsConfiguration.bindAddress": ":8089"} {
+		got, _, _ := unstructured.NestedString(cr.Object, append([]string{"spec"}, strings.Split(path, ".")...)...)
+		assert.Equal(t, want, got, "spec.%s defaulted by the CRD", path)
+	}
+}
+
+// testHandlerUnavailable: the NMState operator reports its handler
+// unavailable. Within HandlerGrace (a rollout) the stack stays available
+// and says so; past it NMStateAvailable and the ClusterOperator turn
+// unavailable with the operand's message, written once; recovery clears it.
+// Starts and ends deployed on BareMetal with the handler available.
+func (e *nmstateEnv) testHandlerUnavailable(t *testing.T) {
+	double := framework.StartNMStateOperatorDouble(t, e.c.Config)
+	double.Pause() // its pod is gone: the NMState keeps what is written below
+	const msg = `DaemonSet "nmstate-handler" is not available (awaiting 3 nodes)`
+	framework.SetNMStateConditions(t, e.c.Config, "False", "Deploying", msg, time.Now())
+	e.c.ResyncNow(t, e.op)
+	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue, "handler not available yet: Deploying: "+msg))
+
+	end := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "the NMState operator reports its handler unavailable past the grace")
+	framework.SetNMStateConditions(t, e.c.Config, "False", "Deploying", msg, time.Now().Add(-nmstate.HandlerGrace-time.Minute))
+	e.c.ResyncNow(t, e.op)
+	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateAvailable", operatorv1.ConditionFalse,
+		"the NMState operator reports its handler unavailable: Deploying: "+msg))
+	co := e.c.WaitForClusterOperator(t, nmstateWait, func(co *configv1.ClusterOperator) string {
+		if a := framework.COCondition(co, configv1.OperatorAvailable); a == nil || a.Status != configv1.ConditionFalse {
+			return "not Available=False yet"
+		}
+		return ""
+	})
+	assert.Contains(t, framework.COCondition(co, configv1.OperatorAvailable).Message, msg)
+	before := e.versions(t)
+	e.c.ResyncNow(t, e.op)
+	assert.Equal(t, before["nodeoperator status by NMStateStack"], e.versions(t)["nodeoperator status by NMStateStack"],
+		"no status write while the handler stays unavailable")
+
+	double.Resume()
+	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
+		e.c.ResyncNow(t, e.op)
+		return framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue, "handler available")(no)
+	})
+	e.c.WaitForClusterOperator(t, nmstateWait, func(co *configv1.ClusterOperator) string {
+		if a := framework.COCondition(co, configv1.OperatorAvailable); a == nil || a.Status != configv1.ConditionTrue {
+			return "not Available yet"
+		}
+		return ""
+	})
+	end()
+}
+
+// testOLMElsewhere: an administrator installs the NMState operator through
+// OLM in another namespace while the stack runs. The stack steps aside (one
+// NMState operator: its own Deployment goes), stays Available, keeps the
+// NMState and every policy, and changes nothing of OLM's. Uninstalling the
+// OLM operator hands NMState back: the stack deploys its own, and the
+// policy is untouched. Starts and ends deployed on BareMetal.
+func (e *nmstateEnv) testOLMElsewhere(t *testing.T) {
+	policy := e.createPolicy(t)
+	cr := e.nmstate(t)
+	olm := framework.InstallOLMNMState(t, e.c.Config, "e2e-nmstate-olm")
+	e.waitProvidedByOLM(t, olm)
+	ctx := framework.Context(t, time.Minute)
+	_, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateDeployment, metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "one NMState operator: the stack's Deployment is gone (%v)", err)
+	e.checkKept(t, olm, cr)
+
+	olm.Uninstall(t)
+	e.c.ResyncNow(t, e.op) // OLM's objects are looked at on a resync, not watched
+	e.waitDeployed(t, "PlatformDefault")
+	e.checkPolicyKept(t, policy)
+	assert.Equal(t, cr.GetUID(), e.nmstate(t).GetUID(), "the NMState is the same object")
+}
+
+// testOLMSameNamespace: OLM installs the NMState operator into
+// openshift-nmstate, adopting the Deployment of the same name. The stack
+// steps aside and deletes nothing OLM may use (the Deployment, the
+// ServiceAccount, the namespace); uninstalling hands NMState back. Starts
+// and ends deployed on BareMetal.
+func (e *nmstateEnv) testOLMSameNamespace(t *testing.T) {
+	policy := e.createPolicy(t)
+	cr := e.nmstate(t)
+	olm := framework.InstallOLMNMState(t, e.c.Config, nmstateNamespace)
+	e.waitProvidedByOLM(t, olm)
+	ctx := framework.Context(t, time.Minute)
+	for _, err := range []error{
+		get(ctx, e.kube.AppsV1().Deployments(nmstateNamespace).Get, nmstateDeployment),
+		get(ctx, e.kube.CoreV1().ServiceAccounts(nmstateNamespace).Get, nmstateDeployment),
+		get(ctx, e.kube.CoreV1().Namespaces().Get, nmstateNamespace),
+	} {
+		assert.NoError(t, err, "kept for the OLM install")
+	}
+	e.checkKept(t, olm, cr)
+
+	olm.Uninstall(t)
+	e.c.ResyncNow(t, e.op) // OLM's objects are looked at on a resync, not watched
+	e.waitDeployed(t, "PlatformDefault")
+	e.checkPolicyKept(t, policy)
+}
+
+func get[T any](ctx context.Context, fn func(context.Context, string, metav1.GetOptions) (T, error), name string) error {
+	_, err := fn(ctx, name, metav1.GetOptions{})
+	return err
+}
+
+func (e *nmstateEnv) waitProvidedByOLM(t *testing.T, olm *framework.OLMNMState) {
+	t.Helper()
+	e.c.ResyncNow(t, e.op) // OLM's objects are looked at on a resync, not watched
+	no := e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue,
+		"NMState is run by the Kubernetes NMState operator installed by OLM ("+olm.String()+")"))
+	assert.Equal(t, "ProvidedByOLM", framework.NodeOperatorCondition(no, "NMStateAvailable").Reason)
+	co := e.c.WaitForClusterOperator(t, nmstateWait, func(co *configv1.ClusterOperator) string {
+		if a := framework.COCondition(co, configv1.OperatorAvailable); a == nil || !strings.Contains(a.Message, olm.String()) {
+			return "the Available message does not name the OLM install yet"
+		}
+		return ""
+	})
+	assert.Equal(t, configv1.ConditionTrue, framework.COCondition(co, configv1.OperatorAvailable).Status)
+}
+
+// checkKept: while OLM's operator runs, the stack keeps the NMState, the
+// CRD and the namespace, and nothing of the install changes across a resync
+// of every controller.
+func (e *nmstateEnv) checkKept(t *testing.T, olm *framework.OLMNMState, cr *unstructured.Unstructured) {
+	t.Helper()
+	before := olm.Versions(t)
+	e.c.ResyncNow(t, e.op)
+	assert.Equal(t, before, olm.Versions(t), "the stack changed objects of the OLM install")
+	now := e.nmstate(t)
+	assert.Equal(t, cr.GetUID(), now.GetUID(), "the NMState is kept")
+	assert.Equal(t, cr.Object["spec"], now.Object["spec"])
+	ctx := framework.Context(t, time.Minute)
+	_, err := e.c.Dynamic.Resource(crdGVR).Get(ctx, "nmstates.nmstate.io", metav1.GetOptions{})
+	assert.NoError(t, err, "the CRD is kept")
+}
+
+func (e *nmstateEnv) nmstate(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	cr, err := e.c.Dynamic.Resource(nmstatesGVR).Get(framework.Context(t, time.Minute), nmstateCR, metav1.GetOptions{})
+	require.NoError(t, err)
+	return cr
+}
+
+// createPolicy creates a NodeNetworkConfigurationPolicy (and its CRD, as
+// the NMState operator would have) and deletes it when the test ends.
+func (e *nmstateEnv) createPolicy(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	ctx := framework.Context(t, time.Minute)
+	require.NoError(t, framework.NewApplier(t, e.c.Config).Apply(ctx, nncpCRD(t), "e2e-nmstate"))
+	policy := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy",
+		"metadata": map[string]interface{}{"name": "e2e-" + strings.ToLower(strings.ReplaceAll(t.Name()[len("TestNMState/"):], "/", "-"))},
+		"spec":     map[string]interface{}{"desiredState": map[string]interface{}{"interfaces": []interface{}{}}},
+	}}
+	var created *unstructured.Unstructured
+	framework.Eventually(t, time.Minute, nmstatePoll, func() (bool, error) {
+		var err error
+		created, err = e.c.Dynamic.Resource(nncpGVR).Create(ctx, policy, metav1.CreateOptions{})
+		return err == nil, nil // the CRD may not be served for a moment
+	}, "creating a NodeNetworkConfigurationPolicy")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = e.c.Dynamic.Resource(nncpGVR).Delete(ctx, created.GetName(), metav1.DeleteOptions{})
+	})
+	return created
+}
+
+func (e *nmstateEnv) checkPolicyKept(t *testing.T, policy *unstructured.Unstructured) {
+	t.Helper()
+	after, err := e.c.Dynamic.Resource(nncpGVR).Get(framework.Context(t, time.Minute), policy.GetName(), metav1.GetOptions{})
+	require.NoError(t, err, "the policy survives")
+	assert.Equal(t, policy.GetResourceVersion(), after.GetResourceVersion(), "and is unchanged")
 }

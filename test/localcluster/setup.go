@@ -97,9 +97,13 @@ func applyTo(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructure
 	return err
 }
 
+// operatorFrameworkAPIVersion is the version of OLM's API module whose CRDs
+// the cluster serves (the operator does not import it).
+const operatorFrameworkAPIVersion = "v0.36.0"
+
 // crdFiles are the CRD manifests the cluster serves: those of openshift/api
 // (the Default feature set) and of prometheus-operator at the versions go.mod
-// requires, from the module cache.
+// requires, and OLM's at operatorFrameworkAPIVersion, from the module cache.
 func (c *Config) crdFiles() ([]string, error) {
 	apiVersion := c.moduleVersion("github.com/openshift/api")
 	if apiVersion == "" {
@@ -115,6 +119,9 @@ func (c *Config) crdFiles() ([]string, error) {
 		{"config/v1", "clusteroperators"}, {"config/v1", "clusterversions"},
 		{"config/v1", "infrastructures"}, {"config/v1", "apiservers"},
 		{"security/v1", "securitycontextconstraints"},
+		// The console's operator config and plugins, which the NMState
+		// operator writes.
+		{"operator/v1", "consoles"}, {"console/v1", "consoleplugins"},
 	}
 	if c.MachineConfigs {
 		// MCO's operator config holds the node disruption policy.
@@ -129,6 +136,15 @@ func (c *Config) crdFiles() ([]string, error) {
 			return nil, err
 		}
 		files = append(files, f)
+	}
+	// OLM's API, where an administrator may have installed an NMState
+	// operator (pkg/operator/nmstate/provider.go).
+	olm, err := moduleDir("github.com/operator-framework/api", operatorFrameworkAPIVersion)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range []string{"clusterserviceversions", "subscriptions", "operatorgroups"} {
+		files = append(files, filepath.Join(olm, "crds", "operators.coreos.com_"+r+".yaml"))
 	}
 	if c.MonitoringCRDs {
 		promVersion := c.moduleVersion("github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring")
@@ -262,7 +278,7 @@ func object(apiVersion, kind, name, namespace string, fields map[string]any) *un
 
 // clusterConfig creates what the installer and the other operators leave on
 // an OpenShift cluster and the operator reads: namespaces, Infrastructure,
-// APIServer, ClusterVersion and MCO's MachineConfiguration.
+// APIServer, Console, ClusterVersion and MCO's MachineConfiguration.
 func (c *Config) clusterConfig(ctx context.Context, cl *clients) error {
 	ns := corev1.SchemeGroupVersion.WithResource("namespaces")
 	config := func(r string) schema.GroupVersionResource {
@@ -283,6 +299,8 @@ func (c *Config) clusterConfig(ctx context.Context, cl *clients) error {
 		{config("infrastructures"), object("config.openshift.io/v1", "Infrastructure", "cluster", "", map[string]any{
 			"spec": map[string]any{"platformSpec": map[string]any{"type": c.Platform}}}), false},
 		{config("apiservers"), object("config.openshift.io/v1", "APIServer", "cluster", "", map[string]any{"spec": map[string]any{}}), false},
+		{schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "consoles"},
+			object("operator.openshift.io/v1", "Console", "cluster", "", map[string]any{"spec": map[string]any{"managementState": "Managed"}}), false},
 		// The clusterID is set once.
 		{config("clusterversions"), object("config.openshift.io/v1", "ClusterVersion", "version", "", map[string]any{
 			"spec": map[string]any{"clusterID": newUUID()}}), true},

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	"k8s.io/client-go/kubernetes"
@@ -245,12 +246,16 @@ func (c *controller) stepAside(ctx context.Context) (observation, error) {
 		return o, fmt.Errorf("reading Deployment %s/%s: %w", Namespace, DeploymentName, err)
 	case !ours(d.Labels) || olmOwned(d.Labels, d.OwnerReferences) || d.DeletionTimestamp != nil:
 	default:
-		uid := d.UID
-		err := deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		err := deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: unchanged(d.UID, d.ResourceVersion)})
+		switch {
+		case apierrors.IsConflict(err):
+			// Changed since it was read, perhaps adopted by OLM: the next
+			// sync looks again.
+		case err != nil && !apierrors.IsNotFound(err):
 			return o, fmt.Errorf("deleting Deployment %s/%s: %w", Namespace, DeploymentName, err)
+		default:
+			o.deleted = append(o.deleted, "Deployment "+DeploymentName)
 		}
-		o.deleted = append(o.deleted, "Deployment "+DeploymentName)
 	}
 	var errs []error
 	for i := len(rbacFiles) - 1; i >= 0; i-- {
@@ -373,8 +378,11 @@ func (c *controller) remove(ctx context.Context) (observation, error) {
 		o.Remaining = append(o.Remaining, "Deployment "+DeploymentName)
 		return o, nil
 	default:
-		uid := d.UID
-		err := deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		err := deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: unchanged(d.UID, d.ResourceVersion)})
+		if apierrors.IsConflict(err) {
+			o.Remaining = append(o.Remaining, "Deployment "+DeploymentName)
+			return o, nil
+		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			return o, fmt.Errorf("deleting Deployment %s/%s: %w", Namespace, DeploymentName, err)
 		}
@@ -433,11 +441,13 @@ func (c *controller) deleteStatic(ctx context.Context, file string) (deleted, re
 	case live.GetDeletionTimestamp() != nil:
 		return "", what, nil
 	}
-	uid := live.GetUID()
-	err = ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	err = ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: unchanged(live.GetUID(), live.GetResourceVersion())})
 	switch {
 	case apierrors.IsNotFound(err):
 		return "", "", nil
+	case apierrors.IsConflict(err):
+		// Changed since it was read (perhaps adopted): looked at again.
+		return "", what, nil
 	case err != nil:
 		return "", "", fmt.Errorf("deleting %s: %w", what, err)
 	}
@@ -446,4 +456,10 @@ func (c *controller) deleteStatic(ctx context.Context, file string) (deleted, re
 		return what, what, nil
 	}
 	return what, "", nil
+}
+
+// unchanged deletes an object only as it was read: one that someone (OLM)
+// adopted in between is left alone.
+func unchanged(uid types.UID, resourceVersion string) *metav1.Preconditions {
+	return &metav1.Preconditions{UID: &uid, ResourceVersion: &resourceVersion}
 }

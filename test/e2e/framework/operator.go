@@ -113,14 +113,22 @@ type Applier struct {
 // NewApplier returns an Applier for cfg.
 func NewApplier(t testing.TB, cfg *rest.Config) *Applier {
 	t.Helper()
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	a, err := applierFor(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return a
+}
+
+func applierFor(cfg *rest.Config) (*Applier, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
 	return &Applier{
 		Dynamic: dynamic.NewForConfigOrDie(cfg),
 		Mapper:  restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
-	}
+	}, nil
 }
 
 // Resource returns the dynamic client for obj's kind and namespace.

@@ -1,0 +1,427 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/openshift/cluster-node-operator/test/fixtures/nmstateoperand"
+)
+
+// NMStateOperatorDouble is a test double of the Kubernetes NMState operator
+// (openshift/kubernetes-nmstate cmd/operator, behaviour read at
+// nmstateoperand.Commit). kwok runs no containers, so where the node operator
+// deploys the nmstate-operator Deployment, this plays the part of its pod:
+//
+//   - it runs only while that Deployment is available, with its pod's
+//     identity (the Deployment's ServiceAccount, by impersonation) and its
+//     environment (the container's variables, fieldRefs resolved as the
+//     kubelet would), read the way the operator's code reads them;
+//   - once an NMState exists it asks the API server's authorizer about the
+//     operator's own requests and server-side applies, with force, what the
+//     operator applies for its handler (test/fixtures/nmstateoperand), in
+//     its order, stopping at the first failure, which it reports on the
+//     NMState as Degraded, as the operator does;
+//   - it reports the handler's workloads in the NMState's status
+//     (Available, Progressing, Degraded) as the operator computes them.
+//
+// Refused collects every request the API server refused (Forbidden,
+// Invalid): the real API server, not the double, judges RBAC escalation and
+// validation.
+type NMStateOperatorDouble struct {
+	admin *rest.Config
+	kube  kubernetes.Interface
+
+	mu      sync.Mutex
+	refused []string
+	paused  bool
+	applied string // the NMState generation and environment last applied
+
+	stop func()
+}
+
+const (
+	nmstateNamespace    = "openshift-nmstate"
+	nmstateOperatorName = "nmstate-operator"
+	// nmstateFieldOwner is the field manager of everything the double applies.
+	nmstateFieldOwner = "nmstate-operator"
+)
+
+var nmstatesGVR = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nmstates"}
+
+// StartNMStateOperatorDouble starts the double; it stops when the test ends.
+func StartNMStateOperatorDouble(t testing.TB, admin *rest.Config) *NMStateOperatorDouble {
+	t.Helper()
+	d := &NMStateOperatorDouble{admin: admin, kube: kubernetes.NewForConfigOrDie(admin)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			if err := d.reconcile(ctx); err != nil && ctx.Err() == nil {
+				t.Logf("NMState operator double: %v", err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	d.stop = func() { cancel(); <-done }
+	t.Cleanup(d.stop)
+	return d
+}
+
+// Refused lists the requests the API server refused as Forbidden or Invalid.
+func (d *NMStateOperatorDouble) Refused() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.refused...)
+}
+
+// Pause stops the double from applying and reporting (its pod is gone);
+// Resume starts it again.
+func (d *NMStateOperatorDouble) Pause()  { d.setPaused(true) }
+func (d *NMStateOperatorDouble) Resume() { d.setPaused(false) }
+
+func (d *NMStateOperatorDouble) setPaused(p bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.paused, d.applied = p, ""
+}
+
+func (d *NMStateOperatorDouble) record(what string, err error) {
+	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
+		d.mu.Lock()
+		d.refused = append(d.refused, fmt.Sprintf("%s: %v", what, err))
+		d.mu.Unlock()
+	}
+}
+
+// pod is what the operator's pod would be given: its identity and
+// environment, from the Deployment; nil while the Deployment is missing or
+// unavailable.
+type nmstatePod struct {
+	user, namespace string
+	env             nmstateoperand.Env
+}
+
+func (d *NMStateOperatorDouble) pod(ctx context.Context) (*nmstatePod, error) {
+	dep, err := d.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateOperatorName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && dep.Status.AvailableReplicas == 0) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return podOf(dep), nil
+}
+
+func podOf(dep *appsv1.Deployment) *nmstatePod {
+	spec := dep.Spec.Template.Spec
+	sa := spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	p := &nmstatePod{user: "system:serviceaccount:" + dep.Namespace + ":" + sa, namespace: dep.Namespace, env: nmstateoperand.Env{}}
+	for _, c := range spec.Containers {
+		for _, e := range c.Env {
+			v := e.Value
+			if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace" {
+				v = dep.Namespace
+			}
+			p.env[e.Name] = v
+		}
+	}
+	// Unset variables read as empty (os.Getenv).
+	for _, k := range []string{"HANDLER_NAMESPACE", "OPERATOR_NAMESPACE", "MONITORING_NAMESPACE", "HANDLER_IMAGE", "KUBE_RBAC_PROXY_IMAGE", "PLUGIN_IMAGE"} {
+		if _, ok := p.env[k]; !ok {
+			p.env[k] = ""
+		}
+	}
+	if p.env["PLUGIN_IMAGE"] == "" {
+		// The operator's default for an unset PLUGIN_IMAGE.
+		p.env["PLUGIN_IMAGE"] = "quay.io/nmstate/nmstate-console-plugin:release-1.0.0"
+	}
+	return p
+}
+
+// as returns a config that impersonates the pod's ServiceAccount.
+func (d *NMStateOperatorDouble) as(p *nmstatePod) *rest.Config {
+	cfg := rest.CopyConfig(d.admin)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: p.user,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + p.namespace, "system:authenticated"}}
+	return cfg
+}
+
+func (d *NMStateOperatorDouble) reconcile(ctx context.Context) error {
+	d.mu.Lock()
+	paused := d.paused
+	d.mu.Unlock()
+	p, err := d.pod(ctx)
+	if p == nil || paused {
+		return err
+	}
+	cfg := d.as(p)
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	list, err := dyn.Resource(nmstatesGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		d.record("list nmstates", err)
+		return err
+	}
+	if len(list.Items) == 0 {
+		return nil
+	}
+	sort.Slice(list.Items, func(i, j int) bool {
+		ti, tj := list.Items[i].GetCreationTimestamp(), list.Items[j].GetCreationTimestamp()
+		return ti.Before(&tj)
+	})
+	cr := &list.Items[0]
+	for _, extra := range list.Items[1:] {
+		// The operator keeps only the oldest NMState.
+		d.record("delete nmstate "+extra.GetName(), dyn.Resource(nmstatesGVR).Delete(ctx, extra.GetName(), metav1.DeleteOptions{}))
+	}
+
+	envJSON, _ := json.Marshal(p.env)
+	key := fmt.Sprintf("%s/%d/%s", cr.GetUID(), cr.GetGeneration(), envJSON)
+	d.mu.Lock()
+	done := d.applied == key
+	d.mu.Unlock()
+	if !done {
+		if err := d.apply(ctx, cfg, p, cr); err != nil {
+			return d.reportDegraded(ctx, dyn, cr, err)
+		}
+		d.mu.Lock()
+		d.applied = key
+		d.mu.Unlock()
+	}
+	return d.reportStatus(ctx, dyn, cr)
+}
+
+// apply asks about the operator's own requests and applies its phases.
+func (d *NMStateOperatorDouble) apply(ctx context.Context, cfg *rest.Config, p *nmstatePod, cr *unstructured.Unstructured) error {
+	requests, err := nmstateoperand.Requests(p.env)
+	if err != nil {
+		return err
+	}
+	for _, r := range requests {
+		if err := d.authorized(ctx, p, r); err != nil {
+			return err
+		}
+	}
+	phases, err := nmstateoperand.Phases(p.env)
+	if err != nil {
+		return err
+	}
+	applier, err := applierFor(cfg)
+	if err != nil {
+		return err
+	}
+	owner := metav1.OwnerReference{APIVersion: "nmstate.io/v1", Kind: "NMState", Name: cr.GetName(), UID: cr.GetUID(),
+		Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
+	for _, phase := range phases {
+		for _, obj := range phase.Objects {
+			if phase.Name != "crds" && phase.Name != "namespace" {
+				obj.SetOwnerReferences([]metav1.OwnerReference{owner})
+			}
+			what := fmt.Sprintf("applying %s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
+			if _, err := applier.Resource(obj); meta.IsNoMatchError(err) && phase.Name != "crds" {
+				// The operator skips kinds the cluster does not serve
+				// (ServiceMonitor without the monitoring API).
+				continue
+			}
+			if err := applier.Apply(ctx, obj, nmstateFieldOwner); err != nil {
+				d.record(what, err)
+				return fmt.Errorf("failed applying %s: %s: %w", phase.Name, what, err)
+			}
+		}
+	}
+	return d.enableConsolePlugin(ctx, cfg)
+}
+
+// authorized asks the API server's authorizer whether the pod may make r.
+func (d *NMStateOperatorDouble) authorized(ctx context.Context, p *nmstatePod, r nmstateoperand.Request) error {
+	resource, sub, _ := strings.Cut(r.Resource, "/")
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:   p.user,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + p.namespace, "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: r.Verb, Group: r.Group, Resource: resource,
+			Subresource: sub, Namespace: r.Namespace, Name: r.Name},
+	}}
+	got, err := d.kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	if !got.Status.Allowed {
+		err := apierrors.NewForbidden(schema.GroupResource{Group: r.Group, Resource: r.Resource}, r.Name, fmt.Errorf("%s", got.Status.Reason))
+		d.record(r.String(), err)
+		return err
+	}
+	return nil
+}
+
+// enableConsolePlugin adds the plugin to Console "cluster", as the operator
+// does after applying it.
+func (d *NMStateOperatorDouble) enableConsolePlugin(ctx context.Context, cfg *rest.Config) error {
+	consoles := dynamic.NewForConfigOrDie(cfg).Resource(schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "consoles"})
+	console, err := consoles.Get(ctx, "cluster", metav1.GetOptions{})
+	if err != nil {
+		d.record("get consoles cluster", err)
+		return fmt.Errorf("could not get consoles.operator.openshift.io: %w", err)
+	}
+	plugins, _, _ := unstructured.NestedStringSlice(console.Object, "spec", "plugins")
+	for _, p := range plugins {
+		if p == "nmstate-console-plugin" {
+			return nil
+		}
+	}
+	if err := unstructured.SetNestedStringSlice(console.Object, append(plugins, "nmstate-console-plugin"), "spec", "plugins"); err != nil {
+		return err
+	}
+	_, err = consoles.Update(ctx, console, metav1.UpdateOptions{})
+	d.record("update consoles cluster", err)
+	return err
+}
+
+// nmstateCondition is one condition of the NMState's status.
+type nmstateCondition struct{ typ, status, reason, message string }
+
+// reportStatus writes the handler's state as the operator computes it:
+// Progressing while a workload it applied is unavailable, rolling out or not
+// yet observed; Available otherwise.
+func (d *NMStateOperatorDouble) reportStatus(ctx context.Context, dyn dynamic.Interface, cr *unstructured.Unstructured) error {
+	ns := nmstateNamespace
+	var progressing []string
+	for _, name := range []string{"nmstate-metrics", "nmstate-webhook", "nmstate-console-plugin"} {
+		dep, err := d.kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return err
+		case dep.Status.UnavailableReplicas > 0:
+			progressing = append(progressing, fmt.Sprintf("Deployment %q is not available (awaiting %d nodes)", name, dep.Status.UnavailableReplicas))
+		case dep.Status.AvailableReplicas == 0:
+			progressing = append(progressing, fmt.Sprintf("Deployment %q is not yet scheduled on any nodes", name))
+		}
+	}
+	ds, err := d.kube.AppsV1().DaemonSets(ns).Get(ctx, "nmstate-handler", metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return err
+	case ds.Status.NumberUnavailable > 0:
+		progressing = append(progressing, fmt.Sprintf("DaemonSet %q is not available (awaiting %d nodes)", ds.Name, ds.Status.NumberUnavailable))
+	case ds.Status.NumberAvailable == 0 && ds.Status.DesiredNumberScheduled != 0:
+		progressing = append(progressing, fmt.Sprintf("DaemonSet %q is not yet scheduled on any nodes", ds.Name))
+	case ds.Status.UpdatedNumberScheduled < ds.Status.DesiredNumberScheduled:
+		progressing = append(progressing, fmt.Sprintf("DaemonSet %q update is rolling out (%d out of %d updated)", ds.Name, ds.Status.UpdatedNumberScheduled, ds.Status.DesiredNumberScheduled))
+	}
+	if len(progressing) > 0 {
+		msg := strings.Join(progressing, "\n")
+		return d.setConditions(ctx, dyn, cr, []nmstateCondition{
+			{"Progressing", "True", "Deploying", msg},
+			{"Available", "False", "Deploying", "Deploying is in progress"},
+			{"Degraded", "False", "Deploying", "Deploying is in progress"},
+		})
+	}
+	const ok = "All components are available and ready"
+	return d.setConditions(ctx, dyn, cr, []nmstateCondition{
+		{"Progressing", "False", "SuccessfullyDeployed", ok},
+		{"Available", "True", "SuccessfullyDeployed", ok},
+		{"Degraded", "False", "SuccessfullyDeployed", ok},
+	})
+}
+
+// reportDegraded is the operator's answer to a failed apply.
+func (d *NMStateOperatorDouble) reportDegraded(ctx context.Context, dyn dynamic.Interface, cr *unstructured.Unstructured, cause error) error {
+	msg := cause.Error()
+	if err := d.setConditions(ctx, dyn, cr, []nmstateCondition{
+		{"Degraded", "True", "InternalError", msg},
+		{"Available", "False", "InternalError", msg},
+		{"Progressing", "False", "InternalError", msg},
+	}); err != nil {
+		return err
+	}
+	return cause
+}
+
+// setConditions writes the conditions when one of them changed, with a
+// transition time where its status changed.
+func (d *NMStateOperatorDouble) setConditions(ctx context.Context, dyn dynamic.Interface, cr *unstructured.Unstructured, want []nmstateCondition) error {
+	old := map[string]map[string]interface{}{}
+	list, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
+	for _, c := range list {
+		if m, ok := c.(map[string]interface{}); ok {
+			old[fmt.Sprint(m["type"])] = m
+		}
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	changed := false
+	var conds []interface{}
+	for _, w := range want {
+		o := old[w.typ]
+		since := now
+		if o != nil && o["status"] == w.status {
+			since = fmt.Sprint(o["lastTransitionTime"])
+		}
+		if o == nil || o["status"] != w.status || o["reason"] != w.reason || o["message"] != w.message {
+			changed = true
+		}
+		conds = append(conds, map[string]interface{}{"type": w.typ, "status": w.status, "reason": w.reason, "message": w.message,
+			"lastHeartbeatTime": now, "lastTransitionTime": since})
+	}
+	if !changed {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]interface{}{"apiVersion": "nmstate.io/v1", "kind": "NMState",
+		"metadata": map[string]interface{}{"name": cr.GetName()}, "status": map[string]interface{}{"conditions": conds}})
+	if err != nil {
+		return err
+	}
+	_, err = dyn.Resource(nmstatesGVR).Patch(ctx, cr.GetName(), types.ApplyPatchType, patch,
+		metav1.PatchOptions{FieldManager: nmstateFieldOwner, Force: ptr(true)}, "status")
+	d.record("patch nmstates/status "+cr.GetName(), err)
+	return err
+}
+
+// SetNMStateConditions writes the NMState's conditions as the NMState
+// operator would, for tests that play a handler state the double does not
+// reach on kwok nodes (pause the double first).
+func SetNMStateConditions(t testing.TB, admin *rest.Config, available, reason, message string, since time.Time) {
+	t.Helper()
+	ctx := Context(t, time.Minute)
+	degraded := "False"
+	conds := []interface{}{}
+	for _, c := range []nmstateCondition{{"Available", available, reason, message}, {"Degraded", degraded, reason, message}} {
+		conds = append(conds, map[string]interface{}{"type": c.typ, "status": c.status, "reason": c.reason, "message": c.message,
+			"lastHeartbeatTime": since.UTC().Format(time.RFC3339), "lastTransitionTime": since.UTC().Format(time.RFC3339)})
+	}
+	patch, err := json.Marshal(map[string]interface{}{"apiVersion": "nmstate.io/v1", "kind": "NMState",
+		"metadata": map[string]interface{}{"name": "nmstate"}, "status": map[string]interface{}{"conditions": conds}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dynamic.NewForConfigOrDie(admin).Resource(nmstatesGVR).Patch(ctx, "nmstate", types.ApplyPatchType, patch,
+		metav1.PatchOptions{FieldManager: nmstateFieldOwner, Force: ptr(true)}, "status"); err != nil {
+		t.Fatalf("setting the NMState's conditions: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,162 @@
+package framework
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// OLMNMState is what OLM leaves on a cluster where an administrator
+// installed the Kubernetes NMState operator from the catalog (package
+// kubernetes-nmstate-operator, OLM's API at the version test/localcluster
+// installs): an OperatorGroup, a Subscription, the CSV (which owns
+// nmstates.nmstate.io) and the operator's Deployment, owned by the CSV and
+// labelled olm.owner. OLM itself does not run here; the objects are what
+// its install produced.
+type OLMNMState struct {
+	Namespace string
+	CSV       string
+	dyn       dynamic.Interface
+	kube      kubernetes.Interface
+}
+
+var (
+	olmCSVs          = schema.GroupVersionResource{Group: "operators.coreos.com", Version: "v1alpha1", Resource: "clusterserviceversions"}
+	olmSubscriptions = schema.GroupVersionResource{Group: "operators.coreos.com", Version: "v1alpha1", Resource: "subscriptions"}
+	olmGroups        = schema.GroupVersionResource{Group: "operators.coreos.com", Version: "v1", Resource: "operatorgroups"}
+)
+
+// InstallOLMNMState leaves an OLM install of the NMState operator in
+// namespace. In openshift-nmstate, OLM adopts the node operator's Deployment
+// of the same name (it updates it to its spec and owns it); elsewhere it
+// creates its own.
+func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMNMState {
+	t.Helper()
+	ctx := Context(t, time.Minute)
+	o := &OLMNMState{Namespace: namespace, CSV: "kubernetes-nmstate-operator.v4.20.0",
+		dyn: dynamic.NewForConfigOrDie(admin), kube: kubernetes.NewForConfigOrDie(admin)}
+	_, err := o.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	for _, it := range []struct {
+		gvr schema.GroupVersionResource
+		obj map[string]interface{}
+	}{
+		{olmGroups, map[string]interface{}{"apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",
+			"metadata": map[string]interface{}{"name": "nmstate", "namespace": namespace},
+			"spec":     map[string]interface{}{"targetNamespaces": []interface{}{namespace}}}},
+		{olmSubscriptions, map[string]interface{}{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
+			"metadata": map[string]interface{}{"name": "kubernetes-nmstate-operator", "namespace": namespace},
+			"spec": map[string]interface{}{"name": "kubernetes-nmstate-operator", "channel": "stable",
+				"source": "redhat-operators", "sourceNamespace": "openshift-marketplace"}}},
+		{olmCSVs, map[string]interface{}{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+			"metadata": map[string]interface{}{"name": o.CSV, "namespace": namespace},
+			"spec": map[string]interface{}{"displayName": "Kubernetes NMState Operator",
+				"customresourcedefinitions": map[string]interface{}{"owned": []interface{}{
+					map[string]interface{}{"name": "nmstates.nmstate.io", "version": "v1", "kind": "NMState"}}},
+				"install": map[string]interface{}{"strategy": "deployment"}}}},
+	} {
+		_, err := o.dyn.Resource(it.gvr).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: it.obj}, metav1.CreateOptions{})
+		require.NoError(t, err, "creating %s", it.gvr.Resource)
+	}
+	csv, err := o.dyn.Resource(olmCSVs).Namespace(namespace).Get(ctx, o.CSV, metav1.GetOptions{})
+	require.NoError(t, err)
+	owner := metav1.OwnerReference{APIVersion: "operators.coreos.com/v1alpha1", Kind: "ClusterServiceVersion", Name: o.CSV, UID: csv.GetUID(),
+		Controller: ptr(false), BlockOwnerDeletion: ptr(false)}
+	labels := map[string]string{"olm.owner": o.CSV, "olm.owner.kind": "ClusterServiceVersion", "olm.owner.namespace": namespace,
+		"app": "kubernetes-nmstate-operator"}
+
+	// OLM creates its Deployment, or adopts the one of the same name. The
+	// node operator may delete its own meanwhile: look again then.
+	deployments := o.kube.AppsV1().Deployments(namespace)
+	err = Poll(ctx, 100*time.Millisecond, func() (bool, error) {
+		d, err := deployments.Get(ctx, "nmstate-operator", metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			_, err = deployments.Create(ctx, olmDeployment(namespace, labels, owner), metav1.CreateOptions{})
+		case err == nil:
+			if d.Labels == nil {
+				d.Labels = map[string]string{}
+			}
+			for k, v := range labels {
+				d.Labels[k] = v
+			}
+			d.OwnerReferences = append(d.OwnerReferences, owner)
+			_, err = deployments.Update(ctx, d, metav1.UpdateOptions{})
+		}
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsAlreadyExists(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	require.NoError(t, err, "the OLM install's Deployment")
+	t.Cleanup(func() { o.Uninstall(t) })
+	return o
+}
+
+// olmDeployment is the operator's Deployment as OLM creates it from the CSV.
+func olmDeployment(namespace string, labels map[string]string, owner metav1.OwnerReference) *appsv1.Deployment {
+	one := int32(1)
+	sel := map[string]string{"name": "kubernetes-nmstate-operator"}
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "nmstate-operator", Namespace: namespace, Labels: labels,
+		OwnerReferences: []metav1.OwnerReference{owner}},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: sel},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel}, Spec: corev1.PodSpec{
+				ServiceAccountName: "nmstate-operator",
+				Containers: []corev1.Container{{Name: "nmstate-operator", Image: "registry.redhat.io/openshift4/kubernetes-nmstate-rhel9-operator:v4.20",
+					Env: []corev1.EnvVar{{Name: "HANDLER_IMAGE", Value: "registry.redhat.io/openshift4/ose-kubernetes-nmstate-handler-rhel9:v4.20"}}}}}}}}
+}
+
+// Versions are the resourceVersions of every object of the install.
+func (o *OLMNMState) Versions(t testing.TB) map[string]string {
+	t.Helper()
+	ctx := Context(t, time.Minute)
+	out := map[string]string{}
+	for gvr, name := range map[schema.GroupVersionResource]string{olmGroups: "nmstate", olmSubscriptions: "kubernetes-nmstate-operator", olmCSVs: o.CSV,
+		{Group: "apps", Version: "v1", Resource: "deployments"}: "nmstate-operator"} {
+		u, err := o.dyn.Resource(gvr).Namespace(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err, "%s %s/%s", gvr.Resource, o.Namespace, name)
+		out[gvr.Resource+"/"+name] = u.GetResourceVersion()
+	}
+	return out
+}
+
+// Uninstall is what an administrator does to uninstall it (delete the
+// Subscription and the CSV); the garbage collector then removes the
+// Deployment, as OLM's owner reference says. The OperatorGroup and the
+// namespace stay, as they do on a cluster.
+func (o *OLMNMState) Uninstall(t testing.TB) {
+	t.Helper()
+	ctx := Context(t, 2*time.Minute)
+	for gvr, name := range map[schema.GroupVersionResource]string{olmSubscriptions: "kubernetes-nmstate-operator", olmCSVs: o.CSV} {
+		if err := o.dyn.Resource(gvr).Namespace(o.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting %s %s/%s: %v", gvr.Resource, o.Namespace, name, err)
+		}
+	}
+	err := Poll(ctx, 200*time.Millisecond, func() (bool, error) {
+		d, err := o.kube.AppsV1().Deployments(o.Namespace).Get(ctx, "nmstate-operator", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && d.Labels["olm.owner"] == "", err
+	})
+	if err != nil {
+		t.Errorf("the OLM install's Deployment was not garbage-collected: %v", err)
+	}
+}
+
+func (o *OLMNMState) String() string {
+	return fmt.Sprintf("ClusterServiceVersion %s/%s", o.Namespace, o.CSV)
+}
