@@ -141,8 +141,8 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	// The stacks in status order; the operator's version is reported once
 	// each has said it is Available.
 	stacks := []stackObjects{
-		{nodev1alpha1.MetricsStack, metricsRelated},
-		{nodev1alpha1.NMStateStack, nmstateRelated},
+		{name: nodev1alpha1.MetricsStack, related: metricsRelated},
+		{name: nodev1alpha1.NMStateStack, related: nmstateRelated, handedOver: nmstate.HandedOver},
 	}
 
 	versionRecorder := status.NewVersionGetter()

@@ -61,10 +61,13 @@ func newClients(config *rest.Config) (*clients, error) {
 	return &c, nil
 }
 
-// stackObjects is a stack and what it owns while it is enabled.
+// stackObjects is a stack and what it owns while it is enabled; handedOver,
+// where set, tells when another operator runs the stack's operand, so that
+// the stack owns none of it.
 type stackObjects struct {
-	name    nodev1alpha1.StackName
-	related []configv1.ObjectReference
+	name       nodev1alpha1.StackName
+	related    []configv1.ObjectReference
+	handedOver func(*nodev1alpha1.NodeOperator) bool
 }
 
 // stackNames are the stacks' condition prefixes.
@@ -149,8 +152,8 @@ func byName(name string) func(*metav1.ListOptions) {
 }
 
 // relatedObjects lists what must-gather collects: the NodeOperator, our
-// namespaces, every object of the stacks that are enabled, and what a node
-// settings rollout touches.
+// namespaces, every object of the stacks that are enabled and not handed
+// over to another operator, and what a node settings rollout touches.
 func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackObjects) status.RelatedObjectsFunc {
 	return func() (bool, []configv1.ObjectReference) {
 		nodeOperator, err := nodeOperators.Get()
@@ -159,6 +162,9 @@ func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackO
 		}
 		var objs []configv1.ObjectReference
 		for _, s := range stacks {
+			if s.handedOver != nil && s.handedOver(nodeOperator) {
+				continue
+			}
 			if decision, ok := stackdecision.Recorded(nodeOperator, s.name); ok && decision.Enabled {
 				objs = append(objs, s.related...)
 			}

@@ -428,7 +428,7 @@ func (e *nmstateEnv) testAdoption(t *testing.T) {
 		"apiVersion": "nmstate.io/v1", "kind": "NMState",
 		"metadata": map[string]interface{}{"name": nmstateCR, "labels": map[string]interface{}{"owner": "admin"}},
 		"spec": map[string]interface{}{
-			"nodeSelector":    map[string]interface{}{"node-role.kubernetes.io/worker": ""},
+			"nodeSelector":          map[string]interface{}{"node-role.kubernetes.io/worker": ""},
 			"logLevel":              "debug",
 			"probeConfiguration":    map[string]interface{}{"dns": map[string]interface{}{"host": "dns.example.com"}},
 			"selfSignConfiguration": map[string]interface{}{"caRotateInterval": "48h0m0s"},

@@ -238,36 +238,10 @@ func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state
 func (c *controller) stepAside(ctx context.Context) (observation, error) {
 	var o observation
 	c.applied = nil // the status stops recording the Deployment's generation
-	deployments := c.kube.AppsV1().Deployments(Namespace)
-	d, err := deployments.Get(ctx, DeploymentName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return o, fmt.Errorf("reading Deployment %s/%s: %w", Namespace, DeploymentName, err)
-	case !ours(d.Labels) || olmOwned(d.Labels, d.OwnerReferences) || d.DeletionTimestamp != nil:
-	default:
-		err := deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: unchanged(d.UID, d.ResourceVersion)})
-		switch {
-		case apierrors.IsConflict(err):
-			// Changed since it was read, perhaps adopted by OLM: the next
-			// sync looks again.
-		case err != nil && !apierrors.IsNotFound(err):
-			return o, fmt.Errorf("deleting Deployment %s/%s: %w", Namespace, DeploymentName, err)
-		default:
-			o.deleted = append(o.deleted, "Deployment "+DeploymentName)
-		}
+	if err := c.deleteDeployment(ctx, &o); err != nil {
+		return o, err
 	}
-	var errs []error
-	for i := len(rbacFiles) - 1; i >= 0; i-- {
-		deleted, _, err := c.deleteStatic(ctx, rbacFiles[i])
-		if err != nil {
-			errs = append(errs, err)
-		}
-		if deleted != "" {
-			o.deleted = append(o.deleted, deleted)
-		}
-	}
-	return o, errors.Join(errs...)
+	return o, c.deleteFiles(ctx, rbacFiles, &o)
 }
 
 // ensureCR finds the NMState CR and, when create is true and there is none,
@@ -364,35 +338,49 @@ func (c *controller) remove(ctx context.Context) (observation, error) {
 		}
 	}
 
-	// Then the NMState operator. A live read, not the cache, so that one
-	// created moments ago is deleted before its namespace.
+	// Then the NMState operator, then RBAC, ServiceAccount and namespace, in
+	// reverse order of creation.
+	if err := c.deleteDeployment(ctx, &o); err != nil || len(o.Remaining) > 0 {
+		return o, err
+	}
+	return o, c.deleteFiles(ctx, staticFiles, &o)
+}
+
+// deleteDeployment deletes the stack's nmstate-operator Deployment, read
+// live (not from the cache, so that one created moments ago is deleted
+// before its namespace), unless someone else's.
+func (c *controller) deleteDeployment(ctx context.Context, o *observation) error {
 	deployments := c.kube.AppsV1().Deployments(Namespace)
 	d, err := deployments.Get(ctx, DeploymentName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
+		return nil
 	case err != nil:
-		return o, fmt.Errorf("reading Deployment %s/%s: %w", Namespace, DeploymentName, err)
-	case !ours(d.Labels):
-		// Not ours: left alone.
+		return fmt.Errorf("reading Deployment %s/%s: %w", Namespace, DeploymentName, err)
+	case !ours(d.Labels) || olmOwned(d.Labels, d.OwnerReferences):
+		return nil
 	case d.DeletionTimestamp != nil:
 		o.Remaining = append(o.Remaining, "Deployment "+DeploymentName)
-		return o, nil
+		return nil
+	}
+	err = deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: unchanged(d.UID, d.ResourceVersion)})
+	switch {
+	case apierrors.IsConflict(err):
+		// Changed since it was read, perhaps adopted by OLM: looked at again.
+		o.Remaining = append(o.Remaining, "Deployment "+DeploymentName)
+	case err != nil && !apierrors.IsNotFound(err):
+		return fmt.Errorf("deleting Deployment %s/%s: %w", Namespace, DeploymentName, err)
 	default:
-		err := deployments.Delete(ctx, DeploymentName, metav1.DeleteOptions{Preconditions: unchanged(d.UID, d.ResourceVersion)})
-		if apierrors.IsConflict(err) {
-			o.Remaining = append(o.Remaining, "Deployment "+DeploymentName)
-			return o, nil
-		}
-		if err != nil && !apierrors.IsNotFound(err) {
-			return o, fmt.Errorf("deleting Deployment %s/%s: %w", Namespace, DeploymentName, err)
-		}
 		o.deleted = append(o.deleted, "Deployment "+DeploymentName)
 	}
+	return nil
+}
 
-	// Then RBAC, ServiceAccount and namespace, in reverse order of creation.
+// deleteFiles deletes the objects of manifests, last first.
+func (c *controller) deleteFiles(ctx context.Context, files []string, o *observation) error {
 	var errs []error
-	for i := len(staticFiles) - 1; i >= 0; i-- {
-		deleted, remaining, err := c.deleteStatic(ctx, staticFiles[i])
+	for i := len(files) - 1; i >= 0; i-- {
+		deleted, remaining, err := c.deleteStatic(ctx, files[i])
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -403,7 +391,7 @@ func (c *controller) remove(ctx context.Context) (observation, error) {
 			o.Remaining = append(o.Remaining, remaining)
 		}
 	}
-	return o, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // deleteStatic deletes the object of a manifest if it exists and carries the

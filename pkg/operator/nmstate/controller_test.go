@@ -362,7 +362,11 @@ func TestStepsAsideForOLMAndTakesOverAfterIt(t *testing.T) {
 	assert.Equal(t, ReasonProvidedByOLM, f.condition("Available").Reason)
 	assert.Contains(t, f.condition("Available").Message, "ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0")
 	assert.Empty(t, f.sync(), "nothing more while OLM's operator runs")
-	_, err := f.dynamic.Resource(NMStateGVR).Get(context.Background(), CRName, metav1.GetOptions{})
+	_, status, _, err := f.operator.GetOperatorState()
+	require.NoError(t, err)
+	assert.True(t, HandedOver(&nodev1alpha1.NodeOperator{Status: nodev1alpha1.NodeOperatorStatus{OperatorStatus: *status}}),
+		"the stack's objects are no longer its related objects")
+	_, err = f.dynamic.Resource(NMStateGVR).Get(context.Background(), CRName, metav1.GetOptions{})
 	require.NoError(t, err, "the NMState, which owns the running handler, is kept")
 
 	require.NoError(t, f.dynamic.Tracker().Delete(csvGVR, "nmstate", csv.GetName()))

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
 
 // Another NMState operator on the cluster, most often the Kubernetes NMState
@@ -52,6 +54,18 @@ type provider struct {
 }
 
 func (p provider) found() bool { return p.What != "" }
+
+// HandedOver tells from the NodeOperator's status whether the stack stepped
+// aside for another NMState operator: then it owns nothing of NMState, and
+// its objects are not its related objects (OLM's must-gather covers OLM's).
+func HandedOver(no *nodev1alpha1.NodeOperator) bool {
+	for _, c := range no.Status.Conditions {
+		if c.Type == string(nodev1alpha1.NMStateStack)+"Available" {
+			return c.Reason == ReasonProvidedByOLM || c.Reason == ReasonProvidedExternally
+		}
+	}
+	return false
+}
 
 // providerOf decides from what the cluster holds whether someone else runs
 // the NMState operator: an OLM install (a CSV that owns nmstates.nmstate.io,

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -50,6 +51,14 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 	if !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)
 	}
+	// The CRD the CSV owns, which OLM installs with it (the operand's, as
+	// the stack ships it, without the stack's label); it stays on uninstall.
+	crd := ReadManifests(t, filepath.Join(RepoRoot(t), "bindata", "nmstate", "crd-nmstates.yaml"))[0]
+	crd.SetLabels(nil)
+	applier := NewApplier(t, admin)
+	if _, err := applier.Resource(&unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "nmstate.io/v1", "kind": "NMState"}}); err != nil {
+		require.NoError(t, applier.Apply(ctx, crd, "olm"), "the NMState CRD")
+	}
 	for _, it := range []struct {
 		gvr schema.GroupVersionResource
 		obj map[string]interface{}
@@ -78,6 +87,14 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 	labels := map[string]string{"olm.owner": o.CSV, "olm.owner.kind": "ClusterServiceVersion", "olm.owner.namespace": namespace,
 		"app": "kubernetes-nmstate-operator"}
 
+	// OLM creates the CSV's ServiceAccount (or uses the one of that name)
+	// before its Deployment, whose pods need it.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "nmstate-operator", Namespace: namespace, Labels: labels,
+		OwnerReferences: []metav1.OwnerReference{owner}}}
+	if _, err := o.kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err, "the OLM install's ServiceAccount")
+	}
+
 	// OLM creates its Deployment, or adopts the one of the same name. The
 	// node operator may delete its own meanwhile: look again then.
 	deployments := o.kube.AppsV1().Deployments(namespace)
@@ -102,6 +119,11 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 		return err == nil, err
 	})
 	require.NoError(t, err, "the OLM install's Deployment")
+	// The cluster runs it: its rollout is over before the test goes on.
+	require.NoError(t, Poll(ctx, 200*time.Millisecond, func() (bool, error) {
+		d, err := deployments.Get(ctx, "nmstate-operator", metav1.GetOptions{})
+		return err == nil && d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas > 0, nil
+	}), "the OLM install's Deployment does not become available")
 	t.Cleanup(func() { o.Uninstall(t) })
 	return o
 }
