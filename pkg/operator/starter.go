@@ -88,11 +88,11 @@ func (o *Options) Validate() error {
 func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clk := clock.RealClock{}
 	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
-	// client-go's default of 5 requests a second throttles a switch of the
-	// CRI-O metrics path or a stack's removal, whose ordered steps each read
-	// a few objects, and 20 was drained by the reads of the controllers a
-	// removal wakes (docs/benchmarks.md, round 7); at steady state the
-	// operator makes a few reads a minute.
+	// A switch of the CRI-O metrics path or a stack's removal takes ordered
+	// steps that each read a few objects, and every status write wakes
+	// every controller, which reads too: a lower limit queues the steps
+	// behind those reads (docs/benchmarks.md). At steady state the operator
+	// makes a few reads a minute.
 	config.QPS, config.Burst = 50, 100
 	recorder := cc.EventRecorder
 
