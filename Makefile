@@ -14,6 +14,10 @@ include $(addprefix ./vendor/github.com/openshift/build-machinery-go/make/, \
 	targets/openshift/deps.mk \
 )
 
+# make verify fails when the builder image's Go (Dockerfile.rhel) and go.mod's
+# go directive differ: the image must build what the tests ran on.
+$(call verify-golang-versions,Dockerfile.rhel)
+
 # promtool (Debian's prometheus package) for the rule unit tests of
 # pkg/operator/criometrics; a prerequisite added to build-machinery's
 # test-unit, whose recipe stays the same.

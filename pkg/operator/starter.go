@@ -88,11 +88,11 @@ func (o *Options) Validate() error {
 func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clk := clock.RealClock{}
 	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
-	// client-go's default of 5 requests a second throttles a switch of the
-	// CRI-O metrics path or a stack's removal, whose ordered steps each read
-	// a few objects, and 20 was drained by the reads of the controllers a
-	// removal wakes (docs/benchmarks.md, round 7); at steady state the
-	// operator makes a few reads a minute.
+	// A switch of the CRI-O metrics path or a stack's removal takes ordered
+	// steps that each read a few objects, and every status write wakes
+	// every controller, which reads too: a lower limit queues the steps
+	// behind those reads (docs/benchmarks.md). At steady state the operator
+	// makes a few reads a minute.
 	config.QPS, config.Burst = 50, 100
 	recorder := cc.EventRecorder
 
@@ -170,33 +170,28 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	// metrics controllers that take the steps of its removal.
 	tlsObserver := criometrics.NewTLSObserver(dynamicClient, clk, criometrics.ShareLookFor)
 
-	// Every controller, with what it watches. Each writes its own conditions
-	// on the NodeOperator; the status controller alone writes the
-	// ClusterOperator (docs/architecture.md has the table).
+	// Every controller. Each writes its own conditions on the NodeOperator;
+	// the status controller alone writes the ClusterOperator. What each
+	// watches is docs/architecture.md's controller table, which
+	// TestControllerTableMatchesInformers holds to the constructors.
 	controllers := []stack.Runnable{
 		// library-go: ClusterOperator status, management state, log level,
-		// unsupported overrides, stale conditions. Watch: NodeOperator,
-		// ClusterOperator node.
+		// unsupported overrides, stale conditions.
 		statusController,
 		managementstatecontroller.NewOperatorManagementStateController(operatorclient.ClusterOperatorName, operatorClient, recorder),
 		loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
 		unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
 		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, staleConditionTypes, operatorClient, recorder),
-		// Which stacks, and how. Watch: NodeOperator, Infrastructure,
-		// kube-rbac-proxy-crio mirror pods.
+		// Which stacks, and how.
 		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), served.Get,
 			crioPlatform.Detect, recorder),
-		// versions[operator], and Progressing while a new one rolls out.
-		// Watch: NodeOperator, ClusterOperator node.
-		// Also status.stacks[*].observedVersion and containers, and the
-		// one-line summary. Watch: also the stacks' DaemonSets and
-		// Deployments.
+		// versions[operator], and Progressing while a new one rolls out;
+		// status.stacks[*].observedVersion and containers, and the
+		// one-line summary.
 		versioncontroller.New(operatorClient, nodeOperators, clusterOperatorInformers.Config().V1().ClusterOperators(), versionRecorder, operatorVersion, stackNames(stacks),
 			stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), recorder),
 
-		// CRI-O metrics. Watch: NodeOperator; certificates also Secrets and
-		// ConfigMaps, the DaemonSet controller also DaemonSets, ConfigMaps,
-		// APIServer and the mirror pods.
+		// CRI-O metrics.
 		criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver, recorder),
 		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, tlsObserver, criometrics.WakeSync(daemonSetSync), recorder),
 		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, served, tlsObserver,
@@ -206,13 +201,10 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, daemonSetSync, recorder),
 
 		// Node settings (CRI-O and kubelet tracing), pool by pool through
-		// our MachineConfigs. Watch: NodeOperator; while a rollout runs it
-		// polls MCO's pools, MachineConfigs, MachineConfigNodes and the
-		// nodes of the pool being verified, and asks Prometheus whether
-		// their CRI-O metrics are scraped.
+		// our MachineConfigs.
 		nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served, operatorclient.OperatorNamespace, o.NodeSettingsTiming, scrapes, recorder),
 
-		// NMState. Watch: NodeOperator, Deployment nmstate-operator.
+		// NMState.
 		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, cl.apiextensions,
 			nmstateNamespace.Apps().V1().Deployments(), images, recorder),
 	}

@@ -344,10 +344,8 @@ func containerEnv(pod *corev1.Pod, container, name string) string {
 // commit of this repository, built from git; the working tree is release
 // N+1. Both legs must run operators that announce a version change with
 // Progressing=True and report the version only once the operands have
-// rolled out: 480bc96 is the first commit whose operator also waits for a
-// DaemonSet's last batch (e6c2c7c, N before it, reported its version with 5
-// of 250 nodes still to get their new pod, and the downgrade leg failed
-// when its version controller synced in that moment).
+// rolled out, including a DaemonSet's last batch: 480bc96 is the first
+// commit whose operator does (an earlier one fails the downgrade leg).
 const upgradeFromCommit = "480bc96"
 
 // TestUpgradeWithRealCVO updates a BareMetal cluster of 250 simulated nodes

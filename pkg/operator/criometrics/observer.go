@@ -18,9 +18,9 @@ const ShareLookFor = 100 * time.Millisecond
 // TLSObserver shares ObserveTLSStack between the four controllers that take
 // the steps of the own TLS stack's removal (static resources, node config,
 // DaemonSet, certificates). Every NodeOperator write of a removal wakes all
-// four, and each looked with its own GETs: about a hundred per removal,
-// which drained the client's rate limit and queued the steps' own requests
-// behind them (docs/benchmarks.md).
+// four; with a look each, that is about a hundred GETs per removal, which
+// drain the client's rate limit and queue the steps' own requests behind
+// them.
 //
 // A shared look can only be late to see a part go, never early: a part
 // gone from a look is created again only while building, and a look is not

@@ -58,9 +58,9 @@ func KubeletMachineConfigName(role string) string { return "01-" + role + "-kube
 // or go) and counts the static pod's mirror pods from a label-selected cache.
 // The lookup's answer is kept for a TTL: the stack decision runs on every
 // change of the NodeOperator, its own and the stack controllers' status
-// writes included, and three GETs each time took a third of the operator's
-// client rate while a stack was removed (docs/benchmarks.md). A decision
-// for a new spec asks for a fresh lookup.
+// writes included, and three GETs each time would take a third of the
+// operator's client rate while a stack is removed. A decision for a new
+// spec asks for a fresh lookup.
 //
 // The cache starts once MCO's MachineConfigs carry the static pod, and
 // nothing waits for it: where MCO does not run (a hosted control plane's

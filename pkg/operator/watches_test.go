@@ -1,0 +1,285 @@
+package operator
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	configgroup "github.com/openshift/client-go/config/informers/externalversions/config"
+	configinternal "github.com/openshift/client-go/config/informers/externalversions/internalinterfaces"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/loglevel"
+	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
+	"github.com/openshift/library-go/pkg/operator/staleconditions"
+	"github.com/openshift/library-go/pkg/operator/status"
+	"github.com/openshift/library-go/pkg/operator/unsupportedconfigoverridescontroller"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	kubeinformers "k8s.io/client-go/informers"
+	appsgroup "k8s.io/client-go/informers/apps"
+	coregroup "k8s.io/client-go/informers/core"
+	kubeinternal "k8s.io/client-go/informers/internalinterfaces"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient/operatorclienttest"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
+	"github.com/openshift/cluster-node-operator/pkg/operator/versioncontroller"
+)
+
+// TestControllerTableMatchesInformers builds every controller with
+// informers that log which of them get an event handler, and compares
+// that with the "informers" column of docs/architecture.md's controller
+// table: a constructor that registers one more informer, or a row that
+// names one it does not register, fails here.
+func TestControllerTableMatchesInformers(t *testing.T) {
+	documented := controllerTable(t, "../../docs/architecture.md")
+
+	log := &watchLog{names: map[string]bool{}}
+	clk := clocktesting.NewFakeClock(time.Now())
+	recorder := events.NewInMemoryRecorder("test", clk)
+	no := operatorclienttest.New(t, clk, &nodev1alpha1.NodeOperator{})
+	nodeOperatorInformer := loggedInformer{SharedIndexInformer: no.NodeOperators.Informer(), name: "NodeOperator", log: log}
+	nodeOperators := operatorclient.NewNodeOperators(clk, nodeOperatorInformer, no.Dynamic)
+	operatorClient := loggedOperatorClient{
+		OperatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		informer:       nodeOperatorInformer,
+	}
+	kube := kubefake.NewClientset()
+	var dyn dynamic.Interface = no.Dynamic
+	// Never started: nothing is sent to this address.
+	configClient := configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"})
+	config := loggedConfigInformers{configinformers.NewSharedInformerFactory(configClient, 0), log}
+	operands := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
+		kubeinformers.WithNamespace(operatorclient.OperatorNamespace)), operatorclient.OperatorNamespace, log}
+	nmstateNamespace := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
+		kubeinformers.WithNamespace(operatorclient.NMStateNamespace)), operatorclient.NMStateNamespace, log}
+	served := stack.FixedServedAPIs(platform.ServedAPIs{})
+	observer := criometrics.NewTLSObserver(dyn, clk, 0)
+	crioPlatform := crioplatform.NewDetector(kube, dyn, clk, crioplatform.LookupTTL)
+	versions := status.NewVersionGetter()
+
+	// Keyed by the table's first column; nil: a part of the process that
+	// registers no informer.
+	controllers := map[string]func() []stack.Runnable{
+		"StackDecision": func() []stack.Runnable {
+			return []stack.Runnable{stackdecision.New(nodeOperators, config.Config().V1().Infrastructures(), served.Get, crioPlatform.Detect, recorder)}
+		},
+		"StatusSyncer_node (library-go)": func() []stack.Runnable {
+			return []stack.Runnable{status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, nil, configClient.ConfigV1(),
+				config.Config().V1().ClusterOperators(), operatorClient, versions, recorder, clk)}
+		},
+		"ManagementState, LoggingSyncer, UnsupportedConfigOverrides, RemoveStaleConditions (library-go)": func() []stack.Runnable {
+			return []stack.Runnable{
+				managementstatecontroller.NewOperatorManagementStateController(operatorclient.ClusterOperatorName, operatorClient, recorder),
+				loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
+				unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
+				staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, nil, operatorClient, recorder),
+			}
+		},
+		"OperatorVersion": func() []stack.Runnable {
+			return []stack.Runnable{versioncontroller.New(operatorClient, nodeOperators, config.Config().V1().ClusterOperators(), versions, "1.0.0", nil,
+				stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder)}
+		},
+		"CRIOMetricsStaticResources (library-go)": func() []stack.Runnable {
+			return []stack.Runnable{criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kube, dyn, served, observer, recorder)}
+		},
+		"CRIOMetricsNodeConfig": func() []stack.Runnable {
+			return []stack.Runnable{criometrics.NewNodeConfigController(nodeOperators, operatorClient, dyn, served, observer, func() {}, recorder)}
+		},
+		"CRIOMetricsCertificates": func() []stack.Runnable {
+			return []stack.Runnable{criometrics.NewCertController(nodeOperators, operatorClient, kube, served, observer,
+				operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), criometricscerts.DefaultTiming, recorder)}
+		},
+		"CRIOMetricsDaemonSet": func() []stack.Runnable {
+			return []stack.Runnable{criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kube, dyn, served, observer,
+				operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(), config.Config().V1().APIServers(), crioPlatform,
+				stack.Images{}, factory.NewSyncContext(criometrics.DaemonSetControllerName, recorder), recorder)}
+		},
+		"NMState": func() []stack.Runnable {
+			return []stack.Runnable{nmstate.NewController(nodeOperators, operatorClient, kube, dyn, nil,
+				nmstateNamespace.Apps().V1().Deployments(), stack.Images{}, recorder)}
+		},
+		"NodeSettings": func() []stack.Runnable {
+			return []stack.Runnable{nodesettings.NewController(clk, nodeOperators, dyn, kube, served, operatorclient.OperatorNamespace,
+				nodesettings.DefaultTiming, nil, recorder)}
+		},
+		"launcher (the process, not a controller)":     nil,
+		"watchtimeout (every watch, not a controller)": nil,
+	}
+
+	// Some of library-go's controllers register their informers when they
+	// run; with a cancelled context Run returns before any sync.
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, build := range controllers {
+		want, ok := documented[name]
+		if !ok {
+			t.Errorf("docs/architecture.md's controller table has no row %q", name)
+			continue
+		}
+		var got []string
+		if build != nil {
+			for _, c := range build() {
+				c.Run(stopped, 1)
+			}
+			got = log.take()
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s registers informers %q; docs/architecture.md's controller table says %q", name, got, want)
+		}
+	}
+	for name := range documented {
+		if _, ok := controllers[name]; !ok {
+			t.Errorf("docs/architecture.md's controller table has row %q, which this test does not build", name)
+		}
+	}
+}
+
+// controllerTable reads the table under "## Controllers": for each row, the
+// code spans of its "informers" column, sorted.
+func controllerTable(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(raw), "\n## Controllers\n")
+	column := -1
+	rows := map[string][]string{}
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if column >= 0 {
+				break // the end of the table
+			}
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), " | ")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		switch {
+		case column < 0:
+			for i, c := range cells {
+				if c == "informers" {
+					column = i
+				}
+			}
+			if column < 0 {
+				t.Fatalf("%s: the controller table has no column \"informers\"", path)
+			}
+		case strings.HasPrefix(cells[0], "---"):
+		case len(cells) <= column:
+			t.Fatalf("%s: row %q has no informers column", path, line)
+		default:
+			var names []string
+			for _, m := range codeSpan.FindAllStringSubmatch(cells[column], -1) {
+				names = append(names, m[1])
+			}
+			sort.Strings(names)
+			rows[cells[0]] = names
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no controller table under \"## Controllers\"", path)
+	}
+	return rows
+}
+
+var codeSpan = regexp.MustCompile("`([^`]+)`")
+
+// watchLog collects the names of the informers that got an event handler
+// since the last take.
+type watchLog struct{ names map[string]bool }
+
+func (l *watchLog) take() []string {
+	var out []string
+	for n := range l.names {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	l.names = map[string]bool{}
+	return out
+}
+
+// loggedInformer logs each event handler added to it under its name.
+type loggedInformer struct {
+	cache.SharedIndexInformer
+	name string
+	log  *watchLog
+}
+
+func (i loggedInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	i.log.names[i.name] = true
+	return i.SharedIndexInformer.AddEventHandler(h)
+}
+
+func (i loggedInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+	i.log.names[i.name] = true
+	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(h, resync)
+}
+
+func (i loggedInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, o cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	i.log.names[i.name] = true
+	return i.SharedIndexInformer.AddEventHandlerWithOptions(h, o)
+}
+
+// loggedOperatorClient is the NodeOperator's operator client with a logged
+// informer.
+type loggedOperatorClient struct {
+	v1helpers.OperatorClient
+	informer cache.SharedIndexInformer
+}
+
+func (c loggedOperatorClient) Informer() cache.SharedIndexInformer { return c.informer }
+
+// loggedConfigInformers hands out informers of cluster-scoped config
+// objects, named by kind.
+type loggedConfigInformers struct {
+	configinformers.SharedInformerFactory
+	log *watchLog
+}
+
+func (f loggedConfigInformers) InformerFor(obj runtime.Object, newFunc configinternal.NewInformerFunc) cache.SharedIndexInformer {
+	return loggedInformer{f.SharedInformerFactory.InformerFor(obj, newFunc), kindOf(obj), f.log}
+}
+
+func (f loggedConfigInformers) Config() configgroup.Interface { return configgroup.New(f, "", nil) }
+
+// loggedKubeInformers hands out informers of one namespace, named
+// "<kind> in <namespace>".
+type loggedKubeInformers struct {
+	kubeinformers.SharedInformerFactory
+	namespace string
+	log       *watchLog
+}
+
+func (f loggedKubeInformers) InformerFor(obj runtime.Object, newFunc kubeinternal.NewInformerFunc) cache.SharedIndexInformer {
+	return loggedInformer{f.SharedInformerFactory.InformerFor(obj, newFunc), kindOf(obj) + " in " + f.namespace, f.log}
+}
+
+func (f loggedKubeInformers) Apps() appsgroup.Interface { return appsgroup.New(f, f.namespace, nil) }
+func (f loggedKubeInformers) Core() coregroup.Interface { return coregroup.New(f, f.namespace, nil) }
+
+func kindOf(obj runtime.Object) string { return reflect.TypeOf(obj).Elem().Name() }
