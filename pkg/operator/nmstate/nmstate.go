@@ -18,6 +18,10 @@
 // that an administrator created is adopted (its spec is left alone) and kept
 // on opt-out; only objects carrying the label nodeoperator.openshift.io/stack=nmstate
 // are ever deleted.
+//
+// Where another NMState operator runs (installed through OLM, or by hand),
+// the stack steps aside instead (provider.go): one operator reconciles the
+// NMState, and the stack keeps everything that operator may use.
 package nmstate
 
 import (

@@ -1,5 +1,6 @@
 // Package v1beta1 is the deprecated version of nmstates.nmstate.io, still
-// served for clients written against it.
+// served for clients written against it. It differs from v1 only in
+// metricsConfiguration, a pointer without a default.
 //
 // +kubebuilder:object:generate=false
 // +groupName=nmstate.io
@@ -8,6 +9,8 @@ package v1beta1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/openshift/cluster-node-operator/hack/codegen/nmstatecrd/v1"
 )
 
 // NMState makes the NMState operator deploy its handler, webhook and metrics;
@@ -26,8 +29,8 @@ type NMState struct {
 	// spec configures the handler, webhook and metrics. It defaults to {} so
 	// that the defaults below it apply to a CR that omits it.
 	// +kubebuilder:default:={}
-	Spec   Spec   `json:"spec,omitempty"`
-	Status Status `json:"status,omitempty"`
+	Spec   Spec      `json:"spec,omitempty"`
+	Status v1.Status `json:"status,omitempty"`
 }
 
 // Spec configures where the NMState workloads run and how they behave.
@@ -56,74 +59,18 @@ type Spec struct {
 	InfraTolerations []corev1.Toleration `json:"infraTolerations,omitempty"`
 	// selfSignConfiguration sets the lifetimes of the webhook's self-signed
 	// CA and certificate.
-	SelfSignConfiguration *SelfSignConfiguration `json:"selfSignConfiguration,omitempty"`
+	SelfSignConfiguration *v1.SelfSignConfiguration `json:"selfSignConfiguration,omitempty"`
 	// probeConfiguration tunes the connectivity checks the handler runs after
 	// applying a policy (a policy that fails them is rolled back).
 	// +kubebuilder:default:={}
 	// +optional
-	ProbeConfiguration ProbeConfiguration `json:"probeConfiguration,omitempty"`
+	ProbeConfiguration v1.ProbeConfiguration `json:"probeConfiguration,omitempty"`
 	// metricsConfiguration tunes the handler's metrics server.
 	// +optional
-	MetricsConfiguration *MetricsConfiguration `json:"metricsConfiguration,omitempty"`
+	MetricsConfiguration *v1.MetricsConfiguration `json:"metricsConfiguration,omitempty"`
 	// logLevel of the handler: info or debug.
 	// +kubebuilder:default:="info"
 	// +kubebuilder:validation:Enum=info;debug
 	// +optional
 	LogLevel string `json:"logLevel,omitempty"`
-}
-
-// SelfSignConfiguration sets the webhook certificates' lifetimes, as Go
-// durations.
-type SelfSignConfiguration struct {
-	// caRotateInterval is how long the CA is valid.
-	CARotateInterval string `json:"caRotateInterval,omitempty"`
-	// caOverlapInterval is how long an expired CA is still trusted beside its
-	// successor.
-	CAOverlapInterval string `json:"caOverlapInterval,omitempty"`
-	// certRotateInterval is how long the serving certificate is valid.
-	CertRotateInterval string `json:"certRotateInterval,omitempty"`
-	// certOverlapInterval is how long an expired serving certificate is
-	// still served beside its successor.
-	CertOverlapInterval string `json:"certOverlapInterval,omitempty"`
-}
-
-// ProbeConfiguration tunes the handler's probes.
-type ProbeConfiguration struct {
-	// dns is the name-resolution probe.
-	// +kubebuilder:default={"host": "root-servers.net"}
-	DNS DNSProbeConfiguration `json:"dns,omitempty"`
-}
-
-// DNSProbeConfiguration is the name-resolution probe.
-type DNSProbeConfiguration struct {
-	// host is the name the probe resolves.
-	// +kubebuilder:default:="root-servers.net"
-	// +required
-	Host string `json:"host,omitempty"`
-}
-
-// MetricsConfiguration tunes the handler's metrics server.
-type MetricsConfiguration struct {
-	// bindAddress is where the metrics server listens; "0" turns it off.
-	// +kubebuilder:default:=":8089"
-	// +optional
-	BindAddress string `json:"bindAddress,omitempty"`
-}
-
-// Status is written by the NMState operator.
-type Status struct {
-	// conditions report whether the handler, webhook and metrics are
-	// deployed and available.
-	// +optional
-	Conditions []Condition `json:"conditions,omitempty"`
-}
-
-// Condition is one of the NMState operator's conditions.
-type Condition struct {
-	Type               string                 `json:"type"`
-	Status             corev1.ConditionStatus `json:"status"`
-	Reason             string                 `json:"reason,omitempty"`
-	Message            string                 `json:"message,omitempty"`
-	LastHeartbeatTime  metav1.Time            `json:"lastHeartbeatTime,omitempty"`
-	LastTransitionTime metav1.Time            `json:"lastTransitionTime,omitempty"`
 }
