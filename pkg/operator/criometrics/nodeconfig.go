@@ -96,7 +96,7 @@ func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx facto
 		// object; our entry went in): a new wait has its grace again.
 		c.waitingSince, c.waitingFor = now, wait
 	}
-	persists := nodedisruption.Persists(c.waitingSince, now)
+	persists := nodedisruption.Persists(c.waitingSince, now) || c.reportedPersisting(wait)
 	conds := nodeConfigConditions(wait, persists, syncErr)
 	if err := stack.ApplyConditions(ctx, c.operatorClient, nodeConfigFieldManager, conds...); err != nil {
 		return err
@@ -108,6 +108,21 @@ func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx facto
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), waitRecheck)
 	}
 	return syncErr
+}
+
+// reportedPersisting: the Degraded condition already reports this wait as
+// persisting (written before this process started, which keeps the time
+// of the wait only in memory); a restart must not take it back.
+func (c *nodeConfigController) reportedPersisting(wait string) bool {
+	if wait == "" || c.operatorClient == nil {
+		return false
+	}
+	_, status, _, err := c.operatorClient.GetOperatorState()
+	if err != nil || status == nil {
+		return false
+	}
+	cond := v1helpers.FindOperatorCondition(status.Conditions, nodeConfigConditionPrefix+"Degraded")
+	return cond != nil && cond.Status == "True" && cond.Reason == ReasonDisruptionPolicyNotReady && cond.Message == MachineConfigsHeldBack+wait
 }
 
 // waitRecheck is how soon a sync looks again while the MachineConfigs wait.

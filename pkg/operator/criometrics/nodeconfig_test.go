@@ -7,6 +7,7 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -246,4 +247,17 @@ func TestNodeConfigTeardownOrder(t *testing.T) {
 			assert.Equal(t, tt.want, *writes)
 		})
 	}
+}
+
+// A restarted operator keeps a Degraded condition that already reports the
+// same wait; the wait's start is kept in memory only.
+func TestNodeConfigKeepsAReportedPersistingWait(t *testing.T) {
+	held := MachineConfigsHeldBack + nodedisruption.WaitStatus
+	status := &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{
+		{Type: "CRIOMetricsNodeConfigDegraded", Status: operatorv1.ConditionTrue, Reason: ReasonDisruptionPolicyNotReady, Message: held},
+	}}
+	c := &nodeConfigController{operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, status, nil)}
+	assert.True(t, c.reportedPersisting(nodedisruption.WaitStatus))
+	assert.False(t, c.reportedPersisting(nodedisruption.WaitNoCluster), "another wait has its grace")
+	assert.False(t, c.reportedPersisting(""), "not waiting")
 }

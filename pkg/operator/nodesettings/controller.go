@@ -285,7 +285,10 @@ func (c *Controller) recordWait(ctx context.Context, current *nodev1alpha1.NodeS
 		// the wait moved on, and has its grace again.
 		c.waitingSince, c.waitingFor = now, wait
 	}
-	persists := nodedisruption.Persists(c.waitingSince, now)
+	msg := waitMessage(wait)
+	// The time of the wait is kept in memory only: a Degraded condition
+	// that already reports this wait (an earlier process wrote it) stays.
+	persists := nodedisruption.Persists(c.waitingSince, now) || c.reportedPersisting(msg)
 	if err := c.record(ctx, current, waitConditions(wait, persists)); err != nil {
 		return 0, err
 	}
@@ -295,9 +298,26 @@ func (c *Controller) recordWait(ctx context.Context, current *nodev1alpha1.NodeS
 	return pollInterval, nil
 }
 
+func waitMessage(wait string) string { return "node settings MachineConfigs held back: " + wait }
+
+// reportedPersisting: NodeSettingsDegraded already reports the wait with
+// this message as persisting.
+func (c *Controller) reportedPersisting(msg string) bool {
+	no, err := c.nodeOperators.Get()
+	if err != nil {
+		return false
+	}
+	for _, cond := range no.Status.Conditions {
+		if cond.Type == Prefix+"Degraded" {
+			return cond.Status == operatorv1.ConditionTrue && cond.Reason == ReasonPolicyNotReady && cond.Message == msg
+		}
+	}
+	return false
+}
+
 // waitConditions are the conditions while a MachineConfig write waits.
 func waitConditions(wait string, persists bool) []*conditionArgs {
-	msg := "node settings MachineConfigs held back: " + wait
+	msg := waitMessage(wait)
 	if persists {
 		return conditions(true, ReasonWaitingForPolicy, msg, true, ReasonPolicyNotReady, msg)
 	}

@@ -468,6 +468,15 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	assert.Empty(t, mcoWrites(mco.writes))
 	assert.Empty(t, f.no.Writes, "a persistent wait is written once")
 
+	// A restarted operator: the wait's start was kept in memory only, but
+	// the Degraded condition that reports it is not taken back.
+	restarted := *f.c
+	restarted.waitingSince, restarted.waitingFor, restarted.recorded, restarted.haveOwn = time.Time{}, "", nil, false
+	f.c = &restarted
+	f.sync()
+	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Degraded").Status)
+	assert.Empty(t, f.no.Writes, "a restart does not take Degraded back")
+
 	// MCO creates it, without a status yet.
 	mco.create(nodedisruption.GVR, &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "operator.openshift.io/v1", "kind": "MachineConfiguration",
