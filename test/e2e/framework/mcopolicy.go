@@ -161,6 +161,34 @@ func syncPolicyStatus(ctx context.Context, dyn dynamic.Interface) (bool, error) 
 	return err == nil, err
 }
 
+// RunMCOPolicyStatus keeps MachineConfiguration cluster's node disruption
+// policy status every interval until ctx ends, as StartMCOPolicyStatus
+// does, outside a test: `make run` runs it beside the operator
+// (local-cluster mco-policy-status). logf reports a new error.
+func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(format string, args ...interface{})) {
+	dyn := dynamic.NewForConfigOrDie(admin)
+	tick := time.NewTicker(MCOPolicyStatusInterval)
+	defer tick.Stop()
+	last := ""
+	for {
+		pass, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, err := syncPolicyStatus(pass, dyn)
+		cancel()
+		if err != nil && err.Error() != last && ctx.Err() == nil {
+			logf("MCO stand-in (operator part): %v (retrying)", err)
+		}
+		last = ""
+		if err != nil {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
 // MCOPolicyStatus runs only the MCO operator's part of the stand-in; see
 // StartMCOPolicyStatus.
 type MCOPolicyStatus struct {
@@ -180,30 +208,15 @@ const MCOPolicyStatusInterval = time.Second
 // the whole stand-in; StartMCOStandIn does the same in its own sync.
 func StartMCOPolicyStatus(t testing.TB, admin *rest.Config) *MCOPolicyStatus {
 	t.Helper()
-	dyn := dynamic.NewForConfigOrDie(admin)
 	p := &MCOPolicyStatus{stop: make(chan struct{}), done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer close(p.done)
-		tick := time.NewTicker(MCOPolicyStatusInterval)
-		defer tick.Stop()
-		last := ""
-		for {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			_, err := syncPolicyStatus(ctx, dyn)
-			cancel()
-			if err != nil && err.Error() != last {
-				t.Logf("MCO stand-in (operator part): %v (retrying)", err)
-			}
-			last = ""
-			if err != nil {
-				last = err.Error()
-			}
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-			}
-		}
+		RunMCOPolicyStatus(ctx, admin, t.Logf)
+	}()
+	go func() {
+		<-p.stop
+		cancel()
 	}()
 	t.Cleanup(p.Stop)
 	return p
