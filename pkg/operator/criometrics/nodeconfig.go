@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -58,8 +59,9 @@ type nodeConfigController struct {
 	recorder              events.Recorder
 	clock                 clock.PassiveClock
 	// waitingSince is when the drop-in MachineConfigs began to wait for
-	// MCO's node disruption policy (zero: not waiting). In memory only: a
-	// restarted operator gives the wait its grace again.
+	// MCO's node disruption policy for the reason waitingFor. In memory
+	// only: a restarted operator gives a wait its grace again, unless
+	// Degraded already reports it (reportedPersisting).
 	waitingSince time.Time
 	waitingFor   string
 }
@@ -69,9 +71,9 @@ type nodeConfigController struct {
 // handle, and, before the MachineConfigs, the drop-in's entry in MCO's node
 // disruption policy (disruptionpolicy.go): the MachineConfigs are written
 // (or deleted) only once MCO's status lists the entry. It applies only
-// when the live object differs from ours. observer says which parts of the own TLS stack
-// exist; machineConfigsRemoved is called when a removal deleted the
-// MachineConfigs (path.go: the DaemonSet may go next).
+// when the live object differs from ours. observer says which parts of
+// the own TLS stack exist; machineConfigsRemoved is called when a removal
+// deleted the MachineConfigs (path.go: the DaemonSet may go next).
 func NewNodeConfigController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver, machineConfigsRemoved func(), recorder events.Recorder) factory.Controller {
 	c := &nodeConfigController{nodeOperators: nodeOperators, operatorClient: operatorClient, dynamic: dyn, served: served,
@@ -122,7 +124,7 @@ func (c *nodeConfigController) reportedPersisting(wait string) bool {
 		return false
 	}
 	cond := v1helpers.FindOperatorCondition(status.Conditions, nodeConfigConditionPrefix+"Degraded")
-	return cond != nil && cond.Status == "True" && cond.Reason == ReasonDisruptionPolicyNotReady && cond.Message == MachineConfigsHeldBack+wait
+	return cond != nil && cond.Status == operatorv1.ConditionTrue && cond.Reason == ReasonDisruptionPolicyNotReady && cond.Message == MachineConfigsHeldBack+wait
 }
 
 // waitRecheck is how soon a sync looks again while the MachineConfigs wait.

@@ -99,8 +99,9 @@ type Controller struct {
 	// not exist, so a finished rollout need not look again each minute.
 	collectorGone bool
 	// waitingSince is when the next MachineConfig write began to wait for
-	// MCO's node disruption policy (zero: not waiting). In memory only: a
-	// restarted operator gives the wait its grace again.
+	// MCO's node disruption policy for the reason waitingFor (zero: not
+	// waiting). In memory only: a restarted operator gives a wait its
+	// grace again, unless NodeSettingsDegraded already reports it.
 	waitingSince time.Time
 	waitingFor   string
 }
