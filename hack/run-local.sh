@@ -29,6 +29,13 @@ In another terminal:
   $kubectl get nodeoperator cluster -o yaml
 
 MSG
+# The local world has no machine-config operator: a stand-in for its
+# operator's node disruption policy status runs beside ours, or the
+# operator's MachineConfigs would wait for it forever.
+_output/bin/local-cluster -root "$root" mco-policy-status &
+policy_status=$!
+trap 'kill "$policy_status" 2>/dev/null || true' EXIT
+
 export OPERATOR_IMAGE_VERSION=${OPERATOR_IMAGE_VERSION:-0.0.1-local}
 export OPERATOR_IMAGE=${OPERATOR_IMAGE:-quay.io/openshift/origin-cluster-node-operator:latest}
 export KUBE_RBAC_PROXY_IMAGE=${KUBE_RBAC_PROXY_IMAGE:-quay.io/openshift/origin-kube-rbac-proxy:latest}
@@ -37,7 +44,7 @@ export NMSTATE_HANDLER_IMAGE=${NMSTATE_HANDLER_IMAGE:-quay.io/openshift/origin-k
 export NMSTATE_CONSOLE_PLUGIN_IMAGE=${NMSTATE_CONSOLE_PLUGIN_IMAGE:-quay.io/openshift/origin-nmstate-console-plugin:latest}
 # The local cluster runs no Prometheus: the node settings health gate checks
 # node readiness only, unless PROMETHEUS_URL names one (docs/node-config.md).
-exec _output/bin/cluster-node-operator operator --kubeconfig "$KUBECONFIG" \
+_output/bin/cluster-node-operator operator --kubeconfig "$KUBECONFIG" \
   --namespace openshift-cluster-node-operator --listen 127.0.0.1:${OPERATOR_PORT:-18080} \
   --prometheus-url="${PROMETHEUS_URL:-}" --prometheus-ca-file="${PROMETHEUS_CA_FILE:-}" \
   ${PROMETHEUS_TOKEN_FILE:+--prometheus-token-file="$PROMETHEUS_TOKEN_FILE"} \

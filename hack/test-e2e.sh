@@ -18,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-nodes_shard='^(TestPlatformStatusQuo|TestCoexistencePlatformPath|TestCoexistenceSwitch|TestMCOStandIn|TestNodeSettingsTracing|TestRules|TestScrapeDuringRotations|TestSecurityCRIOMetricsEndToEnd|TestCRIOTracingReachesOTLPReceiver|TestCoreMissingInfrastructure|TestPersistentErrorsNoStatusWrites|TestFaultLeaderElection)$'
+nodes_shard='^(TestPlatformStatusQuo|TestCoexistencePlatformPath|TestCoexistenceSwitch|TestMCOStandIn|TestNodeSettingsTracing|TestNodeSettingsWaitsForDisruptionPolicyStatus|TestRules|TestScrapeDuringRotations|TestSecurityCRIOMetricsEndToEnd|TestCRIOTracingReachesOTLPReceiver|TestCoreMissingInfrastructure|TestPersistentErrorsNoStatusWrites|TestFaultLeaderElection)$'
 
 shards=${E2E_SHARDS:-2}
 if [ -n "${E2E_RUN:-}" ]; then

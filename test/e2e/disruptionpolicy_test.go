@@ -26,6 +26,7 @@ import (
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -106,12 +107,28 @@ func managedBy(mc *operatorv1.MachineConfiguration, manager string, op metav1.Ma
 	return nil
 }
 
-// TestMetricsNodeDisruptionPolicy: the CRI-O drop-in's node disruption
-// policy entry (restart crio.service) is applied to MCO's MachineConfiguration
-// cluster before the drop-in MachineConfigs are created, owned by a field
-// manager of its own that touches nothing else, and left in place when the
-// stack is removed. Without MachineConfiguration cluster the stack deploys
-// and the status says the policy was skipped.
+// heldBack is the CRIOMetricsNodeConfigProgressing message while the
+// drop-in MachineConfigs wait.
+func heldBack(wait string) string { return criometrics.MachineConfigsHeldBack + wait }
+
+// assertNoDropInMachineConfigs: neither drop-in MachineConfig exists.
+func assertNoDropInMachineConfigs(t *testing.T, c *framework.Cluster, why string) {
+	t.Helper()
+	for _, name := range dropInMachineConfigs {
+		_, err := c.Dynamic.Resource(machineConfigGVR).Get(context.Background(), name, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "MachineConfig %s exists %s (%v)", name, why, err)
+	}
+}
+
+// TestMetricsNodeDisruptionPolicy: the CRI-O drop-in MachineConfigs wait
+// for MCO's node disruption policy. Without MachineConfiguration cluster,
+// and then with it but before MCO's operator has listed our entry in its
+// status, the rest of the stack deploys and no drop-in MachineConfig
+// appears (CRIOMetricsNodeConfigProgressing says why). The entry (restart
+// crio.service) is applied to the spec as soon as the object exists, owned
+// by a field manager of its own that touches nothing else; once the status
+// lists it (the MCO stand-in's operator part), the MachineConfigs follow.
+// The entry is left in place when the stack is removed.
 func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	c := framework.NewCluster(t)
 	if !framework.Served(t, framework.KubeClient(t), machineConfigurationGVR) || !framework.Served(t, framework.KubeClient(t), machineConfigGVR) {
@@ -139,26 +156,43 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 		}
 	}
 
-	t.Log("without MachineConfiguration cluster: the stack deploys, the policy is skipped")
-	op := framework.StartOperator(t, framework.OperatorOptions{})
+	t.Log("without MachineConfiguration cluster: the stack deploys but for the drop-in MachineConfigs and the ServiceMonitor that waits for them")
+	// No stand-in for MCO's operator yet: this test plays it.
+	op := framework.StartOperator(t, framework.OperatorOptions{NoMCOPolicyStatus: true})
 	op.WaitLeading(t, 2*time.Minute)
-	waitForMetricsObjects(t, c, true, 3*time.Minute)
+	waitForMetricsObjectsExcept(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
-		framework.ConditionIs("CRIOMetricsNodeConfigDegraded", operatorv1.ConditionFalse, criometrics.SkippedDisruptionPolicyNoCluster))
-	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+		framework.ConditionIs("CRIOMetricsNodeConfigProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNoCluster)))
+	assertNoDropInMachineConfigs(t, c, "without MachineConfiguration cluster")
 	_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the operator must never create MachineConfiguration cluster: %v", err)
 
-	t.Log("opt out, then MCO's MachineConfiguration appears with another manager's entry, then opt in")
+	t.Log("opt out, then MCO's MachineConfiguration appears with another manager's entry and no status, then opt in")
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
 	applyMachineConfiguration(t, c)
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": nil}})
+	waitForMetricsObjectsExcept(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
+	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
+		framework.ConditionIs("CRIOMetricsNodeConfigProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitStatus)))
+	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+		mc, _ := getMachineConfiguration(t, c)
+		return policyFile(mc, criometrics.DropInPath) != nil, nil
+	}, "our entry in the spec")
+	// A few of the controller's looks later, still nothing.
+	time.Sleep(10 * time.Second)
+	assertNoDropInMachineConfigs(t, c, "before MCO's status lists the entry")
+	waiting, _ := getMachineConfiguration(t, c)
+	assert.Zero(t, waiting.Status.ObservedGeneration, "no one wrote the status")
+
+	t.Log("MCO's operator (the stand-in's part) lists the entry in the status: the MachineConfigs follow")
+	framework.StartMCOPolicyStatus(t, c.Config)
 	waitForMetricsObjects(t, c, true, 3*time.Minute)
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
-		cond := framework.NodeOperatorCondition(no, "CRIOMetricsNodeConfigDegraded")
-		if cond == nil || cond.Status != operatorv1.ConditionFalse || strings.Contains(cond.Message, "skipped") {
-			return fmt.Sprintf("CRIOMetricsNodeConfigDegraded: %+v", cond)
+		for _, typ := range []string{"CRIOMetricsNodeConfigProgressing", "CRIOMetricsNodeConfigDegraded"} {
+			if cond := framework.NodeOperatorCondition(no, typ); cond == nil || cond.Status != operatorv1.ConditionFalse {
+				return fmt.Sprintf("%s: %+v", typ, cond)
+			}
 		}
 		return ""
 	})
@@ -186,26 +220,28 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	assert.Contains(t, string(theirs.FieldsV1.Raw), otherPolicyPath)
 	assert.Contains(t, string(theirs.FieldsV1.Raw), "managementState")
 	for _, m := range mc.ManagedFields {
-		if m.Manager != criometrics.DisruptionPolicyFieldManager && m.Manager != otherPolicyManager {
+		if m.Manager != criometrics.DisruptionPolicyFieldManager && m.Manager != otherPolicyManager && m.Manager != framework.MCOPolicyStatusManager {
 			t.Errorf("unexpected writer of MachineConfiguration cluster: %s %s", m.Manager, m.Operation)
 		}
 	}
+	assert.Equal(t, mc.Generation, mc.Status.ObservedGeneration)
 
-	// Order: the entry was written before the MachineConfigs were created.
-	// Timestamps have a resolution of a second, too coarse to tell; on this
-	// one etcd, resourceVersions are its revisions and do tell. The entry
-	// was the object's last write (checked below: no write afterwards), so
-	// its resourceVersion is the entry's revision; no one updates the
-	// MachineConfigs here, so theirs is at most later than their creation.
-	entryRevision, err := strconv.ParseInt(mc.ResourceVersion, 10, 64)
+	// Order: the status listing the entry was written before the
+	// MachineConfigs were created. Timestamps have a resolution of a
+	// second, too coarse to tell; on this one etcd, resourceVersions are
+	// its revisions and do tell. The status was the object's last write
+	// (checked below: no write afterwards), so its resourceVersion is that
+	// write's revision; no one updates the MachineConfigs here, so theirs
+	// is at most later than their creation.
+	statusRevision, err := strconv.ParseInt(mc.ResourceVersion, 10, 64)
 	require.NoError(t, err)
 	for _, name := range dropInMachineConfigs {
 		obj, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
 		require.NoError(t, err)
 		mcRevision, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
 		require.NoError(t, err)
-		assert.Less(t, entryRevision, mcRevision, "policy entry (revision %d) written after MachineConfig %s (revision %d)", entryRevision, name, mcRevision)
-		t.Logf("policy entry at revision %d, MachineConfig %s at revision %d", entryRevision, name, mcRevision)
+		assert.Less(t, statusRevision, mcRevision, "policy status (revision %d) written after MachineConfig %s (revision %d)", statusRevision, name, mcRevision)
+		t.Logf("policy status at revision %d, MachineConfig %s at revision %d", statusRevision, name, mcRevision)
 	}
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 
@@ -223,9 +259,11 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 }
 
 // TestMetricsNodeDisruptionPolicyAPINotServed: without the
-// operator.openshift.io/v1 machineconfigurations API the drop-in
-// MachineConfigs stay and the status says the policy was skipped; when the
-// API and MachineConfiguration cluster come back, the entry is applied.
+// operator.openshift.io/v1 machineconfigurations API MCO has no node
+// disruption policy: the drop-in MachineConfigs are neither changed nor
+// deleted, and CRIOMetricsNodeConfigProgressing says they are held back;
+// when the API and MachineConfiguration cluster come back, the entry is
+// applied and, once MCO's status lists it, the wait ends.
 func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	lcpDir := os.Getenv("LCP_DIR")
 	if lcpDir == "" {
@@ -272,13 +310,12 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	t0 := time.Now()
 	c.RediscoverNow(t, op)
 	c.WaitForNodeOperator(t, 3*time.Minute, 2*time.Second,
-		framework.ConditionIs("CRIOMetricsNodeConfigDegraded", operatorv1.ConditionFalse, criometrics.SkippedDisruptionPolicyNotServed))
-	t.Logf("CRD deleted: %s later CRIOMetricsNodeConfigDegraded says it", time.Since(t0).Round(time.Second))
+		framework.ConditionIs("CRIOMetricsNodeConfigProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNotServed)))
+	t.Logf("CRD deleted: %s later CRIOMetricsNodeConfigProgressing says it", time.Since(t0).Round(time.Second))
 	for _, name := range dropInMachineConfigs {
 		_, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
-		assert.NoError(t, err, "MachineConfig %s without the MachineConfiguration API", name)
+		assert.NoError(t, err, "MachineConfig %s deleted without the MachineConfiguration API", name)
 	}
-	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 
 	t1 := time.Now()
 	restore()
@@ -289,10 +326,12 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	}, "the policy entry to be applied once MachineConfiguration cluster is back")
 	t.Logf("CRD and object restored: %s later the entry is in place", time.Since(t1).Round(time.Second))
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
-		cond := framework.NodeOperatorCondition(no, "CRIOMetricsNodeConfigDegraded")
-		if cond == nil || cond.Status != operatorv1.ConditionFalse || strings.Contains(cond.Message, "skipped") {
-			return fmt.Sprintf("CRIOMetricsNodeConfigDegraded: %+v", cond)
+		for _, typ := range []string{"CRIOMetricsNodeConfigProgressing", "CRIOMetricsNodeConfigDegraded"} {
+			if cond := framework.NodeOperatorCondition(no, typ); cond == nil || cond.Status != operatorv1.ConditionFalse {
+				return fmt.Sprintf("%s: %+v", typ, cond)
+			}
 		}
 		return ""
 	})
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }

@@ -169,6 +169,10 @@ func newInstallationFor(t *testing.T, profile string) *installation {
 		rel:     framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix())}),
 	}
 	in.servingCA, in.servingCAKey = newTestCA(t, "openshift-service-serving-signer@e2e")
+	// The local world has no MCO: this stands for its operator's node
+	// disruption policy status, without which the operator's
+	// MachineConfigs wait (framework.StartOperator does the same).
+	framework.StartMCOPolicyStatus(t, cfg)
 	if in.present() {
 		t.Logf("the cluster is not fresh (a previous run left the operator installed); removing it first")
 		in.uninstall()

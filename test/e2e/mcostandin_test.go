@@ -201,12 +201,17 @@ func updatingThenUpdated(events []framework.MCOEvent, pool, target string) bool 
 }
 
 // TestMCOStandIn: the stand-in renders pools worker and canary (role in
-// (worker, canary)), rolls a valid CRI-O and kubelet drop-in out with a
-// CRI-O restart and a kubelet restart per node and no reboot, lets a canary
+// (worker, canary)); its daemons wait while MachineConfiguration cluster's
+// status does not list the policy entries for the object's generation
+// (they are in the spec only); then it rolls a valid CRI-O and kubelet
+// drop-in out with a CRI-O restart per node, a kubelet restart for the
+// kubelet's drop-in and one more because CRI-O restarted (kubelet.service
+// Requires=crio.service), and no reboot; it lets a canary
 // MachineConfig win on the canary pool, degrades the canary node and pool
 // when the drop-in makes the real CRI-O fail (files rolled back, CRI-O
-// back, no retry), and recovers when the MachineConfig is reverted or
-// removed.
+// back, no retry), recovers when the MachineConfig is reverted or
+// removed, and drains and reboots (recorded) for a file the status has no
+// entry for.
 func TestMCOStandIn(t *testing.T) {
 	start := time.Now()
 	c := framework.NewCluster(t)
@@ -270,14 +275,27 @@ func TestMCOStandIn(t *testing.T) {
 	}
 
 	// 1. A valid CRI-O drop-in and a kubelet drop-in for the worker role,
-	// with their policy entries first: both pools roll, one CRI-O restart
-	// and one kubelet restart per node, no reboot.
+	// with their policy entries first, but in the spec only (MCO's
+	// operator part off): the pools target the new config, the daemons
+	// wait. Once the status lists the entries, both pools roll: one CRI-O
+	// restart, the kubelet restarted twice (its drop-in; CRI-O's restart)
+	// per node, no reboot.
 	phase := time.Now()
+	s.SetOperatorPart(false)
 	applyStandInPolicy(t, c, map[string]string{standInCRIODropIn: "crio.service", standInKubeletDropIn: "kubelet.service"})
 	const validWorker = "# e2e: the MCO stand-in's self-test\n[crio.tracing]\nenable_tracing = false\n"
 	const kubeletDropIn = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
 	n0 := len(s.Events())
 	applyStandInMachineConfig(t, c, standInMachineConfig(standInWorkerMC, "worker", map[string]string{standInCRIODropIn: validWorker, standInKubeletDropIn: kubeletDropIn}))
+	waitStandInPool(t, c, "worker", "pool worker targets "+standInWorkerMC, func(p framework.MCOPool) bool {
+		return p.Target != w0.Target && p.Condition("Updating")
+	})
+	time.Sleep(3 * time.Second)
+	for name := range nodes {
+		assert.Zero(t, countEvents(sinceEvents(s, n0), name, framework.MCOFileWritten, ""), "node %s updated while the policy is in the spec only", name)
+	}
+	assert.Zero(t, s.Reboots(), "no node rebooted while the status lacks the entries")
+	s.SetOperatorPart(true)
 	w1 := waitStandInPool(t, c, "worker", "pool worker updated with "+standInWorkerMC, func(p framework.MCOPool) bool {
 		return poolSettled(p) && p.Target != w0.Target
 	})
@@ -296,9 +314,11 @@ func TestMCOStandIn(t *testing.T) {
 		require.NoError(t, err, "node %s: the kubelet drop-in", name)
 		assert.Equal(t, kubeletDropIn, string(kb))
 		assert.Equal(t, 1, countEvents(ev, name, framework.MCOServiceRestarted, "crio.service"), "node %s: one CRI-O restart", name)
-		assert.Equal(t, 1, countEvents(ev, name, framework.MCOServiceRestarted, "kubelet.service"), "node %s: one kubelet restart", name)
+		assert.Equal(t, 1, countEvents(ev, name, framework.MCOServiceRestarted, "kubelet.service"), "node %s: one kubelet restart for its drop-in", name)
+		assert.Equal(t, 1, countEvents(ev, name, framework.MCODependentRestarted, "kubelet.service"), "node %s: one more kubelet restart with CRI-O's", name)
 		assert.NoError(t, crioHealthy(n), "node %s: CRI-O healthy", name)
 	}
+	assert.Equal(t, 1, countEvents(ev, "", framework.MCOPolicyStatusSynced, ""), "the status computed once for the new generation")
 	assert.Zero(t, s.Reboots(), "no node rebooted")
 	assert.Zero(t, countEvents(ev, "", framework.MCODrained, ""), "no node drained")
 	t.Logf("phase 1 (valid drop-in, both pools) took %s", time.Since(phase).Round(time.Millisecond))
@@ -324,6 +344,7 @@ func TestMCOStandIn(t *testing.T) {
 	assert.Equal(t, w1.Target, framework.GetMCOPool(t, c.Config, "worker").Target)
 	assert.Equal(t, 1, countEvents(ev, canaryNode, framework.MCOServiceRestarted, "crio.service"))
 	assert.Zero(t, countEvents(ev, canaryNode, framework.MCOServiceRestarted, "kubelet.service"), "the kubelet drop-in did not change")
+	assert.Equal(t, 1, countEvents(ev, canaryNode, framework.MCODependentRestarted, "kubelet.service"), "the kubelet restarts with CRI-O")
 	t.Logf("phase 2 (canary MachineConfig) took %s", time.Since(phase).Round(time.Millisecond))
 
 	// 3. A drop-in CRI-O refuses (a string where it wants a boolean): the
@@ -401,5 +422,25 @@ func TestMCOStandIn(t *testing.T) {
 		assert.NoError(t, crioHealthy(n), "node %s: CRI-O healthy", name)
 	}
 	assert.Zero(t, s.Reboots(), "no node rebooted")
-	t.Logf("phase 5 (removal) took %s; TestMCOStandIn took %s", time.Since(phase).Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	t.Logf("phase 5 (removal) took %s", time.Since(phase).Round(time.Millisecond))
+
+	// 6. A file the status has no entry for: each node is drained and
+	// rebooted (recorded), once when it appears and once when it goes.
+	phase = time.Now()
+	const noPolicyFile = "/etc/e2e-standin/no-policy-entry.conf"
+	n6 := len(s.Events())
+	applyStandInMachineConfig(t, c, standInMachineConfig(standInWorkerMC, "worker", map[string]string{noPolicyFile: "x\n"}))
+	waitStandInPool(t, c, "worker", "pool worker with "+noPolicyFile, func(p framework.MCOPool) bool { return poolSettled(p) && p.Target != w0.Target })
+	waitStandInPool(t, c, "canary", "pool canary with "+noPolicyFile, func(p framework.MCOPool) bool { return poolSettled(p) && p.Target != k0.Target })
+	deleteStandInMachineConfig(t, c, standInWorkerMC)
+	waitStandInPool(t, c, "worker", "pool worker without "+noPolicyFile, func(p framework.MCOPool) bool { return poolSettled(p) && p.Target == w0.Target })
+	waitStandInPool(t, c, "canary", "pool canary without "+noPolicyFile, func(p framework.MCOPool) bool { return poolSettled(p) && p.Target == k0.Target })
+	ev = sinceEvents(s, n6)
+	for name, n := range nodes {
+		assert.Equal(t, 2, countEvents(ev, name, framework.MCODrained, ""), "node %s drained for the file's arrival and removal", name)
+		assert.Equal(t, 2, countEvents(ev, name, framework.MCORebooted, ""), "node %s rebooted for the file's arrival and removal", name)
+		assert.Zero(t, countEvents(ev, name, framework.MCOServiceRestarted, ""), "node %s: a reboot, not a restart", name)
+		assert.NoError(t, crioHealthy(n), "node %s: CRI-O healthy after the reboot", name)
+	}
+	t.Logf("phase 6 (no policy entry) took %s; TestMCOStandIn took %s", time.Since(phase).Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 }

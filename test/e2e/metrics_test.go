@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,14 +79,14 @@ func waitForMetricsObjects(t *testing.T, c *framework.Cluster, present bool, tim
 }
 
 // waitForMetricsObjectsExcept is waitForMetricsObjects for every operand
-// but those of one resource ("" for none).
-func waitForMetricsObjectsExcept(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration, except string) {
+// but those of the resources named ("" for none).
+func waitForMetricsObjectsExcept(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration, except ...string) {
 	t.Helper()
 	var wrong []string
 	framework.Eventually(t, timeout, 2*time.Second, func() (bool, error) {
 		wrong = nil
 		for _, o := range metricsObjects {
-			if o.gvr.Resource == except {
+			if slices.Contains(except, o.gvr.Resource) {
 				continue
 			}
 			err := getObject(c, o)

@@ -252,7 +252,8 @@ func TestNodeSettingsTracing(t *testing.T) {
 		kubelet, err := os.ReadFile(n.HostPath(nodesettings.KubeletDropInPath))
 		require.NoError(t, err, "pool %s: our kubelet drop-in (the fixture's kubelet unit passes --config-dir)", pool)
 		assert.Contains(t, string(kubelet), fmt.Sprintf("endpoint: %q", w.recv.Addr))
-		assert.Equal(t, 1, countEvents(ev, n.Name, framework.MCOServiceRestarted, "kubelet.service"), "pool %s: one kubelet restart", pool)
+		assert.Equal(t, 1, countEvents(ev, n.Name, framework.MCOServiceRestarted, "kubelet.service"), "pool %s: one kubelet restart for its drop-in", pool)
+		assert.Equal(t, 1, countEvents(ev, n.Name, framework.MCODependentRestarted, "kubelet.service"), "pool %s: one more with CRI-O's (Requires=crio.service)", pool)
 		assert.Equal(t, nodesettings.Done, nodesettings.PoolState(poolStatus(on, pool).State), pool)
 	}
 	assert.Zero(t, w.s.Reboots(), "no node rebooted: the disruption policy entries were in place first")

@@ -12,10 +12,12 @@ import (
 
 // The node disruption policy entry for the CRI-O drop-in. A file under
 // /etc/crio/crio.conf.d is not in the Machine Config Operator's default
-// node disruption policy, so without this entry the drop-in MachineConfigs
-// appearing or disappearing drain and reboot every node of every pool. A
-// restart of crio.service is enough for CRI-O to pick up metrics_cert and
-// metrics_key.
+// node disruption policy, so without this entry in the policy MCO's daemon
+// reads (the status of MachineConfiguration cluster, package
+// nodedisruption) the drop-in appearing or disappearing drains and reboots
+// every node of every pool. A restart of crio.service is enough for CRI-O
+// to pick up metrics_cert and metrics_key; on an OpenShift node it also
+// restarts the kubelet (kubelet.service Requires=crio.service).
 const (
 	// DropInPath is where the MachineConfigs write the CRI-O drop-in
 	// (bindata/metrics/machineconfig.yaml).
@@ -27,11 +29,6 @@ const (
 	// never do.
 	MachineConfigurationName = nodedisruption.MachineConfigurationName
 	crioService              = "crio.service"
-
-	// Notes in the CRIOMetricsNodeConfig condition message, worded like
-	// the skipped parts in the metrics stack's message.
-	SkippedDisruptionPolicyNotServed = "CRI-O node disruption policy skipped: operator.openshift.io/v1 machineconfigurations is not served"
-	SkippedDisruptionPolicyNoCluster = "CRI-O node disruption policy skipped: MachineConfiguration cluster does not exist"
 )
 
 var (
@@ -46,14 +43,12 @@ func DisruptionPolicyApply(live *operatorv1.MachineConfiguration) *applyoperator
 	return nodedisruption.Apply(live, disruptionPolicy)
 }
 
-// ensureDisruptionPolicy applies our entry when it is missing or differs.
-// The entry is never removed, not even when the stack is (see package
-// nodedisruption); a leftover entry only says "restart CRI-O if this file
-// changes", which is harmless.
-func ensureDisruptionPolicy(ctx context.Context, client dynamic.Interface) (wrote bool, skipped string, err error) {
-	wrote, skipped, err = nodedisruption.Ensure(ctx, client, DisruptionPolicyFieldManager, disruptionPolicy)
-	if skipped != "" {
-		skipped = SkippedDisruptionPolicyNoCluster
-	}
-	return wrote, skipped, err
+// ensureDisruptionPolicy applies our entry when it is missing or differs,
+// and says why the MachineConfigs must wait, if they must
+// (nodedisruption.Ensure). The entry is never removed, not even when the
+// stack is: a node may run a config with the drop-in, and then leave it,
+// long after our MachineConfigs are gone (docs/crio-metrics.md says when
+// an administrator may take it out).
+func ensureDisruptionPolicy(ctx context.Context, client dynamic.Interface) (wrote bool, wait string, err error) {
+	return nodedisruption.Ensure(ctx, client, DisruptionPolicyFieldManager, disruptionPolicy)
 }

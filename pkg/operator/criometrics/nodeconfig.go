@@ -7,15 +7,19 @@ import (
 	"strings"
 	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/clock"
 
 	"github.com/openshift/cluster-node-operator/bindata"
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
@@ -53,19 +57,27 @@ type nodeConfigController struct {
 	// MachineConfigs go, and its own poll would add up to a second.
 	machineConfigsRemoved func()
 	recorder              events.Recorder
+	clock                 clock.PassiveClock
+	// waitingSince is when the drop-in MachineConfigs began to wait for
+	// MCO's node disruption policy for the reason waitingFor. In memory
+	// only: a restarted operator gives a wait its grace again, unless
+	// Degraded already reports it (reportedPersisting).
+	waitingSince time.Time
+	waitingFor   string
 }
 
 // NewNodeConfigController keeps the SecurityContextConstraints and the CRI-O
 // drop-in MachineConfigs, kinds that library-go's resourceapply does not
 // handle, and, before the MachineConfigs, the drop-in's entry in MCO's node
-// disruption policy (disruptionpolicy.go). It applies only when the live
-// object differs from ours. observer says which parts of the own TLS stack
-// exist; machineConfigsRemoved is called when a removal deleted the
-// MachineConfigs (path.go: the DaemonSet may go next).
+// disruption policy (disruptionpolicy.go): the MachineConfigs are written
+// (or deleted) only once MCO's status lists the entry. It applies only
+// when the live object differs from ours. observer says which parts of
+// the own TLS stack exist; machineConfigsRemoved is called when a removal
+// deleted the MachineConfigs (path.go: the DaemonSet may go next).
 func NewNodeConfigController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver, machineConfigsRemoved func(), recorder events.Recorder) factory.Controller {
 	c := &nodeConfigController{nodeOperators: nodeOperators, operatorClient: operatorClient, dynamic: dyn, served: served,
-		observer: observer, machineConfigsRemoved: machineConfigsRemoved, recorder: recorder}
+		observer: observer, machineConfigsRemoved: machineConfigsRemoved, recorder: recorder, clock: clock.RealClock{}}
 	return factory.New().
 		WithInformers(nodeOperators.Informer()).
 		ResyncEvery(time.Minute).
@@ -79,51 +91,118 @@ func (c *nodeConfigController) syncNodeConfig(ctx context.Context, syncCtx facto
 	if err != nil || intent == Hold {
 		return err
 	}
-	notes, syncErr := c.reconcile(ctx, intent)
-	cond := stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(false, "AsExpected", strings.Join(notes, "; "))
-	if syncErr != nil {
-		cond = stack.Conditions{Prefix: "CRIOMetricsNodeConfig"}.Degraded(true, "SyncError", syncErr.Error())
+	wait, syncErr := c.reconcile(ctx, intent)
+	now := c.clock.Now()
+	if wait != c.waitingFor {
+		// Not waiting, or waiting for something new (MCO created the
+		// object; our entry went in): a new wait has its grace again.
+		c.waitingSince, c.waitingFor = now, wait
 	}
-	if err := stack.ApplyConditions(ctx, c.operatorClient, nodeConfigFieldManager, cond); err != nil {
+	persists := nodedisruption.Persists(c.waitingSince, now) || c.reportedPersisting(wait)
+	conds := nodeConfigConditions(wait, persists, syncErr)
+	if err := stack.ApplyConditions(ctx, c.operatorClient, nodeConfigFieldManager, conds...); err != nil {
 		return err
+	}
+	if wait != "" && !persists && syncErr == nil {
+		// MCO's operator normally lists the entry within seconds: look
+		// again soon rather than at the next resync. A wait past its
+		// grace is looked at on the resync only.
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), waitRecheck)
 	}
 	return syncErr
 }
 
+// reportedPersisting: the Degraded condition already reports this wait as
+// persisting (written before this process started, which keeps the time
+// of the wait only in memory); a restart must not take it back.
+func (c *nodeConfigController) reportedPersisting(wait string) bool {
+	if wait == "" || c.operatorClient == nil {
+		return false
+	}
+	_, status, _, err := c.operatorClient.GetOperatorState()
+	if err != nil || status == nil {
+		return false
+	}
+	cond := v1helpers.FindOperatorCondition(status.Conditions, nodeConfigConditionPrefix+"Degraded")
+	return cond != nil && cond.Status == operatorv1.ConditionTrue && cond.Reason == ReasonDisruptionPolicyNotReady && cond.Message == MachineConfigsHeldBack+wait
+}
+
+// waitRecheck is how soon a sync looks again while the MachineConfigs wait.
+const waitRecheck = 2 * time.Second
+
+// Reasons of the CRIOMetricsNodeConfig conditions, and the start of the
+// message while the drop-in MachineConfigs wait (a nodedisruption.Wait*
+// message follows).
+const (
+	ReasonWaitingForDisruptionPolicy = "WaitingForNodeDisruptionPolicy"
+	ReasonDisruptionPolicyNotReady   = "NodeDisruptionPolicyNotReady"
+	MachineConfigsHeldBack           = "CRI-O drop-in MachineConfigs held back: "
+	nodeConfigConditionPrefix        = "CRIOMetricsNodeConfig"
+	nodeConfigReasonAsExpected       = "AsExpected"
+	nodeConfigReasonSyncError        = "SyncError"
+)
+
+// nodeConfigConditions: Progressing while the drop-in MachineConfigs wait
+// for MCO's node disruption policy, with the wait's stable reason;
+// Degraded for a sync error, or once the wait has outlasted its grace
+// (persists). Nothing in the messages changes while a wait or an error
+// lasts.
+func nodeConfigConditions(wait string, persists bool, syncErr error) []*applyoperatorv1.OperatorConditionApplyConfiguration {
+	conds := stack.Conditions{Prefix: nodeConfigConditionPrefix}
+	progressing := conds.Progressing(false, nodeConfigReasonAsExpected, "")
+	degraded := conds.Degraded(false, nodeConfigReasonAsExpected, "")
+	if wait != "" {
+		msg := MachineConfigsHeldBack + wait
+		progressing = conds.Progressing(true, ReasonWaitingForDisruptionPolicy, msg)
+		if persists {
+			degraded = conds.Degraded(true, ReasonDisruptionPolicyNotReady, msg)
+		}
+	}
+	if syncErr != nil {
+		degraded = conds.Degraded(true, nodeConfigReasonSyncError, syncErr.Error())
+	}
+	return []*applyoperatorv1.OperatorConditionApplyConfiguration{progressing, degraded}
+}
+
 // reconcile applies or removes the stack's node configuration. It returns
-// notes on parts skipped because MCO's API or object is missing. Removal
-// keeps the drop-in MachineConfigs while the ServiceMonitor still sends a
-// scraper to the proxy, and the SCC while the DaemonSet exists (path.go).
-func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]string, error) {
+// why the drop-in MachineConfigs wait, if they do. Removal keeps the
+// drop-in MachineConfigs while the ServiceMonitor still sends a scraper to
+// the proxy, and the SCC while the DaemonSet exists (path.go).
+func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) (string, error) {
 	enabled := intent == Build
 	scc, err := renderSCC()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	served := c.served.Get()
-	var notes, errs []string
-	// The node disruption policy entry goes in before the MachineConfigs:
-	// MCO decides how to roll out a rendered config when it renders it, so
-	// an entry that comes after them would not spare the first rollout its
-	// reboots. Without the entry in place (a failed write) the
-	// MachineConfigs are held back. On removal the entry stays: see
-	// ensureDisruptionPolicy.
-	holdBack := false
-	if enabled && served.MachineConfig {
-		switch {
-		case !served.MachineConfiguration:
-			notes = append(notes, SkippedDisruptionPolicyNotServed)
-		default:
-			wrote, skipped, err := ensureDisruptionPolicy(ctx, c.dynamic)
+	var errs []string
+	tls := TLSStack{}
+	if !enabled {
+		tls = c.observer.Observe(ctx, served, TearDown, false)
+	}
+	// MCO's daemon decides a node's disruption from MachineConfiguration
+	// cluster's status when it updates the node, so the drop-in
+	// MachineConfigs are created or deleted only once the status lists
+	// our entry (package nodedisruption); without it every node would
+	// drain and reboot. The entry stays on removal (disruptionpolicy.go).
+	touchMachineConfigs := served.MachineConfig && (enabled || (tls.MayRemoveMachineConfigs() && tls.MachineConfigs))
+	wait := ""
+	if touchMachineConfigs {
+		if !served.MachineConfiguration {
+			wait = nodedisruption.WaitNotServed
+		} else {
+			wrote, w, err := ensureDisruptionPolicy(ctx, c.dynamic)
 			switch {
 			case err != nil:
-				errs = append(errs, fmt.Sprintf("MachineConfiguration %s node disruption policy: %v; CRI-O drop-in MachineConfigs held back until it is in place", MachineConfigurationName, err))
-				holdBack = true
-			case skipped != "":
-				notes = append(notes, skipped)
+				errs = append(errs, fmt.Sprintf("MachineConfiguration %s node disruption policy: %v; %sthe entry must be in place first", MachineConfigurationName, err, MachineConfigsHeldBack))
+				touchMachineConfigs = false
 			case wrote:
 				c.recorder.Eventf("CRIOMetricsNodeConfig", "applied node disruption policy entry for %s (restart %s) to MachineConfiguration %s", DropInPath, crioService, MachineConfigurationName)
 			}
+			wait = w
+		}
+		if wait != "" {
+			touchMachineConfigs = false
 		}
 	}
 	type object struct {
@@ -131,18 +210,14 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 		obj *unstructured.Unstructured
 	}
 	var objects []object
-	tls := TLSStack{}
-	if !enabled {
-		tls = c.observer.Observe(ctx, served, TearDown, false)
-	}
 	if enabled || tls.MayRemoveRest() {
 		objects = append(objects, object{sccGVR, scc})
 	}
-	if served.MachineConfig && !holdBack && (enabled || tls.MayRemoveMachineConfigs()) {
+	if touchMachineConfigs {
 		for _, role := range machineConfigRoles {
 			mc, err := RenderMachineConfig(role)
 			if err != nil {
-				return nil, err
+				return "", err
 			}
 			objects = append(objects, object{machineConfigGVR, mc})
 		}
@@ -174,7 +249,7 @@ func (c *nodeConfigController) reconcile(ctx context.Context, intent Intent) ([]
 		c.machineConfigsRemoved()
 	}
 	if len(errs) > 0 {
-		return notes, fmt.Errorf("%s", strings.Join(errs, "; "))
+		return wait, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
-	return notes, nil
+	return wait, nil
 }

@@ -47,6 +47,11 @@ const (
 	ReasonRollingOut      = "RollingOut"
 	ReasonRollingBackCond = "RollingBack"
 	ReasonRolledBackCond  = "RolledBack"
+	// ReasonWaitingForPolicy: our next MachineConfig write waits for MCO's
+	// status to list our node disruption policy entries (Progressing);
+	// ReasonPolicyNotReady: that wait outlasted its grace (Degraded).
+	ReasonWaitingForPolicy = "WaitingForNodeDisruptionPolicy"
+	ReasonPolicyNotReady   = "NodeDisruptionPolicyNotReady"
 
 	// pollInterval is how often a rollout in progress looks at MCO's
 	// objects again; MCO's objects are not watched (a watch on every
@@ -93,6 +98,12 @@ type Controller struct {
 	// collectorGone: this process saw that our OpenTelemetryCollector does
 	// not exist, so a finished rollout need not look again each minute.
 	collectorGone bool
+	// waitingSince is when the next MachineConfig write began to wait for
+	// MCO's node disruption policy for the reason waitingFor (zero: not
+	// waiting). In memory only: a restarted operator gives a wait its
+	// grace again, unless NodeSettingsDegraded already reports it.
+	waitingSince time.Time
+	waitingFor   string
 }
 
 // NewController watches the NodeOperator only; while a rollout runs it
@@ -208,9 +219,22 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	if s.Write != nil {
+		wait, err := c.ensureDisruptionPolicy(ctx)
+		if err != nil {
+			return 0, c.recordError(ctx, current, err)
+		}
+		if wait != "" {
+			// The step is not taken: the record stays where it was, and
+			// the same step is decided again once MCO's status lists our
+			// entries.
+			return c.recordWait(ctx, current, wait)
+		}
+	}
+	c.waitingSince, c.waitingFor = time.Time{}, ""
+	if s.Write != nil {
 		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool]); err != nil {
 			// The factory retries an error with backoff; a persistent one
-			// (no MachineConfiguration) must not be polled every 2 s too.
+			// must not be polled every 2 s too.
 			return 0, c.recordError(ctx, current, err)
 		}
 	}
@@ -233,10 +257,79 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	return s.RecheckAfter, nil
 }
 
+// ensureDisruptionPolicy applies our node disruption policy entries when
+// they are missing, and says why no MachineConfig of ours may be written,
+// created or deleted yet: MCO's daemon decides a node's disruption from
+// MachineConfiguration cluster's status when it updates the node, and a
+// changed file the status has no entry for drains and reboots it (package
+// nodedisruption).
+func (c *Controller) ensureDisruptionPolicy(ctx context.Context) (string, error) {
+	if !c.served.Get().MachineConfiguration {
+		return nodedisruption.WaitNotServed, nil
+	}
+	wrote, wait, err := nodedisruption.Ensure(ctx, c.dynamic, DisruptionPolicyFieldManager, nodedisruption.Restarts(DisruptionPolicy()))
+	if err != nil {
+		return "", fmt.Errorf("MachineConfiguration %s node disruption policy: %w; the node settings MachineConfigs are held back until the entries are in place", nodedisruption.MachineConfigurationName, err)
+	}
+	if wrote {
+		c.recorder.Eventf("NodeSettingsDisruptionPolicy", "applied node disruption policy entries for the node settings drop-ins to MachineConfiguration %s", nodedisruption.MachineConfigurationName)
+	}
+	return wait, nil
+}
+
+// recordWait reports a MachineConfig write held back for MCO's node
+// disruption policy: Progressing with the wait's stable message, Degraded
+// once the wait outlasts its grace. Within the grace it looks again at the
+// rollout's pace; past it, at the resync's.
+func (c *Controller) recordWait(ctx context.Context, current *nodev1alpha1.NodeSettingsStatus, wait string) (time.Duration, error) {
+	now := c.clock.Now()
+	if wait != c.waitingFor {
+		// A new reason (MCO created the object; our entries went in):
+		// the wait moved on, and has its grace again.
+		c.waitingSince, c.waitingFor = now, wait
+	}
+	msg := waitMessage(wait)
+	// The time of the wait is kept in memory only: a Degraded condition
+	// that already reports this wait (an earlier process wrote it) stays.
+	persists := nodedisruption.Persists(c.waitingSince, now) || c.reportedPersisting(msg)
+	if err := c.record(ctx, current, waitConditions(wait, persists)); err != nil {
+		return 0, err
+	}
+	if persists {
+		return 0, nil
+	}
+	return pollInterval, nil
+}
+
+func waitMessage(wait string) string { return "node settings MachineConfigs held back: " + wait }
+
+// reportedPersisting: NodeSettingsDegraded already reports the wait with
+// this message as persisting.
+func (c *Controller) reportedPersisting(msg string) bool {
+	no, err := c.nodeOperators.Get()
+	if err != nil {
+		return false
+	}
+	for _, cond := range no.Status.Conditions {
+		if cond.Type == Prefix+"Degraded" {
+			return cond.Status == operatorv1.ConditionTrue && cond.Reason == ReasonPolicyNotReady && cond.Message == msg
+		}
+	}
+	return false
+}
+
+// waitConditions are the conditions while a MachineConfig write waits.
+func waitConditions(wait string, persists bool) []*conditionArgs {
+	msg := waitMessage(wait)
+	if persists {
+		return conditions(true, ReasonWaitingForPolicy, msg, true, ReasonPolicyNotReady, msg)
+	}
+	return conditions(true, ReasonWaitingForPolicy, msg, false, ReasonAsExpected, "")
+}
+
 // write puts our MachineConfig for a pool at a revision, or deletes it;
-// today are the files today's spec renders for the pool. The node
-// disruption policy entries go in first, and without them nothing is
-// written: MCO would drain and reboot the pool's nodes.
+// today are the files today's spec renders for the pool. The caller has
+// made sure MCO's status lists our node disruption policy entries.
 func (c *Controller) write(ctx context.Context, w Write, today []File) error {
 	name := MachineConfigName(w.Pool)
 	if w.Revision == "" {
@@ -245,15 +338,6 @@ func (c *Controller) write(ctx context.Context, w Write, today []File) error {
 			c.recorder.Eventf("NodeSettingsMachineConfig", "deleted MachineConfig %s", name)
 		}
 		return err
-	}
-	wrote, skipped, err := nodedisruption.Ensure(ctx, c.dynamic, DisruptionPolicyFieldManager, nodedisruption.Restarts(DisruptionPolicy()))
-	switch {
-	case err != nil:
-		return fmt.Errorf("MachineConfiguration %s node disruption policy: %w; MachineConfig %s held back until it is in place", nodedisruption.MachineConfigurationName, err, name)
-	case skipped != "":
-		return fmt.Errorf("%s; MachineConfig %s held back: without the policy MCO would reboot the pool's nodes", skipped, name)
-	case wrote:
-		c.recorder.Eventf("NodeSettingsDisruptionPolicy", "applied node disruption policy entries for the node settings drop-ins to MachineConfiguration %s", nodedisruption.MachineConfigurationName)
 	}
 	files := today
 	if RevisionOf(today) != w.Revision {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -75,9 +76,10 @@ func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
 	if withPolicy {
 		m.create(nodedisruption.GVR, &unstructured.Unstructured{Object: map[string]interface{}{
 			"apiVersion": "operator.openshift.io/v1", "kind": "MachineConfiguration",
-			"metadata": map[string]interface{}{"name": "cluster"},
+			"metadata": map[string]interface{}{"name": "cluster", "generation": int64(1)},
 			"spec":     map[string]interface{}{"managementState": "Managed"},
 		}})
+		m.syncPolicy()
 	}
 	for _, p := range pools {
 		selector := map[string]interface{}{"matchLabels": map[string]interface{}{roleLabel: p}}
@@ -118,11 +120,43 @@ func (m *fakeMCO) apply(a clienttesting.PatchAction) runtime.Object {
 	if gvr == nodedisruption.GVR {
 		files, _, _ := unstructured.NestedSlice(u.Object, "spec", "nodeDisruptionPolicy", "files")
 		require.NoError(m.t, unstructured.SetNestedSlice(l.Object, files, "spec", "nodeDisruptionPolicy", "files"))
+		// A spec change: the API server bumps the generation.
+		l.SetGeneration(l.GetGeneration() + 1)
 		u = l
 	}
 	u.SetResourceVersion("")
 	require.NoError(m.t, m.client.Tracker().Update(gvr, u, a.GetNamespace()))
 	return u
+}
+
+// syncPolicy is MCO's operator: MachineConfiguration cluster's status
+// lists the spec's entries (MCO's defaults are left out here) for the
+// object's generation. It logs "mco: policy status" when that changes the
+// status, so that the log shows where MCO acted among our writes.
+func (m *fakeMCO) syncPolicy() {
+	m.t.Helper()
+	u := m.get(nodedisruption.GVR, "cluster")
+	if u == nil {
+		return
+	}
+	mc := &operatorv1.MachineConfiguration{}
+	require.NoError(m.t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, mc))
+	status := operatorv1.MachineConfigurationStatus{ObservedGeneration: mc.Generation}
+	for _, f := range mc.Spec.NodeDisruptionPolicy.Files {
+		sf := operatorv1.NodeDisruptionPolicyStatusFile{Path: f.Path}
+		for _, a := range f.Actions {
+			sf.Actions = append(sf.Actions, operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.NodeDisruptionPolicyStatusActionType(a.Type), Restart: a.Restart})
+		}
+		status.NodeDisruptionPolicyStatus.ClusterPolicies.Files = append(status.NodeDisruptionPolicyStatus.ClusterPolicies.Files, sf)
+	}
+	if reflect.DeepEqual(mc.Status, status) {
+		return
+	}
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
+	require.NoError(m.t, err)
+	require.NoError(m.t, unstructured.SetNestedMap(u.Object, raw, "status"))
+	require.NoError(m.t, m.client.Tracker().Update(nodedisruption.GVR, u, ""))
+	m.writes = append(m.writes, "mco: policy status")
 }
 
 func (m *fakeMCO) get(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {
@@ -225,6 +259,17 @@ func (f *fixture) sync() time.Duration {
 	return recheck
 }
 
+// start takes a rollout's first step: the first sync applies our node
+// disruption policy entries and waits, MCO's operator lists them in the
+// status, and the second sync writes the first MachineConfig.
+func (f *fixture) start() {
+	f.t.Helper()
+	f.sync()
+	require.Equal(f.t, ReasonWaitingForPolicy, f.condition("Progressing").Reason)
+	f.mco.syncPolicy()
+	f.sync()
+}
+
 func (f *fixture) status() *nodev1alpha1.NodeSettingsStatus { return f.no.Get().Status.NodeSettings }
 
 func (f *fixture) poolState(pool string) nodev1alpha1.NodeSettingsPoolState {
@@ -252,6 +297,10 @@ func (f *fixture) run(skip map[string]bool) {
 	f.t.Helper()
 	for i := 0; i < 60; i++ {
 		f.sync()
+		f.mco.syncPolicy()
+		if f.condition("Progressing").Reason == ReasonWaitingForPolicy {
+			continue
+		}
 		s := f.status()
 		if s == nil || (s.Phase != nodev1alpha1.NodeSettingsPhase(PhaseRollingOut) && s.Phase != nodev1alpha1.NodeSettingsPhase(PhaseRollingBack)) {
 			return
@@ -284,9 +333,10 @@ func mcoWrites(writes []string) []string {
 	return out
 }
 
-// Turning tracing on: the node disruption policy first, then our
-// MachineConfigs pool by pool, canary first and master last; then nothing
-// is written, to MCO's objects or to status.
+// Turning tracing on: the node disruption policy entries first, then a wait
+// until MCO's operator lists them in MachineConfiguration cluster's status,
+// then our MachineConfigs pool by pool, canary first and master last; then
+// nothing is written, to MCO's objects or to status.
 func TestControllerRollsOutPoolByPool(t *testing.T) {
 	mco := newFakeMCO(t, true, "master", "worker", "canary")
 	f := newFixture(t, mco, tracingOn("canary"))
@@ -294,6 +344,7 @@ func TestControllerRollsOutPoolByPool(t *testing.T) {
 
 	assert.Equal(t, []string{
 		"apply machineconfigurations cluster",
+		"mco: policy status",
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",
@@ -328,7 +379,7 @@ func TestControllerRollsOutPoolByPool(t *testing.T) {
 func TestControllerRollsBackAFailingCanary(t *testing.T) {
 	mco := newFakeMCO(t, true, "master", "worker", "canary")
 	f := newFixture(t, mco, tracingOn("canary"))
-	f.sync() // writes the canary's MachineConfig
+	f.start() // writes the canary's MachineConfig
 	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Applying), f.poolState("canary"))
 	mco.degrade("canary", `Node worker-2 is reporting: "restarting crio.service service failed"`)
 	f.sync()
@@ -338,6 +389,7 @@ func TestControllerRollsBackAFailingCanary(t *testing.T) {
 
 	assert.Equal(t, []string{
 		"apply machineconfigurations cluster",
+		"mco: policy status",
 		"apply machineconfigs 60-canary-node-settings",
 		"delete machineconfigs 60-canary-node-settings",
 	}, mcoWrites(mco.writes))
@@ -377,29 +429,74 @@ func TestControllerTurnsOffInTheSameOrder(t *testing.T) {
 }
 
 // Without MCO's MachineConfiguration no MachineConfig is written (MCO would
-// reboot the nodes), the error is reported once, and retries write nothing.
-func TestControllerHoldsBackWithoutTheDisruptionPolicy(t *testing.T) {
+// reboot the nodes): NodeSettingsProgressing says why, once; Degraded only
+// after the wait's grace, written once; then retries write nothing. When
+// MCO creates the object, the entries go in, the write waits for MCO's
+// status, then the rollout starts.
+func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	mco := newFakeMCO(t, false, "master", "worker")
 	f := newFixture(t, mco, tracingOn(""))
-	recheck, err := f.c.Sync(context.Background())
-	require.Error(t, err)
-	assert.Zero(t, recheck, "a persistent error is retried with the factory's backoff, not polled")
-	f.no.Refresh()
+	recheck := f.sync()
+	assert.Equal(t, pollInterval, recheck, "within the grace the wait is looked at often")
 	assert.Empty(t, mcoWrites(mco.writes))
+	assert.Nil(t, f.status(), "no step taken")
+	p := f.condition("Progressing")
+	assert.Equal(t, operatorv1.ConditionTrue, p.Status)
+	assert.Equal(t, ReasonWaitingForPolicy, p.Reason)
+	assert.Equal(t, "node settings MachineConfigs held back: "+nodedisruption.WaitNoCluster, p.Message)
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
+
+	f.no.Writes = nil
+	for i := 0; i < 10; i++ {
+		f.clock.Step(10 * time.Second)
+		f.sync()
+	}
+	assert.Empty(t, f.no.Writes, "the same wait is not written again")
+	f.clock.Step(nodedisruption.WaitGrace)
+	assert.Zero(t, f.sync(), "past the grace the resync looks again")
 	d := f.condition("Degraded")
 	assert.Equal(t, operatorv1.ConditionTrue, d.Status)
-	assert.Contains(t, d.Message, "MachineConfiguration cluster does not exist")
-	assert.Contains(t, d.Message, "held back")
+	assert.Equal(t, ReasonPolicyNotReady, d.Reason)
+	assert.Equal(t, p.Message, d.Message)
+	assert.Len(t, f.no.Writes, 1, "Degraded written once")
 
 	f.no.Writes = nil
 	for i := 0; i < 5; i++ {
 		f.clock.Step(time.Minute)
-		_, err := f.c.Sync(context.Background())
-		require.Error(t, err)
-		f.no.Refresh()
+		f.sync()
 	}
 	assert.Empty(t, mcoWrites(mco.writes))
-	assert.Empty(t, f.no.Writes, "a persistent error is written once")
+	assert.Empty(t, f.no.Writes, "a persistent wait is written once")
+
+	// A restarted operator: the wait's start was kept in memory only, but
+	// the Degraded condition that reports it is not taken back.
+	restarted := *f.c
+	restarted.waitingSince, restarted.waitingFor, restarted.recorded, restarted.haveOwn = time.Time{}, "", nil, false
+	f.c = &restarted
+	f.sync()
+	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Degraded").Status)
+	assert.Empty(t, f.no.Writes, "a restart does not take Degraded back")
+
+	// MCO creates it, without a status yet.
+	mco.create(nodedisruption.GVR, &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "operator.openshift.io/v1", "kind": "MachineConfiguration",
+		"metadata": map[string]interface{}{"name": "cluster", "generation": int64(1)},
+		"spec":     map[string]interface{}{"managementState": "Managed"},
+	}})
+	f.sync()
+	f.sync()
+	assert.Equal(t, []string{"apply machineconfigurations cluster"}, mcoWrites(mco.writes), "the entries, once; no MachineConfig")
+	assert.Equal(t, "node settings MachineConfigs held back: "+nodedisruption.WaitStatus, f.condition("Progressing").Message)
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status, "a new wait has its grace")
+	f.run(nil)
+	assert.Equal(t, []string{
+		"apply machineconfigurations cluster",
+		"mco: policy status",
+		"apply machineconfigs 60-worker-node-settings",
+		"apply machineconfigs 60-master-node-settings",
+	}, mcoWrites(mco.writes))
+	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseComplete), f.status().Phase)
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 }
 
 // No node settings and nothing of ours: no status.nodeSettings, and the
@@ -435,7 +532,7 @@ func TestControllerGateFailsOnANotReadyNode(t *testing.T) {
 			Message: "container runtime is down"}}},
 	})
 	f.c.kube = kube
-	f.sync() // writes
+	f.start() // writes
 	mco.finish("worker")
 	f.sync() // Verifying
 	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"))
@@ -603,7 +700,7 @@ func TestControllerGateWaitsForCRIOScrapes(t *testing.T) {
 			f.c.kube = readyWorkers("worker-1", "worker-2")
 			probe := &fakeScrapes{scraped: map[string]bool{"worker-1": true}}
 			f.c.scrapes = probe
-			f.sync() // writes
+			f.start() // writes
 			mco.finish("worker")
 			f.sync() // Verifying
 			require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"))
@@ -658,6 +755,7 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 	assert.Equal(t, []string{
 		"apply opentelemetrycollectors node-tracing",
 		"apply machineconfigurations cluster",
+		"mco: policy status",
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",

@@ -6,8 +6,12 @@ package framework
 // does, on the local world (docs/local-control-plane.md) and the simulated
 // nodes of the platform fixture (platform.go, PlatformNode), the parts of
 // what MCO documents that the operator depends on, read from MCO's source
-// at mcoCommit (see docs/mco-standin.md for the list and what is left out):
+// at mcoCommit 7ff337a4 (see docs/mco-standin.md for the list and what is
+// left out):
 //
+//   - the operator's MachineConfiguration status sync (mcopolicy.go):
+//     status.nodeDisruptionPolicyStatus.clusterPolicies, MCO's defaults
+//     merged with the spec's entries, at status.observedGeneration;
 //   - render (pkg/controller/render/render_controller.go): per
 //     MachineConfigPool, the MachineConfigs its spec.machineConfigSelector
 //     selects, merged into a rendered MachineConfig rendered-<pool>-<hash>
@@ -16,8 +20,13 @@ package framework
 //     status.go): the pool's nodes (spec.nodeSelector) get the desired
 //     configuration one at a time (maxUnavailable 1), and the pool's status;
 //   - the daemon (pkg/daemon/update.go, daemon.go, writer.go) on each node:
-//     the file diff, the node disruption policy, the files written, the
-//     services restarted, the node annotations and its MachineConfigNode.
+//     the file diff, the node disruption policy read from the
+//     MachineConfiguration's STATUS when the node is updated (a changed
+//     file without a status entry: drain and reboot), the files written,
+//     the services restarted (not de-duplicated, in the diff's map order; a
+//     CRI-O restart also restarts the kubelet, whose unit has
+//     Requires=crio.service), the node annotations and its
+//     MachineConfigNode.
 //
 // The stand-in writes a node's files below the node's root directory
 // (Node.HostPath); the CRI-O drop-ins (/etc/crio/crio.conf.d/) also reach the
@@ -38,6 +47,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,6 +128,13 @@ const (
 	// MCOServiceRestartFailed: the unit did not come back (Detail: unit and
 	// error).
 	MCOServiceRestartFailed MCOEventKind = "ServiceRestartFailed"
+	// MCODependentRestarted: systemd restarted the unit (Detail) because a
+	// unit it Requires= was restarted: kubelet.service with crio.service.
+	// Recorded only (the local world's kubelet is kwok).
+	MCODependentRestarted MCOEventKind = "DependentServiceRestarted"
+	// MCOPolicyStatusSynced: the operator part wrote MachineConfiguration
+	// cluster's node disruption policy status (Detail: the generation).
+	MCOPolicyStatusSynced MCOEventKind = "PolicyStatusSynced"
 	// MCOServiceReloaded: systemctl reload (Detail: the unit); recorded only.
 	MCOServiceReloaded MCOEventKind = "ServiceReloaded"
 	// MCOCRIOStartedBySystemd: after a failed restart and the daemon's
@@ -167,6 +184,12 @@ type MCOStandIn struct {
 	// rendered lists the rendered configs it created, removed at the end.
 	rendered map[string]bool
 	lastErr  string
+	// policyWait is, per node, since when its daemon waits for the node
+	// disruption policy status (MCO's daemon waits up to mcoPolicyWait).
+	policyWait map[string]time.Time
+	// operatorPart: the stand-in also plays MCO's operator
+	// (syncPolicyStatus); tests turn it off to hold the status back.
+	operatorPart atomic.Bool
 
 	stop chan struct{}
 	done chan struct{}
@@ -175,6 +198,25 @@ type MCOStandIn struct {
 // MCOStandInInterval is how often the stand-in syncs.
 const MCOStandInInterval = 300 * time.Millisecond
 
+// mcoPolicyWait is how long MCO's daemon waits for MachineConfiguration
+// cluster's node disruption policy status to be computed for the object's
+// generation before it fails the node's update
+// (calculatePostConfigChangeNodeDisruptionAction).
+const mcoPolicyWait = 2 * time.Minute
+
+// MCOStandInOption changes how the stand-in starts.
+type MCOStandInOption func(*MCOStandIn)
+
+// WithoutMCOOperator starts the stand-in with its MCO operator part off:
+// MachineConfiguration cluster's node disruption policy status is left as
+// it is until SetOperatorPart(true).
+func WithoutMCOOperator() MCOStandInOption {
+	return func(s *MCOStandIn) { s.operatorPart.Store(false) }
+}
+
+// SetOperatorPart turns the MCO operator part on or off.
+func (s *MCOStandIn) SetOperatorPart(on bool) { s.operatorPart.Store(on) }
+
 // StartMCOStandIn starts the test double over nodes (each a PlatformNode
 // with its real CRI-O): every interval it renders the pools, moves their
 // nodes to the pools' rendered configs one node at a time, and writes the
@@ -182,12 +224,17 @@ const MCOStandInInterval = 300 * time.Millisecond
 // them. It stops when the test ends and then removes what it put on the
 // API server (node annotations, MachineConfigNodes, rendered configs);
 // pools made by CreatePool go with their own cleanup.
-func StartMCOStandIn(t testing.TB, admin *rest.Config, nodes []*PlatformNode) *MCOStandIn {
+func StartMCOStandIn(t testing.TB, admin *rest.Config, nodes []*PlatformNode, opts ...MCOStandInOption) *MCOStandIn {
 	t.Helper()
 	s := &MCOStandIn{
 		t: t, dyn: dynamic.NewForConfigOrDie(admin), kube: kubernetes.NewForConfigOrDie(admin),
 		nodes: map[string]*PlatformNode{}, failed: map[string]string{}, rendered: map[string]bool{},
-		stop: make(chan struct{}), done: make(chan struct{}),
+		policyWait: map[string]time.Time{},
+		stop:       make(chan struct{}), done: make(chan struct{}),
+	}
+	s.operatorPart.Store(true)
+	for _, o := range opts {
+		o(s)
 	}
 	for _, n := range nodes {
 		s.nodes[n.Name] = n
@@ -316,6 +363,12 @@ func (s *MCOStandIn) Count(node string, kind MCOEventKind, detail string) int {
 // node (the stand-in records them and reboots nothing).
 func (s *MCOStandIn) Reboots() int { return s.Count("", MCORebooted, "") }
 
+// Restarts counts the restarts of a unit on a node (empty: any node),
+// asked for by the policy or brought by a unit it Requires=.
+func (s *MCOStandIn) Restarts(node, unit string) int {
+	return s.Count(node, MCOServiceRestarted, unit) + s.Count(node, MCODependentRestarted, unit)
+}
+
 // ---------------------------------------------------------------------------
 // One sync: render, node controller, daemons, status.
 
@@ -423,6 +476,16 @@ func poolSelector(pool *unstructured.Unstructured, field string) (labels.Selecto
 }
 
 func (s *MCOStandIn) sync(ctx context.Context) error {
+	// MCO's operator: the node disruption policy status.
+	if s.operatorPart.Load() {
+		wrote, err := syncPolicyStatus(ctx, s.dyn)
+		if err != nil {
+			return fmt.Errorf("MachineConfiguration cluster status: %w", err)
+		}
+		if wrote {
+			s.record("", "", MCOPolicyStatusSynced, "")
+		}
+	}
 	w, err := s.observe(ctx)
 	if err != nil {
 		return err
@@ -1006,14 +1069,16 @@ type DisruptionAction struct {
 // paths (pkg/daemon/update.go
 // calculatePostConfigChangeNodeDisruptionActionFromMCDiffs,
 // pkg/controller/common/helpers.go FindClosestFilePolicyPathMatch): for
-// each path the entry whose path equals it or is the longest directory
-// above it; a path without one means Reboot, as does any Reboot; None is
+// each path, in the order given, the actions of the entry whose path
+// equals it or is the longest directory above it, appended without
+// de-duplication (two changed CRI-O drop-ins restart CRI-O twice); a path
+// without an entry means Reboot (and a drain), as does any Reboot; None is
 // dropped when other actions remain; no changed path means None. The
-// entries are the MachineConfiguration's spec.nodeDisruptionPolicy.files:
-// MCO's daemon reads the status, where MCO's operator merges them over
-// MCO's defaults (pkg/apihelpers MergeClusterPolicies), and none of those
-// defaults is for /etc/crio/crio.conf.d or /etc/openshift/kubelet.conf.d.
-func DisruptionActions(paths []string, policy []operatorv1.NodeDisruptionPolicySpecFile) []DisruptionAction {
+// entries are the MachineConfiguration's
+// status.nodeDisruptionPolicyStatus.clusterPolicies.files, which MCO's
+// operator computes from the spec (ClusterPolicies); an entry only in the
+// spec counts for nothing.
+func DisruptionActions(paths []string, policy []operatorv1.NodeDisruptionPolicyStatusFile) []DisruptionAction {
 	if len(paths) == 0 {
 		return []DisruptionAction{{Type: "None"}}
 	}
@@ -1056,7 +1121,9 @@ func DisruptionActions(paths []string, policy []operatorv1.NodeDisruptionPolicyS
 }
 
 // fileDiff lists the paths whose file differs between two rendered configs
-// (added, removed or changed: CalculateConfigFileDiffs), sorted.
+// as MCO's CalculateConfigFileDiffs does: the removed ones first, then the
+// added or changed ones, each group in Go's map order, which varies from
+// one call to the next. The actions, and so the restarts, follow it.
 func fileDiff(oldFiles, newFiles map[string]map[string]interface{}) []string {
 	var out []string
 	for p := range oldFiles {
@@ -1069,9 +1136,14 @@ func fileDiff(oldFiles, newFiles map[string]map[string]interface{}) []string {
 			out = append(out, p)
 		}
 	}
-	sort.Strings(out)
 	return out
 }
+
+// requiredBy lists, per unit, the units whose unit file has Requires= on
+// it, which systemd restarts with it: MCO's kubelet.service (templates
+// 01-<role>-kubelet, units/kubelet.service.yaml) has
+// Requires=crio.service.
+var requiredBy = map[string][]string{"crio.service": {"kubelet.service"}}
 
 func renderedFiles(mc *unstructured.Unstructured) map[string]map[string]interface{} {
 	out := map[string]map[string]interface{}{}
@@ -1105,6 +1177,31 @@ func (s *MCOStandIn) daemon(ctx context.Context, w *standInWorld, node string) (
 	if state == MCOStateDegraded && failedOn == des {
 		return false, nil
 	}
+	// MCO's daemon reads the policy from the status when it updates the
+	// node, and first waits for the status to be computed for the
+	// object's generation (or for the object), failing the update after
+	// mcoPolicyWait. The stand-in waits before it marks the node Working.
+	var updateErr error
+	if !PolicyStatusReady(w.policy) {
+		s.mu.Lock()
+		since, waiting := s.policyWait[node]
+		if !waiting {
+			since = time.Now()
+			s.policyWait[node] = since
+		}
+		s.mu.Unlock()
+		if time.Since(since) < mcoPolicyWait {
+			return false, nil
+		}
+		why := "NodeDisruptionPolicyStatus is not up to date"
+		if w.policy == nil {
+			why = "MachineConfiguration/cluster has not been created yet"
+		}
+		updateErr = fmt.Errorf("NodeDisruptionPolicyStatus was not ready: %s", why)
+	}
+	s.mu.Lock()
+	delete(s.policyWait, node)
+	s.mu.Unlock()
 	oldMC, newMC := w.mcs[cur], w.mcs[des]
 	if newMC == nil {
 		return false, fmt.Errorf("desired config %s not found", des)
@@ -1125,12 +1222,8 @@ func (s *MCOStandIn) daemon(ctx context.Context, w *standInWorld, node string) (
 	oldFiles, newFiles := renderedFiles(oldMC), renderedFiles(newMC)
 	diff := fileDiff(oldFiles, newFiles)
 	var actions []DisruptionAction
-	var updateErr error
-	if w.policy == nil {
-		// The daemon waits for MachineConfiguration/cluster, then fails.
-		updateErr = errors.New("NodeDisruptionPolicyStatus was not ready: MachineConfiguration/cluster has not been created yet")
-	} else {
-		actions = DisruptionActions(diff, w.policy.Spec.NodeDisruptionPolicy.Files)
+	if updateErr == nil {
+		actions = DisruptionActions(diff, w.policy.Status.NodeDisruptionPolicyStatus.ClusterPolicies.Files)
 	}
 	if updateErr == nil {
 		drain := false
@@ -1214,6 +1307,9 @@ func (s *MCOStandIn) applyUpdate(w *standInWorld, pool, node string, oldFiles, n
 				break
 			}
 			s.record(pool, node, MCOServiceRestarted, a.Service)
+			for _, dep := range requiredBy[a.Service] {
+				s.record(pool, node, MCODependentRestarted, dep)
+			}
 		case "Reload", "Special":
 			service := a.Service
 			if a.Type == "Special" {

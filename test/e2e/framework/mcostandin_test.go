@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func testMC(name, role string, files ...[2]string) *unstructured.Unstructured {
@@ -78,37 +80,164 @@ func TestRenderPool(t *testing.T) {
 }
 
 func TestDisruptionActions(t *testing.T) {
-	restart := func(path, svc string) operatorv1.NodeDisruptionPolicySpecFile {
-		return operatorv1.NodeDisruptionPolicySpecFile{Path: path, Actions: []operatorv1.NodeDisruptionPolicySpecAction{{
-			Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: operatorv1.NodeDisruptionPolicyServiceName(svc)},
-		}}}
-	}
-	none := operatorv1.NodeDisruptionPolicySpecFile{Path: "/etc/none", Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.NoneSpecAction}}}
-	policy := []operatorv1.NodeDisruptionPolicySpecFile{
-		restart("/etc/crio/crio.conf.d/60-x.conf", "crio.service"),
-		restart("/etc/openshift/kubelet.conf.d", "kubelet.service"),
-		restart("/etc/openshift", "other.service"),
+	none := policyFile("/etc/none", operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.NoneStatusAction})
+	policy := []operatorv1.NodeDisruptionPolicyStatusFile{
+		policyFile("/etc/crio/crio.conf.d/60-x.conf", restartAction("crio.service")),
+		policyFile("/etc/crio/crio.conf.d/61-y.conf", restartAction("crio.service")),
+		policyFile("/etc/openshift/kubelet.conf.d", restartAction("kubelet.service")),
+		policyFile("/etc/openshift", restartAction("other.service")),
 		none,
 	}
+	crio, kubelet := DisruptionAction{Type: "Restart", Service: "crio.service"}, DisruptionAction{Type: "Restart", Service: "kubelet.service"}
 	for _, tc := range []struct {
 		paths []string
 		want  []DisruptionAction
 	}{
 		{nil, []DisruptionAction{{Type: "None"}}},
-		{[]string{"/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{{Type: "Restart", Service: "crio.service"}}},
+		{[]string{"/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{crio}},
 		// The longest directory above the path wins.
-		{[]string{"/etc/openshift/kubelet.conf.d/60-x.conf"}, []DisruptionAction{{Type: "Restart", Service: "kubelet.service"}}},
+		{[]string{"/etc/openshift/kubelet.conf.d/60-x.conf"}, []DisruptionAction{kubelet}},
 		// None is dropped next to other actions.
-		{[]string{"/etc/none", "/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{{Type: "Restart", Service: "crio.service"}}},
+		{[]string{"/etc/none", "/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{crio}},
 		{[]string{"/etc/none"}, []DisruptionAction{{Type: "None"}}},
+		// Not de-duplicated, in the order of the paths (the diff's map
+		// order in MCO).
+		{[]string{"/etc/crio/crio.conf.d/61-y.conf", "/etc/openshift/kubelet.conf.d/60-x.conf", "/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{crio, kubelet, crio}},
+		{[]string{"/etc/openshift/kubelet.conf.d/60-x.conf", "/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{kubelet, crio}},
 		// No entry: reboot, whatever else changed.
-		{[]string{"/etc/crio/crio.conf.d/60-x.conf", "/etc/crio/crio.conf.d/61-y.conf"}, []DisruptionAction{{Type: "Reboot"}}},
+		{[]string{"/etc/crio/crio.conf.d/60-x.conf", "/etc/crio/crio.conf.d/62-z.conf"}, []DisruptionAction{{Type: "Reboot"}}},
 		// A prefix that is not a directory above the path does not match.
 		{[]string{"/etc/crio/crio.conf.d/60-x.conf.bak"}, []DisruptionAction{{Type: "Reboot"}}},
 	} {
 		if got := DisruptionActions(tc.paths, policy); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%v: got %v, want %v", tc.paths, got, tc.want)
 		}
+	}
+}
+
+// The daemon reads the status: an entry only in the spec, before MCO's
+// operator has computed the status, counts for nothing.
+func TestDisruptionActionsReadTheStatus(t *testing.T) {
+	const dropIn = "/etc/crio/crio.conf.d/60-x.conf"
+	mc := &operatorv1.MachineConfiguration{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
+	mc.Spec.NodeDisruptionPolicy.Files = []operatorv1.NodeDisruptionPolicySpecFile{{Path: dropIn, Actions: []operatorv1.NodeDisruptionPolicySpecAction{
+		{Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: "crio.service"}}}}}
+	mc.Status.ObservedGeneration = 1
+	mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies = ClusterPolicies(operatorv1.NodeDisruptionPolicyConfig{})
+	if PolicyStatusReady(mc) {
+		t.Error("status of generation 1 taken as ready for generation 2")
+	}
+	if got := DisruptionActions([]string{dropIn}, mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies.Files); !reflect.DeepEqual(got, []DisruptionAction{{Type: "Reboot"}}) {
+		t.Errorf("before the status lists the entry: %v, want a reboot", got)
+	}
+	mc.Status.ObservedGeneration = 2
+	mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies = ClusterPolicies(mc.Spec.NodeDisruptionPolicy)
+	if !PolicyStatusReady(mc) {
+		t.Error("status at the generation not ready")
+	}
+	if got := DisruptionActions([]string{dropIn}, mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies.Files); !reflect.DeepEqual(got, []DisruptionAction{{Type: "Restart", Service: "crio.service"}}) {
+		t.Errorf("once listed: %v", got)
+	}
+	if PolicyStatusReady(nil) {
+		t.Error("no MachineConfiguration taken as ready")
+	}
+}
+
+func TestClusterPolicies(t *testing.T) {
+	defaults := mcoDefaultPolicies()
+	got := ClusterPolicies(operatorv1.NodeDisruptionPolicyConfig{})
+	if !reflect.DeepEqual(got, defaults) {
+		t.Errorf("no spec: got %+v, want the defaults", got)
+	}
+	for _, f := range defaults.Files {
+		if strings.HasPrefix(f.Path, "/etc/crio/crio.conf.d") || strings.HasPrefix(f.Path, "/etc/openshift/kubelet.conf.d") {
+			t.Errorf("a default covers the operator's drop-ins: %s", f.Path)
+		}
+	}
+	restart := func(path, svc string) operatorv1.NodeDisruptionPolicySpecFile {
+		return operatorv1.NodeDisruptionPolicySpecFile{Path: path, Actions: []operatorv1.NodeDisruptionPolicySpecAction{{
+			Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: operatorv1.NodeDisruptionPolicyServiceName(svc)}}}}
+	}
+	spec := operatorv1.NodeDisruptionPolicyConfig{
+		Files: []operatorv1.NodeDisruptionPolicySpecFile{
+			restart("/etc/crio/crio.conf.d/60-x.conf", "crio.service"),
+			// Replaces the default of that path, in its place.
+			restart("/etc/containers/policy.json", "crio.service"),
+		},
+		Units:  []operatorv1.NodeDisruptionPolicySpecUnit{{Name: "foo.service", Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.NoneSpecAction}}}},
+		SSHKey: operatorv1.NodeDisruptionPolicySpecSSHKey{Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.DrainSpecAction}}},
+	}
+	got = ClusterPolicies(spec)
+	if len(got.Files) != len(defaults.Files)+1 {
+		t.Fatalf("files: %d, want the %d defaults and one appended", len(got.Files), len(defaults.Files))
+	}
+	if last := got.Files[len(got.Files)-1]; !reflect.DeepEqual(last, policyFile("/etc/crio/crio.conf.d/60-x.conf", restartAction("crio.service"))) {
+		t.Errorf("appended: %+v", last)
+	}
+	for i, f := range got.Files[:len(defaults.Files)] {
+		want := defaults.Files[i]
+		if f.Path == "/etc/containers/policy.json" {
+			want = policyFile(f.Path, restartAction("crio.service"))
+		}
+		if !reflect.DeepEqual(f, want) {
+			t.Errorf("file %d: got %+v, want %+v", i, f, want)
+		}
+	}
+	if len(got.Units) != len(defaults.Units)+1 || got.Units[len(got.Units)-1].Name != "foo.service" {
+		t.Errorf("units: %+v", got.Units)
+	}
+	if !reflect.DeepEqual(got.SSHKey.Actions, []operatorv1.NodeDisruptionPolicyStatusAction{{Type: operatorv1.DrainStatusAction}}) {
+		t.Errorf("sshkey: %+v", got.SSHKey)
+	}
+
+	// What the API server gives back compares equal to what is computed:
+	// otherwise the operator part would write the status on every pass.
+	raw, err := json.Marshal(operatorv1.MachineConfigurationStatus{NodeDisruptionPolicyStatus: operatorv1.NodeDisruptionPolicyStatus{ClusterPolicies: got}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]interface{}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	back := operatorv1.MachineConfigurationStatus{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.NodeDisruptionPolicyStatus.ClusterPolicies, got) {
+		t.Errorf("round trip changes the policies:\n%+v\n%+v", back.NodeDisruptionPolicyStatus.ClusterPolicies, got)
+	}
+}
+
+// The diff lists removed paths first, then added or changed ones.
+func TestFileDiff(t *testing.T) {
+	f := func(c string) map[string]interface{} {
+		return map[string]interface{}{"contents": map[string]interface{}{"source": c}}
+	}
+	oldFiles := map[string]map[string]interface{}{"/a": f("1"), "/b": f("1"), "/gone1": f("1"), "/gone2": f("1")}
+	newFiles := map[string]map[string]interface{}{"/a": f("1"), "/b": f("2"), "/new": f("1")}
+	got := fileDiff(oldFiles, newFiles)
+	if len(got) != 4 {
+		t.Fatalf("got %v", got)
+	}
+	removed := map[string]bool{got[0]: true, got[1]: true}
+	if !removed["/gone1"] || !removed["/gone2"] {
+		t.Errorf("removed paths not first: %v", got)
+	}
+	rest := map[string]bool{got[2]: true, got[3]: true}
+	if !rest["/b"] || !rest["/new"] {
+		t.Errorf("changed and added: %v", got)
+	}
+}
+
+// A CRI-O restart restarts the kubelet too (kubelet.service
+// Requires=crio.service in MCO's templates); nothing else is modelled.
+func TestRequiredBy(t *testing.T) {
+	if !reflect.DeepEqual(requiredBy["crio.service"], []string{"kubelet.service"}) {
+		t.Errorf("crio.service: %v", requiredBy["crio.service"])
+	}
+	if len(requiredBy["kubelet.service"]) != 0 {
+		t.Errorf("kubelet.service: %v", requiredBy["kubelet.service"])
 	}
 }
 

@@ -10,10 +10,13 @@ import (
 	"strconv"
 	"syscall"
 
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 	"github.com/openshift/cluster-node-operator/test/localcluster"
 )
 
-const usage = "usage: local-cluster -root REPO up|down|status|nodes <count>|restart-apiserver|apply <field manager> <file>..."
+const usage = "usage: local-cluster -root REPO up|down|status|nodes <count>|restart-apiserver|apply <field manager> <file>...|mco-policy-status"
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -53,6 +56,18 @@ func run(args []string) error {
 		return c.RestartAPIServer(ctx)
 	case cmd == "apply" && len(rest) >= 2:
 		return c.ApplyFiles(ctx, rest[0], rest[1:])
+	case cmd == "mco-policy-status" && len(rest) == 0:
+		// The local world has no MCO: this stands for its operator's
+		// node disruption policy status until interrupted, so that the
+		// operator's MachineConfigs are not held back (make run).
+		cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig())
+		if err != nil {
+			return err
+		}
+		framework.RunMCOPolicyStatus(ctx, cfg, func(format string, args ...interface{}) {
+			fmt.Fprintf(os.Stderr, "local-cluster: "+format+"\n", args...)
+		})
+		return nil
 	}
 	return fmt.Errorf("%s", usage)
 }

@@ -1,0 +1,172 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+// TestNodeSettingsWaitsForDisruptionPolicyStatus: MCO's daemon decides a
+// node's disruption from MachineConfiguration cluster's status, so the
+// operator writes no MachineConfig while MachineConfiguration cluster is
+// missing, nor while it exists with our entries in its spec but not in a
+// status computed for its generation; NodeSettingsProgressing says why.
+// Once the MCO stand-in's operator part lists them, the rollout proceeds
+// and the stand-in reports restarts on the node, never a drain or a
+// reboot; turning the settings off does the same. One node (worker-1,
+// real CRI-O) in pool worker; the stacks off; no Prometheus (the gate
+// checks node readiness).
+func TestNodeSettingsWaitsForDisruptionPolicyStatus(t *testing.T) {
+	c := framework.NewCluster(t)
+	requireMachineConfigAPI(t)
+	if !framework.Served(t, framework.KubeClient(t), machineConfigurationGVR) {
+		t.Fatalf("operator.openshift.io/v1 machineconfigurations is not served (LCP_MACHINECONFIG_CRDS=0?)")
+	}
+	if err := framework.EnsureTool(t, "crio"); err != nil {
+		framework.Unavailable(t, "crio is not available: %v", err)
+	}
+	const node = "worker-1"
+	ctx := context.Background()
+
+	framework.InstallOperatorPrerequisites(t, c.Config)
+	c.ResetNodeOperator(t)
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{
+		"metrics": map[string]interface{}{"managementState": "Removed"},
+		"nmstate": map[string]interface{}{"managementState": "Removed"},
+	})
+	deleteMachineConfiguration(t, c)
+	t.Cleanup(func() {
+		// Leave a MachineConfiguration cluster, as hack/local-cluster.sh does.
+		if _, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			applyMachineConfiguration(t, c)
+		}
+	})
+	framework.StartOperator(t, framework.OperatorOptions{NoMCOPolicyStatus: true, Args: []string{
+		"--node-settings-soak=" + nodeSettingsSoak.String(), "--node-settings-gate=" + nodeSettingsGate.String(),
+		"--node-settings-update-timeout=3m", "--prometheus-url=",
+	}})
+	c.WaitForStacks(t, 2*time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false, nodev1alpha1.NMStateStack: false})
+	deleteLeftoverMachineConfigs(t, c)
+
+	pki := framework.NewPlatformPKI(t)
+	framework.InstallPlatformContainerRuntime(t, c.Config, []string{node})
+	framework.CreatePool(t, c.Config, "worker")
+	n := framework.StartPlatformNode(t, c.Config, pki, node)
+	recv := framework.StartOTLPReceiver(t)
+	s := framework.StartMCOStandIn(t, c.Config, []*framework.PlatformNode{n}, framework.WithoutMCOOperator())
+	defer s.Stop()
+	w0 := waitStandInPool(t, c, "worker", "pool worker rendered and updated", poolSettled)
+	t.Cleanup(func() { c.ResetNodeOperator(t) })
+
+	no0 := mustNodeOperator(t, c)
+	before := ""
+	if no0.Status.NodeSettings != nil {
+		before = no0.Status.NodeSettings.Target
+	}
+	ours := func() []string {
+		list, err := c.Dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: "nodeoperator.openshift.io/node-settings"})
+		require.NoError(t, err)
+		var names []string
+		for _, mc := range list.Items {
+			names = append(names, mc.GetName())
+		}
+		return names
+	}
+	e0 := len(s.Events())
+	waitHeldBack := func(wait string) {
+		t.Helper()
+		c.WaitForNodeOperator(t, 2*time.Minute, 250*time.Millisecond,
+			framework.ConditionIs("NodeSettingsProgressing", operatorv1.ConditionTrue, "node settings MachineConfigs held back: "+wait))
+		no := mustNodeOperator(t, c)
+		assert.Equal(t, nodesettings.ReasonWaitingForPolicy, framework.NodeOperatorCondition(no, "NodeSettingsProgressing").Reason)
+		assert.Equal(t, operatorv1.ConditionFalse, framework.NodeOperatorCondition(no, "NodeSettingsDegraded").Status, "a wait within its grace is not Degraded")
+		// A few of the operator's looks (every 2 s) later, still nothing.
+		time.Sleep(6 * time.Second)
+		assert.Empty(t, ours(), "a MachineConfig of ours while: %s", wait)
+		assert.Zero(t, countEvents(s.Events()[e0:], node, "", ""), "something happened on the node while: %s", wait)
+	}
+	on := map[string]interface{}{"tracing": map[string]interface{}{
+		"endpoint": recv.Addr, "crio": map[string]interface{}{"samplingRatePerMillion": 1000000},
+	}}
+
+	t.Log("1. tracing on without MachineConfiguration cluster: no MachineConfig")
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": on})
+	waitHeldBack(nodedisruption.WaitNoCluster)
+	_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the operator must never create MachineConfiguration cluster: %v", err)
+
+	t.Log("2. MCO creates MachineConfiguration cluster, without a status: our entries go into the spec, still no MachineConfig")
+	applyMachineConfiguration(t, c)
+	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
+		mc, _ := getMachineConfiguration(t, c)
+		for path := range nodesettings.DisruptionPolicy() {
+			if policyFile(mc, path) == nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	}, "our node disruption policy entries in the spec")
+	waitHeldBack(nodedisruption.WaitStatus)
+	mc, _ := getMachineConfiguration(t, c)
+	assert.NotEqual(t, mc.Generation, mc.Status.ObservedGeneration, "no one computed the status")
+	assert.Equal(t, w0.Target, framework.GetMCOPool(t, c.Config, "worker").Target, "the pool was not rendered again")
+
+	t.Log("3. MCO's operator lists the entries in the status: the rollout proceeds, with restarts")
+	e1 := len(s.Events())
+	s.SetOperatorPart(true)
+	done := waitPhaseAfter(t, c, before, nodesettings.PhaseComplete)
+	assert.Equal(t, []string{nodesettings.MachineConfigName("worker")}, ours())
+	ev := s.Events()[e1:]
+	synced, rendered := -1, -1
+	for i, e := range ev {
+		if e.Kind == framework.MCOPolicyStatusSynced && synced < 0 {
+			synced = i
+		}
+		if e.Kind == framework.MCORendered && e.Pool == "worker" && rendered < 0 {
+			rendered = i
+		}
+	}
+	assert.True(t, synced >= 0 && rendered > synced, "the status was computed before the pool was rendered with our MachineConfig (events %v)", ev)
+	assert.Equal(t, 1, countEvents(ev, node, framework.MCOServiceRestarted, "crio.service"), "one CRI-O restart")
+	assert.Equal(t, 1, countEvents(ev, node, framework.MCODependentRestarted, "kubelet.service"), "the kubelet restarts with CRI-O")
+	assert.Zero(t, countEvents(ev, "", framework.MCORebooted, ""), "no reboot")
+	assert.Zero(t, countEvents(ev, "", framework.MCODrained, ""), "no drain")
+	dropIn, err := crioDropIn(n, nodesettings.CRIODropInPath)
+	require.NoError(t, err)
+	assert.Contains(t, dropIn, "tracing_sampling_rate_per_million = 1000000")
+	no := mustNodeOperator(t, c)
+	for _, typ := range []string{"NodeSettingsProgressing", "NodeSettingsDegraded"} {
+		assert.Equal(t, operatorv1.ConditionFalse, framework.NodeOperatorCondition(no, typ).Status, typ)
+	}
+
+	t.Log("4. tracing off: the MachineConfig goes, with a restart, no reboot")
+	e2 := len(s.Events())
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": map[string]interface{}{"tracing": nil}})
+	waitPhaseAfter(t, c, done.Target, nodesettings.PhaseComplete)
+	assert.Empty(t, ours())
+	ev = s.Events()[e2:]
+	assert.Equal(t, 1, countEvents(ev, node, framework.MCOFileRemoved, nodesettings.CRIODropInPath))
+	assert.Equal(t, 1, countEvents(ev, node, framework.MCOServiceRestarted, "crio.service"))
+	assert.Zero(t, s.Reboots(), "no node rebooted, ever")
+	assert.Zero(t, s.Count("", framework.MCODrained, ""), "no node drained, ever")
+}
+
+// waitPhaseAfter waits for a rollout other than previous to reach phase.
+func waitPhaseAfter(t *testing.T, c *framework.Cluster, previous string, phase nodesettings.Phase) *nodev1alpha1.NodeSettingsStatus {
+	t.Helper()
+	w := &nodeSettingsWorld{c: c}
+	return w.waitPhase(t, previous, phase)
+}
