@@ -115,7 +115,7 @@ func (c *controller) syncNMState(ctx context.Context, syncCtx factory.SyncContex
 	var syncErr error
 	// A failed look is reported and the stack goes on as if there were no
 	// other operator: the next sync looks again.
-	other, _, findErr := c.findProvider(ctx)
+	other, findErr := c.findProvider(ctx)
 	switch {
 	case other.found():
 		o, syncErr = c.stepAside(ctx)

@@ -116,7 +116,7 @@ func olmOwned(labels map[string]string, owners []metav1.OwnerReference) bool {
 // findProvider lists what providerOf needs: CSVs (not their copies) and
 // Subscriptions in every namespace, where OLM's API is served, and the cached
 // nmstate-operator Deployment.
-func (c *controller) findProvider(ctx context.Context) (provider, *appsv1.Deployment, error) {
+func (c *controller) findProvider(ctx context.Context) (provider, error) {
 	var lists [2][]unstructured.Unstructured
 	for i, gvr := range []schema.GroupVersionResource{csvGVR, subscriptionGVR} {
 		opts := metav1.ListOptions{}
@@ -128,7 +128,7 @@ func (c *controller) findProvider(ctx context.Context) (provider, *appsv1.Deploy
 		case apierrors.IsNotFound(err):
 			// OLM's API is not served on this cluster.
 		case err != nil:
-			return provider{}, nil, fmt.Errorf("looking for an NMState operator installed by OLM: %w", err)
+			return provider{}, fmt.Errorf("looking for an NMState operator installed by OLM: %w", err)
 		default:
 			lists[i] = l.Items
 		}
@@ -137,5 +137,5 @@ func (c *controller) findProvider(ctx context.Context) (provider, *appsv1.Deploy
 	if err != nil {
 		d = nil
 	}
-	return providerOf(lists[0], lists[1], d), d, nil
+	return providerOf(lists[0], lists[1], d), nil
 }
