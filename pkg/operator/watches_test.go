@@ -15,7 +15,6 @@ import (
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	configgroup "github.com/openshift/client-go/config/informers/externalversions/config"
 	configinternal "github.com/openshift/client-go/config/informers/externalversions/internalinterfaces"
-	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
@@ -76,7 +75,6 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 	nmstateNamespace := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(operatorclient.NMStateNamespace)), operatorclient.NMStateNamespace, log}
 	served := stack.FixedServedAPIs(platform.ServedAPIs{})
-	observer := criometrics.NewTLSObserver(dyn, clk, 0)
 	crioPlatform := crioplatform.NewDetector(kube, dyn, clk, crioplatform.LookupTTL)
 	versions := status.NewVersionGetter()
 
@@ -102,20 +100,10 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 			return []stack.Runnable{versioncontroller.New(operatorClient, nodeOperators, config.Config().V1().ClusterOperators(), versions, "1.0.0", nil,
 				stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder)}
 		},
-		"CRIOMetricsStaticResources (library-go)": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kube, dyn, served, observer, recorder)}
-		},
-		"CRIOMetricsNodeConfig": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewNodeConfigController(nodeOperators, operatorClient, dyn, served, observer, func() {}, recorder)}
-		},
-		"CRIOMetricsCertificates": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewCertController(nodeOperators, operatorClient, kube, served, observer,
-				operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), criometricscerts.DefaultTiming, recorder)}
-		},
-		"CRIOMetricsDaemonSet": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kube, dyn, served, observer,
-				operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(), config.Config().V1().APIServers(), crioPlatform,
-				stack.Images{}, factory.NewSyncContext(criometrics.DaemonSetControllerName, recorder), recorder)}
+		"CRIOMetrics": func() []stack.Runnable {
+			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform,
+				operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
+				config.Config().V1().APIServers(), stack.Images{}, criometricscerts.DefaultTiming, recorder)}
 		},
 		"NMState": func() []stack.Runnable {
 			return []stack.Runnable{nmstate.NewController(nodeOperators, operatorClient, kube, dyn, nil,

@@ -28,8 +28,7 @@ import (
 // NodeOperatorWatchers are the operator's controllers that watch NodeOperator
 // cluster: each resyncs every minute, and an update of the NodeOperator
 // queues each of them just as its resync does.
-var NodeOperatorWatchers = []string{"StackDecision", "CRIOMetricsDaemonSet", "CRIOMetricsNodeConfig", "CRIOMetricsCertificates",
-	"CRIOMetricsStaticResources-StaticResources", "NMStateStack", "OperatorVersion"}
+var NodeOperatorWatchers = []string{"StackDecision", "CRIOMetrics", "NMStateStack", "OperatorVersion"}
 
 // queueStats is one workqueue's client-go metrics.
 type queueStats struct {
