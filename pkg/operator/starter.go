@@ -19,13 +19,14 @@ import (
 	"k8s.io/utils/clock"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
 	"github.com/openshift/cluster-node-operator/pkg/operator/versioncontroller"
@@ -47,7 +48,7 @@ var staleConditionTypes = []string{
 type Options struct {
 	// CertTiming is the validity and refresh of the CRI-O metrics
 	// certificates; tests shorten it to force rotations.
-	CertTiming criometricscerts.Timing
+	CertTiming certrotation.Timing
 	// NodeSettingsTiming bounds each pool's step of a node settings
 	// rollout; tests shorten it.
 	NodeSettingsTiming nodesettings.Timing
@@ -66,7 +67,7 @@ type PrometheusOptions struct {
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{CertTiming: criometricscerts.DefaultTiming, NodeSettingsTiming: nodesettings.DefaultTiming,
+	return &Options{CertTiming: certrotation.DefaultTiming, NodeSettingsTiming: nodesettings.DefaultTiming,
 		Prometheus: PrometheusOptions{
 			URL: nodesettings.DefaultPrometheusURL,
 			// The service CA bundle injected into the ConfigMap the
@@ -129,7 +130,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
 	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient, clk, crioplatform.LookupTTL)
-	served := stack.NewServedAPIs(cl.discovery, stack.ServedAPIsTTL)
+	served := platform.NewServedCache(cl.discovery, platform.ServedTTL)
 	images := imagesFromEnv()
 
 	metricsRelated, err := criometrics.RelatedObjects()

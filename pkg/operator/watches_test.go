@@ -34,7 +34,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
@@ -74,7 +74,7 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		kubeinformers.WithNamespace(operatorclient.OperatorNamespace)), operatorclient.OperatorNamespace, log}
 	nmstateNamespace := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(operatorclient.NMStateNamespace)), operatorclient.NMStateNamespace, log}
-	served := stack.FixedServedAPIs(platform.ServedAPIs{})
+	served := platform.FixedServed(platform.ServedAPIs{})
 	crioPlatform := crioplatform.NewDetector(kube, dyn, clk, crioplatform.LookupTTL)
 	versions := status.NewVersionGetter()
 
@@ -103,7 +103,7 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		"CRIOMetrics": func() []stack.Runnable {
 			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform,
 				operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-				config.Config().V1().APIServers(), stack.Images{}, criometricscerts.DefaultTiming, recorder)}
+				config.Config().V1().APIServers(), stack.Images{}, certrotation.DefaultTiming, recorder)}
 		},
 		"NMState": func() []stack.Runnable {
 			return []stack.Runnable{nmstate.NewController(nodeOperators, operatorClient, kube, dyn, nil,

@@ -36,7 +36,7 @@ import (
 
 	"github.com/openshift/cluster-node-operator/bindata"
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
@@ -81,9 +81,9 @@ type controller struct {
 	dynamic        dynamic.Interface
 	clients        *resourceapply.ClientHolder
 	cache          resourceapply.ResourceCache
-	served         *stack.ServedAPIs
+	served         *platform.ServedCache
 	crioPlatform   *crioplatform.Detector
-	rotation       *criometricscerts.Rotation
+	rotation       *certrotation.Rotation
 	images         stack.Images
 	conditions     stack.Conditions
 	daemonSets     appslistersv1.DaemonSetLister
@@ -111,9 +111,9 @@ type controller struct {
 // serves; clk times the first rollout's grace and the disruption policy
 // wait. Rotation is time-driven: the resync honours a short test validity.
 func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, crioPlatform *crioplatform.Detector,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, crioPlatform *crioplatform.Detector,
 	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, images stack.Images, timing criometricscerts.Timing, recorder events.Recorder) factory.Controller {
+	apiServers configinformersv1.APIServerInformer, images stack.Images, timing certrotation.Timing, recorder events.Recorder) factory.Controller {
 	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform, daemonSets, secrets, configMaps, apiServers, images, timing, recorder)
 	resync := time.Minute
 	if timing.ServingRefresh < 4*time.Minute {
@@ -121,7 +121,7 @@ func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 	}
 	return factory.New().
 		WithInformers(nodeOperators.Informer(), apiServers.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(criometricscerts.SignerSecretName, criometricscerts.ServingSecretName, criometricscerts.CABundleName),
+		WithFilteredEventsInformers(factory.NamesFilter(certrotation.SignerSecretName, certrotation.ServingSecretName, certrotation.CABundleName),
 			secrets.Informer(), configMaps.Informer()).
 		WithFilteredEventsInformersQueueKeyFunc(func(runtime.Object) string { return rolloutKey },
 			factory.NamesFilter(DaemonSetName), daemonSets.Informer()).
@@ -131,9 +131,9 @@ func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 }
 
 func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, crioPlatform *crioplatform.Detector,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, crioPlatform *crioplatform.Detector,
 	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, images stack.Images, timing criometricscerts.Timing, recorder events.Recorder) *controller {
+	apiServers configinformersv1.APIServerInformer, images stack.Images, timing certrotation.Timing, recorder events.Recorder) *controller {
 	return &controller{
 		clock:          clk,
 		nodeOperators:  nodeOperators,
@@ -144,7 +144,7 @@ func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 		cache:          resourceapply.NewResourceCache(),
 		served:         served,
 		crioPlatform:   crioPlatform,
-		rotation:       criometricscerts.New(namespace, serviceName, timing, kube, secrets, configMaps, recorder),
+		rotation:       certrotation.New(namespace, serviceName, timing, kube, secrets, configMaps, recorder),
 		images:         images,
 		conditions:     stack.Conditions{Prefix: Prefix},
 		daemonSets:     daemonSets.Lister(),
@@ -244,7 +244,7 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 		if err := c.applyFiles(ctx, recorder, bindata.Asset, staticFiles...); err != nil {
 			fail(ReasonApplyFailed, err)
 		}
-		if err := c.applyNodeObject(ctx, recorder, sccGVR, renderSCC); err != nil {
+		if err := c.applyNodeObject(ctx, recorder, platform.SecurityContextConstraintsGVR, renderSCC); err != nil {
 			fail(ReasonApplyFailed, err)
 		}
 		if err := c.applyMonitoring(ctx, recorder, state, served); err != nil {
@@ -267,7 +267,7 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 	}
 
 	if served.Monitoring {
-		o.TLS.ServiceMonitor = c.exists(ctx, serviceMonitorGVR, namespace, serviceName)
+		o.TLS.ServiceMonitor = c.exists(ctx, platform.ServiceMonitorGVR, namespace, serviceName)
 	}
 	if o.TLS.ServiceMonitor && !full {
 		return generation, errs
@@ -343,7 +343,7 @@ func (c *controller) tearDown(ctx context.Context, recorder events.Recorder, sta
 func (c *controller) observe(ctx context.Context, served platform.ServedAPIs) TLSStack {
 	var t TLSStack
 	if served.Monitoring {
-		t.ServiceMonitor = c.exists(ctx, serviceMonitorGVR, namespace, serviceName)
+		t.ServiceMonitor = c.exists(ctx, platform.ServiceMonitorGVR, namespace, serviceName)
 	}
 	if served.MachineConfig {
 		t.MachineConfigs = c.machineConfigsExist(ctx)
@@ -351,7 +351,7 @@ func (c *controller) observe(ctx context.Context, served platform.ServedAPIs) TL
 	if ds, err := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName); !apierrors.IsNotFound(err) {
 		t.DaemonSet, t.DaemonSetServes = true, err == nil && serves(ds)
 	}
-	t.Rest = c.certificatesLeft() || c.exists(ctx, sccGVR, "", sccName) ||
+	t.Rest = c.certificatesLeft() || c.exists(ctx, platform.SecurityContextConstraintsGVR, "", sccName) ||
 		stack.AnyExists(ctx, c.dynamic, bindata.Asset, staticFiles...)
 	return t
 }
@@ -375,7 +375,7 @@ func (c *controller) exists(ctx context.Context, gvr schema.GroupVersionResource
 
 func (c *controller) machineConfigsExist(ctx context.Context) bool {
 	for _, name := range machineConfigNames() {
-		if c.exists(ctx, machineConfigGVR, "", name) {
+		if c.exists(ctx, platform.MachineConfigGVR, "", name) {
 			return true
 		}
 	}
@@ -383,12 +383,12 @@ func (c *controller) machineConfigsExist(ctx context.Context) bool {
 }
 
 func (c *controller) certificatesLeft() bool {
-	for _, name := range []string{criometricscerts.ServingSecretName, criometricscerts.SignerSecretName} {
+	for _, name := range []string{certrotation.ServingSecretName, certrotation.SignerSecretName} {
 		if _, err := c.secrets.Secrets(namespace).Get(name); !apierrors.IsNotFound(err) {
 			return true
 		}
 	}
-	_, err := c.configMaps.ConfigMaps(namespace).Get(criometricscerts.CABundleName)
+	_, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
 	return !apierrors.IsNotFound(err)
 }
 
@@ -481,7 +481,7 @@ func (c *controller) applyMachineConfigs(ctx context.Context, recorder events.Re
 		return false, wait, err
 	}
 	for _, role := range machineConfigRoles {
-		if err := c.applyNodeObject(ctx, recorder, machineConfigGVR, func() (*unstructured.Unstructured, error) { return RenderMachineConfig(role) }); err != nil {
+		if err := c.applyNodeObject(ctx, recorder, platform.MachineConfigGVR, func() (*unstructured.Unstructured, error) { return RenderMachineConfig(role) }); err != nil {
 			return false, "", err
 		}
 	}
@@ -499,7 +499,7 @@ func (c *controller) removeMachineConfigs(ctx context.Context, recorder events.R
 		if err != nil {
 			return true, "", err
 		}
-		deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, machineConfigGVR, mc)
+		deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, platform.MachineConfigGVR, mc)
 		if err != nil {
 			return true, "", fmt.Errorf("MachineConfig %s: %w", mc.GetName(), err)
 		}
@@ -534,11 +534,11 @@ func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) e
 	errs = append(errs, c.deleteFiles(ctx, recorder, staticFiles...))
 	if scc, err := renderSCC(); err != nil {
 		errs = append(errs, err)
-	} else if _, err := stack.DeleteUnstructured(ctx, c.dynamic, sccGVR, scc); err != nil {
+	} else if _, err := stack.DeleteUnstructured(ctx, c.dynamic, platform.SecurityContextConstraintsGVR, scc); err != nil {
 		errs = append(errs, fmt.Errorf("SecurityContextConstraints %s: %w", sccName, err))
 	}
 	core := c.kube.CoreV1()
-	for _, name := range []string{criometricscerts.ServingSecretName, criometricscerts.SignerSecretName} {
+	for _, name := range []string{certrotation.ServingSecretName, certrotation.SignerSecretName} {
 		if _, err := c.secrets.Secrets(namespace).Get(name); apierrors.IsNotFound(err) {
 			continue
 		}
@@ -546,8 +546,8 @@ func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) e
 			errs = append(errs, err)
 		}
 	}
-	if _, err := c.configMaps.ConfigMaps(namespace).Get(criometricscerts.CABundleName); !apierrors.IsNotFound(err) {
-		if err := core.ConfigMaps(namespace).Delete(ctx, criometricscerts.CABundleName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if _, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName); !apierrors.IsNotFound(err) {
+		if err := core.ConfigMaps(namespace).Delete(ctx, certrotation.CABundleName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 	}
@@ -560,7 +560,7 @@ func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) e
 func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation) (
 	ds *appsv1.DaemonSet, generation *applyoperatorv1.GenerationStatusApplyConfiguration, waiting bool, err error) {
 	cached, _ := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
-	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(criometricscerts.CABundleName)
+	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
 	switch {
 	case apierrors.IsNotFound(err):
 		return cached, nil, true, nil
@@ -573,7 +573,7 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 			"apiserver.config.openshift.io/cluster spec.tlsSecurityProfile cannot be used: %v; kube-rbac-proxy keeps its previous settings", err)
 		return cached, nil, false, nil
 	}
-	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[criometricscerts.CABundleKey])
+	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[certrotation.CABundleKey])
 	if err != nil {
 		o.addProblem(ReasonInvalidConfiguration, "%v", err)
 		return cached, nil, false, nil
@@ -605,7 +605,7 @@ func (c *controller) tlsProfile() *configv1.TLSSecurityProfile {
 }
 
 func (c *controller) recordExpiry() {
-	secret, err := c.secrets.Secrets(namespace).Get(criometricscerts.ServingSecretName)
+	secret, err := c.secrets.Secrets(namespace).Get(certrotation.ServingSecretName)
 	if err != nil {
 		return
 	}

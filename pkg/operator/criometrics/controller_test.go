@@ -30,7 +30,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient/operatorclienttest"
@@ -72,8 +72,8 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 	}
 	f.no = operatorclienttest.New(t, f.clock, nodeOperator)
 	listKinds := map[schema.GroupVersionResource]string{
-		machineConfigGVR: "MachineConfigList", sccGVR: "SecurityContextConstraintsList", serviceMonitorGVR: "ServiceMonitorList",
-		machineConfigurationGVR: "MachineConfigurationList", {Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}: "PrometheusRuleList",
+		platform.MachineConfigGVR: "MachineConfigList", platform.SecurityContextConstraintsGVR: "SecurityContextConstraintsList", platform.ServiceMonitorGVR: "ServiceMonitorList",
+		platform.MachineConfigurationGVR: "MachineConfigurationList", {Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}: "PrometheusRuleList",
 	}
 	f.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
 	for _, o := range objects {
@@ -111,10 +111,10 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 	configInformers := configinformers.NewSharedInformerFactory(
 		configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"}), 0) // never started
 	f.apiServers = configInformers.Config().V1().APIServers().Informer().GetIndexer()
-	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, stack.FixedServedAPIs(served),
+	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, platform.FixedServed(served),
 		crioplatform.NewDetector(f.kube, f.dyn, f.clock, time.Minute),
 		f.informers.Apps().V1().DaemonSets(), f.informers.Core().V1().Secrets(), f.informers.Core().V1().ConfigMaps(),
-		configInformers.Config().V1().APIServers(), testImages, criometricscerts.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
+		configInformers.Config().V1().APIServers(), testImages, certrotation.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
 	return f
 }
 
@@ -122,7 +122,7 @@ func gvrOf(o *unstructured.Unstructured) schema.GroupVersionResource {
 	gv, _ := schema.ParseGroupVersion(o.GetAPIVersion())
 	resource, _ := stack.ResourceFor(gv.WithKind(o.GetKind()).GroupKind())
 	if o.GetKind() == "MachineConfiguration" {
-		resource = machineConfigurationGVR.Resource
+		resource = platform.MachineConfigurationGVR.Resource
 	}
 	return gv.WithResource(resource)
 }
@@ -229,9 +229,9 @@ var (
 	}
 	monitoringCreated = []string{"create prometheusrules crio-metrics", "create configmaps grafana-dashboard-node-crio"}
 	certsCreated      = []string{
-		"create secrets " + criometricscerts.SignerSecretName,
-		"create configmaps " + criometricscerts.CABundleName,
-		"create secrets " + criometricscerts.ServingSecretName,
+		"create secrets " + certrotation.SignerSecretName,
+		"create configmaps " + certrotation.CABundleName,
+		"create secrets " + certrotation.ServingSecretName,
 	}
 	mcsApplied = []string{"patch machineconfigs 50-master-crio-metrics-tls", "patch machineconfigs 50-worker-crio-metrics-tls"}
 )
@@ -298,8 +298,8 @@ func TestTearDownOrder(t *testing.T) {
 		"delete roles prometheus-k8s", "delete rolebindings prometheus-k8s",
 		"delete services crio-metrics",
 		"delete securitycontextconstraints crio-metrics",
-		"delete secrets " + criometricscerts.ServingSecretName, "delete secrets " + criometricscerts.SignerSecretName,
-		"delete configmaps " + criometricscerts.CABundleName,
+		"delete secrets " + certrotation.ServingSecretName, "delete secrets " + certrotation.SignerSecretName,
+		"delete configmaps " + certrotation.CABundleName,
 	}
 	tests := []struct {
 		name     string
@@ -343,7 +343,7 @@ func TestTearDownOrder(t *testing.T) {
 func TestMachineConfigsWaitForDisruptionPolicyStatus(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed)
 	f.sync()
-	mcs := f.dyn.Resource(machineConfigurationGVR)
+	mcs := f.dyn.Resource(platform.MachineConfigurationGVR)
 	steps := []struct {
 		name string
 		mco  func()

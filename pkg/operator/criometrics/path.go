@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
@@ -116,12 +114,6 @@ func SwitchStatus(intent Intent, mode nodev1alpha1.StackMode, t TLSStack, monito
 const (
 	ReasonSwitchingToPlatformProxy = "SwitchingToPlatformProxy"
 	ReasonSwitchingToOperatorTLS   = "SwitchingToOperatorTLS"
-)
-
-var (
-	serviceMonitorGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
-	machineConfigGVR  = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
-	sccGVR            = schema.GroupVersionResource{Group: "security.openshift.io", Version: "v1", Resource: "securitycontextconstraints"}
 )
 
 // sccName is the SecurityContextConstraints of the DaemonSet (scc.yaml).

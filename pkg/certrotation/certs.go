@@ -1,4 +1,4 @@
-// Package criometricscerts keeps the CRI-O metrics CA, CA bundle and serving
+// Package certrotation keeps the CRI-O metrics CA, CA bundle and serving
 // certificate with library-go's certrotation, and reports the result as
 // conditions on the NodeOperator.
 //
@@ -11,7 +11,7 @@
 //     the bundle changes (kube-rbac-proxy reads its upstream CA only at start)
 //     and has that 1.5-day grace to finish before CRI-O serves a certificate
 //     from the new CA.
-package criometricscerts
+package certrotation
 
 import (
 	"context"
