@@ -92,11 +92,10 @@ func (o *Options) Validate() error {
 func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clk := clock.RealClock{}
 	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
-	// A switch of the CRI-O metrics path or a stack's removal takes its
-	// ordered steps one sync each, each sync a few reads
-	// (docs/benchmarks.md); at steady state the operator makes a few reads
-	// a minute.
-	config.QPS, config.Burst = 20, 40
+	// A build of the CRI-O metrics stack is two full syncs (about 60
+	// requests) and every status write wakes every controller, which reads
+	// too: at 20/s (burst 40) an opt-in took 1 to 3 s (docs/benchmarks.md).
+	config.QPS, config.Burst = 50, 100
 	recorder := cc.EventRecorder
 
 	operatorVersion := os.Getenv("OPERATOR_IMAGE_VERSION") // checked by Validate
