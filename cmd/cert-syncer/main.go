@@ -10,9 +10,9 @@ import (
 
 	"k8s.io/component-base/cli"
 
-	"github.com/openshift/cluster-node-operator/pkg/certsyncer"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation/syncer"
 )
 
 func main() {
-	os.Exit(cli.Run(certsyncer.NewCommand()))
+	os.Exit(cli.Run(syncer.NewCommand()))
 }

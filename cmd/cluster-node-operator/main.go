@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/component-base/cli"
 
-	"github.com/openshift/cluster-node-operator/pkg/certsyncer"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation/syncer"
 	"github.com/openshift/cluster-node-operator/pkg/version"
 )
 
@@ -30,7 +30,7 @@ func newRootCommand(ctx context.Context) *cobra.Command {
 			os.Exit(1)
 		},
 	}
-	root.AddCommand(newOperatorCommand(ctx), certsyncer.NewCommand(), newVersionCommand())
+	root.AddCommand(newOperatorCommand(ctx), syncer.NewCommand(), newVersionCommand())
 	return root
 }
 

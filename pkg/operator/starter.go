@@ -10,7 +10,6 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
-	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
 	"github.com/openshift/library-go/pkg/operator/staleconditions"
@@ -20,13 +19,14 @@ import (
 	"k8s.io/utils/clock"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
 	"github.com/openshift/cluster-node-operator/pkg/operator/versioncontroller"
@@ -37,14 +37,18 @@ import (
 // operator wrote and this one no longer does; they are removed on start so
 // that they cannot hold the ClusterOperator in a stale state. Add a type here
 // when a controller is renamed or removed.
-// None yet: this is the first release.
-var staleConditionTypes = []string{}
+var staleConditionTypes = []string{
+	// The CRI-O metrics stack's steps were four controllers with their own
+	// conditions before one controller took them (all under Metrics*).
+	"CRIOMetricsNodeConfigProgressing", "CRIOMetricsNodeConfigDegraded",
+	"CRIOMetricsStaticResourcesDegraded", "CertRotation_CRIOMetrics_Degraded",
+}
 
 // Options are the operator's own flags.
 type Options struct {
 	// CertTiming is the validity and refresh of the CRI-O metrics
 	// certificates; tests shorten it to force rotations.
-	CertTiming criometricscerts.Timing
+	CertTiming certrotation.Timing
 	// NodeSettingsTiming bounds each pool's step of a node settings
 	// rollout; tests shorten it.
 	NodeSettingsTiming nodesettings.Timing
@@ -63,7 +67,7 @@ type PrometheusOptions struct {
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{CertTiming: criometricscerts.DefaultTiming, NodeSettingsTiming: nodesettings.DefaultTiming,
+	return &Options{CertTiming: certrotation.DefaultTiming, NodeSettingsTiming: nodesettings.DefaultTiming,
 		Prometheus: PrometheusOptions{
 			URL: nodesettings.DefaultPrometheusURL,
 			// The service CA bundle injected into the ConfigMap the
@@ -88,11 +92,9 @@ func (o *Options) Validate() error {
 func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clk := clock.RealClock{}
 	config := watchtimeout.Wrap(cc.KubeConfig, watchtimeout.Min)
-	// A switch of the CRI-O metrics path or a stack's removal takes ordered
-	// steps that each read a few objects, and every status write wakes
-	// every controller, which reads too: a lower limit queues the steps
-	// behind those reads (docs/benchmarks.md). At steady state the operator
-	// makes a few reads a minute.
+	// A build of the CRI-O metrics stack is two full syncs (about 60
+	// requests) and every status write wakes every controller, which reads
+	// too: at 20/s (burst 40) an opt-in took 1 to 3 s (docs/benchmarks.md).
 	config.QPS, config.Burst = 50, 100
 	recorder := cc.EventRecorder
 
@@ -127,7 +129,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
 	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient, clk, crioplatform.LookupTTL)
-	served := stack.NewServedAPIs(cl.discovery, stack.ServedAPIsTTL)
+	served := platform.NewServedCache(cl.discovery, platform.ServedTTL)
 	images := imagesFromEnv()
 
 	metricsRelated, err := criometrics.RelatedObjects()
@@ -162,14 +164,6 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	statusController.WithRelatedObjectsFunc(relatedObjects(nodeOperators, stacks))
 	statusController = statusController.WithDegradedInertia(degradedInertia)
 
-	// The CRI-O metrics DaemonSet controller's queue: the node config
-	// controller wakes it when the step before the DaemonSet's removal is
-	// done (path.go has the order).
-	daemonSetSync := factory.NewSyncContext(criometrics.DaemonSetControllerName, recorder)
-	// One look at the own TLS stack's parts, shared by the four CRI-O
-	// metrics controllers that take the steps of its removal.
-	tlsObserver := criometrics.NewTLSObserver(dynamicClient, clk, criometrics.ShareLookFor)
-
 	// Every controller. Each writes its own conditions on the NodeOperator;
 	// the status controller alone writes the ClusterOperator. What each
 	// watches is docs/architecture.md's controller table, which
@@ -192,13 +186,9 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), recorder),
 
 		// CRI-O metrics.
-		criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver, recorder),
-		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, tlsObserver, criometrics.WakeSync(daemonSetSync), recorder),
-		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, served, tlsObserver,
-			operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), o.CertTiming, recorder),
-		criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver,
-			operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(),
-			clusterConfigInformers.Config().V1().APIServers(), crioPlatform, images, daemonSetSync, recorder),
+		criometrics.NewController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served, crioPlatform,
+			operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
+			clusterConfigInformers.Config().V1().APIServers(), images, o.CertTiming, recorder),
 
 		// Node settings (CRI-O and kubelet tracing), pool by pool through
 		// our MachineConfigs.
@@ -225,6 +215,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 var degradedInertia = status.MustNewInertia(2*time.Minute,
 	// Nodes without a ready crio-metrics pod: a rolling reboot or hundreds
 	// of nodes joining at once cause it for a while without anything wrong.
+	// The stack's other problems share the type, so the inertia.
 	status.InertiaCondition{ConditionTypeMatcher: regexp.MustCompile("^" + criometrics.Prefix + "Degraded$"), Duration: 30 * time.Minute},
 	// A namespace still terminating or an API server restart delays the
 	// NMState stack for a while.

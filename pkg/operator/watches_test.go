@@ -15,7 +15,6 @@ import (
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	configgroup "github.com/openshift/client-go/config/informers/externalversions/config"
 	configinternal "github.com/openshift/client-go/config/informers/externalversions/internalinterfaces"
-	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
@@ -35,7 +34,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
@@ -75,8 +74,7 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		kubeinformers.WithNamespace(operatorclient.OperatorNamespace)), operatorclient.OperatorNamespace, log}
 	nmstateNamespace := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(operatorclient.NMStateNamespace)), operatorclient.NMStateNamespace, log}
-	served := stack.FixedServedAPIs(platform.ServedAPIs{})
-	observer := criometrics.NewTLSObserver(dyn, clk, 0)
+	served := platform.FixedServed(platform.ServedAPIs{})
 	crioPlatform := crioplatform.NewDetector(kube, dyn, clk, crioplatform.LookupTTL)
 	versions := status.NewVersionGetter()
 
@@ -102,20 +100,10 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 			return []stack.Runnable{versioncontroller.New(operatorClient, nodeOperators, config.Config().V1().ClusterOperators(), versions, "1.0.0", nil,
 				stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder)}
 		},
-		"CRIOMetricsStaticResources (library-go)": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kube, dyn, served, observer, recorder)}
-		},
-		"CRIOMetricsNodeConfig": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewNodeConfigController(nodeOperators, operatorClient, dyn, served, observer, func() {}, recorder)}
-		},
-		"CRIOMetricsCertificates": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewCertController(nodeOperators, operatorClient, kube, served, observer,
-				operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), criometricscerts.DefaultTiming, recorder)}
-		},
-		"CRIOMetricsDaemonSet": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kube, dyn, served, observer,
-				operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(), config.Config().V1().APIServers(), crioPlatform,
-				stack.Images{}, factory.NewSyncContext(criometrics.DaemonSetControllerName, recorder), recorder)}
+		"CRIOMetrics": func() []stack.Runnable {
+			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform,
+				operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
+				config.Config().V1().APIServers(), stack.Images{}, certrotation.DefaultTiming, recorder)}
 		},
 		"NMState": func() []stack.Runnable {
 			return []stack.Runnable{nmstate.NewController(nodeOperators, operatorClient, kube, dyn, nil,

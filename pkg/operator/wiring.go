@@ -24,7 +24,6 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
-	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
 	"github.com/openshift/cluster-node-operator/pkg/operator/versioncontroller"
 )
 
@@ -165,7 +164,7 @@ func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackO
 			if s.handedOver != nil && s.handedOver(nodeOperator) {
 				continue
 			}
-			if decision, ok := stackdecision.Recorded(nodeOperator, s.name); ok && decision.Enabled {
+			if decision, ok := stack.Recorded(nodeOperator, s.name); ok && decision.Enabled {
 				objs = append(objs, s.related...)
 			}
 		}

@@ -107,7 +107,7 @@ func managedBy(mc *operatorv1.MachineConfiguration, manager string, op metav1.Ma
 	return nil
 }
 
-// heldBack is the CRIOMetricsNodeConfigProgressing message while the
+// heldBack is the MetricsProgressing message while the
 // drop-in MachineConfigs wait.
 func heldBack(wait string) string { return criometrics.MachineConfigsHeldBack + wait }
 
@@ -124,7 +124,7 @@ func assertNoDropInMachineConfigs(t *testing.T, c *framework.Cluster, why string
 // for MCO's node disruption policy. Without MachineConfiguration cluster,
 // and then with it but before MCO's operator has listed our entry in its
 // status, the rest of the stack deploys and no drop-in MachineConfig
-// appears (CRIOMetricsNodeConfigProgressing says why). The entry (restart
+// appears (MetricsProgressing says why). The entry (restart
 // crio.service) is applied to the spec as soon as the object exists, owned
 // by a field manager of its own that touches nothing else; once the status
 // lists it (the MCO stand-in's operator part), the MachineConfigs follow.
@@ -162,7 +162,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	op.WaitLeading(t, 2*time.Minute)
 	waitForMetricsObjectsExcept(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
-		framework.ConditionIs("CRIOMetricsNodeConfigProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNoCluster)))
+		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNoCluster)))
 	assertNoDropInMachineConfigs(t, c, "without MachineConfiguration cluster")
 	_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the operator must never create MachineConfiguration cluster: %v", err)
@@ -174,7 +174,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": nil}})
 	waitForMetricsObjectsExcept(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
-		framework.ConditionIs("CRIOMetricsNodeConfigProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitStatus)))
+		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitStatus)))
 	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
 		mc, _ := getMachineConfiguration(t, c)
 		return policyFile(mc, criometrics.DropInPath) != nil, nil
@@ -189,10 +189,11 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	framework.StartMCOPolicyStatus(t, c.Config)
 	waitForMetricsObjects(t, c, true, 3*time.Minute)
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
-		for _, typ := range []string{"CRIOMetricsNodeConfigProgressing", "CRIOMetricsNodeConfigDegraded"} {
-			if cond := framework.NodeOperatorCondition(no, typ); cond == nil || cond.Status != operatorv1.ConditionFalse {
-				return fmt.Sprintf("%s: %+v", typ, cond)
-			}
+		if cond := framework.NodeOperatorCondition(no, "MetricsProgressing"); cond == nil || strings.Contains(cond.Message, criometrics.MachineConfigsHeldBack) {
+			return fmt.Sprintf("MetricsProgressing: %+v", cond)
+		}
+		if cond := framework.NodeOperatorCondition(no, "MetricsDegraded"); cond == nil || cond.Status != operatorv1.ConditionFalse {
+			return fmt.Sprintf("MetricsDegraded: %+v", cond)
 		}
 		return ""
 	})
@@ -261,7 +262,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 // TestMetricsNodeDisruptionPolicyAPINotServed: without the
 // operator.openshift.io/v1 machineconfigurations API MCO has no node
 // disruption policy: the drop-in MachineConfigs are neither changed nor
-// deleted, and CRIOMetricsNodeConfigProgressing says they are held back;
+// deleted, and MetricsProgressing says they are held back;
 // when the API and MachineConfiguration cluster come back, the entry is
 // applied and, once MCO's status lists it, the wait ends.
 func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
@@ -310,8 +311,8 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	t0 := time.Now()
 	c.RediscoverNow(t, op)
 	c.WaitForNodeOperator(t, 3*time.Minute, 2*time.Second,
-		framework.ConditionIs("CRIOMetricsNodeConfigProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNotServed)))
-	t.Logf("CRD deleted: %s later CRIOMetricsNodeConfigProgressing says it", time.Since(t0).Round(time.Second))
+		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNotServed)))
+	t.Logf("CRD deleted: %s later MetricsProgressing says it", time.Since(t0).Round(time.Second))
 	for _, name := range dropInMachineConfigs {
 		_, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
 		assert.NoError(t, err, "MachineConfig %s deleted without the MachineConfiguration API", name)
@@ -326,10 +327,11 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	}, "the policy entry to be applied once MachineConfiguration cluster is back")
 	t.Logf("CRD and object restored: %s later the entry is in place", time.Since(t1).Round(time.Second))
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
-		for _, typ := range []string{"CRIOMetricsNodeConfigProgressing", "CRIOMetricsNodeConfigDegraded"} {
-			if cond := framework.NodeOperatorCondition(no, typ); cond == nil || cond.Status != operatorv1.ConditionFalse {
-				return fmt.Sprintf("%s: %+v", typ, cond)
-			}
+		if cond := framework.NodeOperatorCondition(no, "MetricsProgressing"); cond == nil || strings.Contains(cond.Message, criometrics.MachineConfigsHeldBack) {
+			return fmt.Sprintf("MetricsProgressing: %+v", cond)
+		}
+		if cond := framework.NodeOperatorCondition(no, "MetricsDegraded"); cond == nil || cond.Status != operatorv1.ConditionFalse {
+			return fmt.Sprintf("MetricsDegraded: %+v", cond)
 		}
 		return ""
 	})

@@ -1215,7 +1215,7 @@ func (in *installation) awaitOutcome(t *testing.T, sc rbacScenario, c ruleCase, 
 //
 // The operator starts as if an earlier process of it had been denied the
 // same write for longer than the inertia table's two minutes: NodeOperator
-// cluster already carries CRIOMetricsNodeConfigDegraded=True since then,
+// cluster already carries MetricsDegraded=True since then,
 // written by the same field manager as the operator's. The operator keeps
 // that transition time (its status is a function of the world, not of its
 // own uptime), so the ClusterOperator turns Degraded=True at once, with the
@@ -1241,7 +1241,7 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	const earlierMessage = "e2e: reported by an earlier process of the operator"
 	since := time.Now().Add(-degradedInertia - 5*time.Second)
 	started := in.runScenarioWith(t, scenarioInstall, reducedServiceAccount, *c, func(ctx context.Context) {
-		if err := framework.ReportedSince(ctx, in.dyn, "CRIOMetricsNodeConfig", "CRIOMetricsNodeConfigDegraded", earlierMessage, since); err != nil {
+		if err := framework.ReportedSince(ctx, in.dyn, "CRIOMetrics", "MetricsDegraded", earlierMessage, since); err != nil {
 			t.Fatalf("writing the earlier process's condition: %v", err)
 		}
 	})
@@ -1268,15 +1268,15 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	conds, _, _ := unstructured.NestedSlice(no.Object, "status", "conditions")
 	for _, raw := range conds {
 		cond, _ := raw.(map[string]interface{})
-		if cond["type"] == "CRIOMetricsNodeConfigDegraded" && cond["lastTransitionTime"] != since.UTC().Format(time.RFC3339) {
-			t.Errorf("CRIOMetricsNodeConfigDegraded's transition time is %v, want the earlier process's %s", cond["lastTransitionTime"], since.UTC().Format(time.RFC3339))
+		if cond["type"] == "MetricsDegraded" && cond["lastTransitionTime"] != since.UTC().Format(time.RFC3339) {
+			t.Errorf("MetricsDegraded's transition time is %v, want the earlier process's %s", cond["lastTransitionTime"], since.UTC().Format(time.RFC3339))
 		}
 	}
 }
 
-// degradedInertia is the inertia table's default (pkg/operator/starter.go),
-// which CRIOMetricsNodeConfigDegraded falls under.
-const degradedInertia = 2 * time.Minute
+// degradedInertia is the inertia table's entry for MetricsDegraded
+// (pkg/operator/starter.go).
+const degradedInertia = 30 * time.Minute
 
 // deniedPattern matches the API server's denial of a request the rule
 // allowed: "cannot <verb> resource ..." for plain verbs, and the escalation

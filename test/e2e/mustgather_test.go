@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -72,7 +72,7 @@ func TestMustGather(t *testing.T) {
 		// its namespace.
 		ctx := framework.Context(t, time.Minute)
 		operands := in.liveOperands(ctx)
-		for _, name := range []string{criometricscerts.SignerSecretName, criometricscerts.ServingSecretName} {
+		for _, name := range []string{certrotation.SignerSecretName, certrotation.ServingSecretName} {
 			s, err := in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				t.Fatalf("the CRI-O metrics stack has not created Secret %s: %v", name, err)

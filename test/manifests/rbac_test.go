@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 )
 
@@ -375,9 +375,9 @@ func codeOperands() []*object {
 		return &object{Unstructured: u, File: "pkg/certrotation"}
 	}
 	return []*object{
-		mk("Secret", criometricscerts.SignerSecretName),
-		mk("Secret", criometricscerts.ServingSecretName),
-		mk("ConfigMap", criometricscerts.CABundleName),
+		mk("Secret", certrotation.SignerSecretName),
+		mk("Secret", certrotation.ServingSecretName),
+		mk("ConfigMap", certrotation.CABundleName),
 	}
 }
 

@@ -29,9 +29,17 @@ const (
 	ReasonInvalidConfiguration      = "InvalidConfiguration"
 	ReasonApplyFailed               = "ApplyFailed"
 	ReasonRemovalFailed             = "RemovalFailed"
+	ReasonRotationFailed            = "CertificateRotationFailed"
+	// While the drop-in MachineConfigs wait for MCO's node disruption
+	// policy (Progressing), and once the wait has outlasted its grace
+	// (Degraded); MachineConfigsHeldBack starts the message, a
+	// nodedisruption.Wait* message follows.
+	ReasonWaitingForDisruptionPolicy = "WaitingForNodeDisruptionPolicy"
+	ReasonDisruptionPolicyNotReady   = "NodeDisruptionPolicyNotReady"
+	MachineConfigsHeldBack           = "CRI-O drop-in MachineConfigs held back: "
 )
 
-// observation is what one sync of the DaemonSet controller found;
+// observation is what one sync of the stack's controller found;
 // conditionsFor turns it into the Metrics conditions without any I/O.
 type observation struct {
 	// Decision is the recorded decision; Intent what it means for the own
@@ -46,8 +54,13 @@ type observation struct {
 	PlatformProxies int
 	// WaitingForCertificates: the CA bundle does not exist yet.
 	WaitingForCertificates bool
-	// Problem stopped the sync (a denied write, an unusable TLS profile).
+	// Problem stopped a step (a denied write, an unusable TLS profile).
 	Problem *condition
+	// Waiting says why the drop-in MachineConfigs wait for MCO's node
+	// disruption policy, if they do; WaitPersists: for longer than the
+	// grace.
+	Waiting      string
+	WaitPersists bool
 	// DaemonSet is the DaemonSet as applied or, after a problem, as cached;
 	// nil when there is none.
 	DaemonSet *appsv1.DaemonSet
@@ -69,6 +82,23 @@ type conditions struct {
 // MetricsDegraded. Messages hold no time or counter that changes by itself,
 // so a persistent problem is written once.
 func conditionsFor(o observation) conditions {
+	out := stackConditions(o)
+	if o.Waiting == "" {
+		return out
+	}
+	held := MachineConfigsHeldBack + o.Waiting
+	if out.Progressing.Status {
+		out.Progressing.Message += "; " + held
+	} else {
+		out.Progressing = condition{true, ReasonWaitingForDisruptionPolicy, held}
+	}
+	if o.WaitPersists && o.Problem == nil {
+		out.Degraded = condition{true, ReasonDisruptionPolicyNotReady, held}
+	}
+	return out
+}
+
+func stackConditions(o observation) conditions {
 	out := conditions{
 		Progressing: condition{Reason: ReasonAsExpected},
 		Degraded:    condition{Reason: ReasonAsExpected},
@@ -151,9 +181,15 @@ func building(o observation, step condition) condition {
 	return condition{true, reason, message}
 }
 
-// problem is a Degraded condition for a sync that could not finish.
-func problem(reason, format string, args ...interface{}) *condition {
-	return &condition{true, reason, fmt.Sprintf(format, args...)}
+// addProblem adds a step's problem to the Degraded condition: the first
+// problem's reason, every problem's message.
+func (o *observation) addProblem(reason, format string, args ...interface{}) {
+	message := fmt.Sprintf(format, args...)
+	if o.Problem == nil {
+		o.Problem = &condition{true, reason, message}
+		return
+	}
+	o.Problem.Message = stack.Join(o.Problem.Message, message)
 }
 
 // PlatformProxyNodes says on how many nodes the platform's proxy runs. MCO

@@ -100,7 +100,7 @@ func TestConditionsFor(t *testing.T) {
 	}, {
 		name: "denied write with a DaemonSet serving",
 		obs: observation{Decision: own, Intent: Build, TLS: full, MonitoringServed: true, DaemonSet: ds(2, 2, 3, 3, 3, 3), Now: later,
-			Problem: problem(ReasonApplyFailed, "unable to apply DaemonSet x/y: denied")},
+			Problem: &condition{true, ReasonApplyFailed, "unable to apply DaemonSet x/y: denied"}},
 		want: conditions{
 			Available:   condition{true, ReasonAsExpected, "CRI-O metrics served over TLS on 3 of 3 nodes; own"},
 			Progressing: condition{false, ReasonAsExpected, ""},
@@ -109,7 +109,7 @@ func TestConditionsFor(t *testing.T) {
 	}, {
 		name: "denied write, no DaemonSet",
 		obs: observation{Decision: own, Intent: Build, TLS: TLSStack{Rest: true}, MonitoringServed: true, Now: later,
-			Problem: problem(ReasonApplyFailed, "denied")},
+			Problem: &condition{true, ReasonApplyFailed, "denied"}},
 		want: conditions{
 			Available: condition{true, ReasonDeploying, "own; deploying: the DaemonSet could not be applied yet"},
 			Progressing: condition{true, ReasonSwitchingToOperatorTLS,
@@ -132,6 +132,22 @@ func TestConditionsFor(t *testing.T) {
 			Progressing: condition{false, ReasonAsExpected, ""},
 			Degraded:    condition{true, ReasonNodesWithoutMetrics, "CRI-O metrics served over TLS on 0 of 3 nodes"},
 		},
+	}, {
+		name: "drop-in MachineConfigs wait for MCO's policy, within the grace",
+		obs:  observation{Decision: own, Intent: Build, TLS: full, MonitoringServed: true, DaemonSet: ds(2, 2, 3, 3, 3, 3), Now: later, Waiting: "w"},
+		want: conditions{
+			Available:   condition{true, ReasonAsExpected, "CRI-O metrics served over TLS on 3 of 3 nodes; own"},
+			Progressing: condition{true, ReasonWaitingForDisruptionPolicy, MachineConfigsHeldBack + "w"},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "removal held back by MCO's policy past the grace",
+		obs:  observation{Decision: off, Intent: TearDown, TLS: TLSStack{MachineConfigs: true}, Waiting: "w", WaitPersists: true},
+		want: conditions{
+			Available:   condition{true, ReasonNotDeployed, "off"},
+			Progressing: condition{true, ReasonRemoving, "removing in order: MachineConfigs 50-master-crio-metrics-tls, 50-worker-crio-metrics-tls; " + MachineConfigsHeldBack + "w"},
+			Degraded:    condition{true, ReasonDisruptionPolicyNotReady, MachineConfigsHeldBack + "w"},
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, conditionsFor(tc.obs))
@@ -144,8 +160,8 @@ func TestConditionsFor(t *testing.T) {
 func TestConditionsForPersistentProblemDoNotChangeWithTime(t *testing.T) {
 	own := nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.OperatorTLS, Message: "own"}
 	for _, o := range []observation{
-		{Decision: own, Intent: Build, Problem: problem(ReasonApplyFailed, "denied"), DaemonSet: ds(2, 2, 3, 3, 3, 3)},
-		{Decision: own, Intent: Build, Problem: problem(ReasonInvalidTLSSecurityProfile, "bad profile")},
+		{Decision: own, Intent: Build, Problem: &condition{true, ReasonApplyFailed, "denied"}, DaemonSet: ds(2, 2, 3, 3, 3, 3)},
+		{Decision: own, Intent: Build, Problem: &condition{true, ReasonInvalidTLSSecurityProfile, "bad profile"}},
 		{Decision: nodev1alpha1.StackStatus{Enabled: true, Message: "lookup failed"}, Intent: Hold},
 	} {
 		first, last := o, o

@@ -32,8 +32,7 @@ const (
 )
 
 var (
-	disruptionPolicy        = nodedisruption.Restarts{DropInPath: crioService}
-	machineConfigurationGVR = nodedisruption.GVR
+	disruptionPolicy = nodedisruption.Restarts{DropInPath: crioService}
 )
 
 // DisruptionPolicyApply returns the server-side apply configuration that

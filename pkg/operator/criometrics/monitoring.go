@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-node-operator/bindata"
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
 
 // Prometheus jobs that scrape CRI-O, one per path (docs/crio-alerts.md).
@@ -100,4 +102,23 @@ func checkJob(job string) error {
 		return fmt.Errorf("invalid CRI-O job name %q", job)
 	}
 	return nil
+}
+
+// monitoringAsset renders the alerts and the dashboard for the job that
+// scrapes CRI-O in the stack's mode; the alerts about the operator's own TLS
+// stack only where it runs.
+func monitoringAsset(mode nodev1alpha1.StackMode) resourceapply.AssetFunc {
+	return func(name string) ([]byte, error) {
+		job := OperatorJob
+		if mode == nodev1alpha1.PlatformProxy {
+			job = PlatformJob
+		}
+		switch name {
+		case prometheusRuleFile:
+			return RenderPrometheusRule(job, mode != nodev1alpha1.PlatformProxy)
+		case dashboardFile:
+			return RenderDashboard(job), nil
+		}
+		return bindata.Asset(name)
+	}
 }

@@ -1,19 +1,10 @@
 package criometrics
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
-	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -125,65 +116,5 @@ const (
 	ReasonSwitchingToOperatorTLS   = "SwitchingToOperatorTLS"
 )
 
-var (
-	serviceMonitorGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
-	daemonSetGVR      = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
-	serviceGVR        = schema.GroupVersionResource{Version: "v1", Resource: "services"}
-	configMapGVR      = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-)
-
 // sccName is the SecurityContextConstraints of the DaemonSet (scc.yaml).
 const sccName = "crio-metrics"
-
-func machineConfigNames() []string {
-	var out []string
-	for _, role := range machineConfigRoles {
-		out = append(out, machineConfigName(role))
-	}
-	return out
-}
-
-// ObserveTLSStack reads which parts exist with GETs: a cache could still
-// hold an object another controller has just deleted and hold the next step
-// back until a resync; and there is no watch for kinds we only need to see
-// go. A failed read counts as existing, so nothing after it in the teardown
-// order is removed early.
-//
-// withRest also looks at the Service, SCC and CA bundle, which only the
-// status needs; the ordering decisions do not.
-func ObserveTLSStack(ctx context.Context, dyn dynamic.Interface, served platform.ServedAPIs, withRest bool) TLSStack {
-	var t TLSStack
-	exists := func(gvr schema.GroupVersionResource, namespace, name string) bool {
-		var err error
-		if namespace == "" {
-			_, err = dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
-		} else {
-			_, err = dyn.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-		}
-		return !apierrors.IsNotFound(err)
-	}
-	if served.Monitoring {
-		t.ServiceMonitor = exists(serviceMonitorGVR, namespace, serviceName)
-	}
-	if served.MachineConfig {
-		for _, name := range machineConfigNames() {
-			t.MachineConfigs = t.MachineConfigs || exists(machineConfigGVR, "", name)
-		}
-	}
-	ds, err := dyn.Resource(daemonSetGVR).Namespace(namespace).Get(ctx, DaemonSetName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		t.DaemonSet = true
-	default:
-		t.DaemonSet = true
-		available, _, _ := unstructured.NestedInt64(ds.Object, "status", "numberAvailable")
-		desired, _, _ := unstructured.NestedInt64(ds.Object, "status", "desiredNumberScheduled")
-		t.DaemonSetServes = available > 0 || desired == 0
-	}
-	if withRest {
-		t.Rest = exists(serviceGVR, namespace, serviceName) || exists(sccGVR, "", sccName) ||
-			exists(configMapGVR, namespace, criometricscerts.CABundleName)
-	}
-	return t
-}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/openshift/cluster-node-operator/bindata"
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/criometricscerts"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
@@ -48,9 +48,9 @@ func RelatedObjects() ([]configv1.ObjectReference, error) {
 		return nil, err
 	}
 	related = append(related,
-		configv1.ObjectReference{Resource: "secrets", Namespace: namespace, Name: criometricscerts.SignerSecretName},
-		configv1.ObjectReference{Resource: "secrets", Namespace: namespace, Name: criometricscerts.ServingSecretName},
-		configv1.ObjectReference{Resource: "configmaps", Namespace: namespace, Name: criometricscerts.CABundleName},
+		configv1.ObjectReference{Resource: "secrets", Namespace: namespace, Name: certrotation.SignerSecretName},
+		configv1.ObjectReference{Resource: "secrets", Namespace: namespace, Name: certrotation.ServingSecretName},
+		configv1.ObjectReference{Resource: "configmaps", Namespace: namespace, Name: certrotation.CABundleName},
 	)
 	for _, role := range machineConfigRoles {
 		related = append(related, configv1.ObjectReference{Group: "machineconfiguration.openshift.io", Resource: "machineconfigs", Name: machineConfigName(role)})

@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -47,8 +46,6 @@ const LookupTTL = 10 * time.Second
 
 // Roles are MCO's base pools; each has a 01-<role>-kubelet MachineConfig.
 var Roles = []string{"master", "worker", "arbiter"}
-
-var machineConfigGVR = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
 
 // KubeletMachineConfigName is MCO's base kubelet MachineConfig of a role.
 func KubeletMachineConfigName(role string) string { return "01-" + role + "-kubelet" }
@@ -98,7 +95,7 @@ func NewDetector(kube kubernetes.Interface, dyn dynamic.Interface, clk clock.Pas
 	// small at thousands of nodes.
 	_ = pods.Informer().SetTransform(trimPod)
 	return &Detector{
-		machineConfigs: dyn.Resource(machineConfigGVR),
+		machineConfigs: dyn.Resource(platform.MachineConfigGVR),
 		mirrorPods:     pods.Lister(),
 		factory:        factory,
 		clock:          clk,

@@ -14,6 +14,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
 func machineConfig(name string, paths ...string) *unstructured.Unstructured {
@@ -62,7 +64,7 @@ func TestDetect(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			scheme := runtime.NewScheme()
 			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
-				map[schema.GroupVersionResource]string{machineConfigGVR: "MachineConfigList"}, tt.mcs...)
+				map[schema.GroupVersionResource]string{platform.MachineConfigGVR: "MachineConfigList"}, tt.mcs...)
 			kube := kubefake.NewSimpleClientset(tt.pods...)
 			d := NewDetector(kube, dyn, clocktesting.NewFakePassiveClock(time.Now()), time.Minute)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -88,7 +90,7 @@ func TestDetect(t *testing.T) {
 func TestDetectReusesLookup(t *testing.T) {
 	scheme := runtime.NewScheme()
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
-		map[schema.GroupVersionResource]string{machineConfigGVR: "MachineConfigList"})
+		map[schema.GroupVersionResource]string{platform.MachineConfigGVR: "MachineConfigList"})
 	clk := clocktesting.NewFakePassiveClock(time.Now())
 	d := NewDetector(kubefake.NewSimpleClientset(), dyn, clk, time.Minute)
 	ctx := context.Background()
@@ -98,7 +100,7 @@ func TestDetectReusesLookup(t *testing.T) {
 	assert.Equal(t, len(Roles), gets(), "one GET per role")
 
 	// MCO's upgrade lays down the static pod: not seen before the TTL.
-	_, err := dyn.Resource(machineConfigGVR).Create(ctx, machineConfig("01-worker-kubelet", StaticPodPath), metav1.CreateOptions{})
+	_, err := dyn.Resource(platform.MachineConfigGVR).Create(ctx, machineConfig("01-worker-kubelet", StaticPodPath), metav1.CreateOptions{})
 	assert.NoError(t, err)
 	before := gets()
 	clk.SetTime(clk.Now().Add(59 * time.Second))
@@ -116,7 +118,7 @@ func TestDetectReusesLookup(t *testing.T) {
 	assert.Equal(t, before+2*len(Roles), gets(), "looked up again once the API is back")
 
 	// A decision for a new spec asks afresh, within the TTL too.
-	assert.NoError(t, dyn.Resource(machineConfigGVR).Delete(ctx, "01-worker-kubelet", metav1.DeleteOptions{}))
+	assert.NoError(t, dyn.Resource(platform.MachineConfigGVR).Delete(ctx, "01-worker-kubelet", metav1.DeleteOptions{}))
 	assert.Equal(t, []string{"01-worker-kubelet"}, d.Detect(ctx, true, false).MachineConfigs)
 	assert.False(t, d.Detect(ctx, true, true).Exists())
 }

@@ -30,9 +30,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
 // MachineConfigurationName is MCO's singleton; MCO creates it, we never do.
@@ -54,7 +55,7 @@ const (
 const WaitGrace = 2 * time.Minute
 
 // GVR is operator.openshift.io/v1 machineconfigurations.
-var GVR = schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "machineconfigurations"}
+var GVR = platform.MachineConfigurationGVR
 
 // Restarts maps a file's path to the systemd unit MCO restarts for it.
 type Restarts map[string]string

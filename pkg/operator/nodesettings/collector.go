@@ -2,6 +2,8 @@ package nodesettings
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
 // The per-node OpenTelemetry collector, where the OpenTelemetry operator's
@@ -29,7 +31,7 @@ const (
 // has the host's metrics.
 func Collector(namespace, destination string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": otelCollectorGVR.GroupVersion().String(),
+		"apiVersion": platform.OpenTelemetryCollectorGVR.GroupVersion().String(),
 		"kind":       "OpenTelemetryCollector",
 		"metadata": map[string]interface{}{
 			"name":      CollectorName,

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
@@ -25,6 +24,7 @@ import (
 	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -66,14 +66,6 @@ const (
 // restart each, so a pool of hundreds of nodes takes a while.
 var DefaultTiming = Timing{Update: 2 * time.Hour, Soak: 2 * time.Minute, Gate: 10 * time.Minute}
 
-var (
-	machineConfigGVR     = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
-	poolGVR              = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}
-	machineConfigNodeGVR = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfignodes"}
-	kubeletConfigGVR     = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "kubeletconfigs"}
-	otelCollectorGVR     = schema.GroupVersionResource{Group: "opentelemetry.io", Version: "v1beta1", Resource: "opentelemetrycollectors"}
-)
-
 // Controller rolls the node settings out pool by pool (rollout.go) through
 // our MachineConfigs.
 type Controller struct {
@@ -81,7 +73,7 @@ type Controller struct {
 	nodeOperators *operatorclient.NodeOperators
 	dynamic       dynamic.Interface
 	kube          kubernetes.Interface
-	served        *stack.ServedAPIs
+	served        *platform.ServedCache
 	namespace     string // of our OpenTelemetryCollector
 	timing        Timing
 	scrapes       ScrapeProbe // nil: the gate does not check CRI-O's scrapes
@@ -111,7 +103,7 @@ type Controller struct {
 // pollInterval, and at the nodes of the pool being verified and their
 // CRI-O scrapes (scrapes; nil where no Prometheus is configured).
 func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, dyn dynamic.Interface,
-	kube kubernetes.Interface, served *stack.ServedAPIs, namespace string, timing Timing, scrapes ScrapeProbe, recorder events.Recorder) factory.Controller {
+	kube kubernetes.Interface, served *platform.ServedCache, namespace string, timing Timing, scrapes ScrapeProbe, recorder events.Recorder) factory.Controller {
 	c := &Controller{clock: clk, nodeOperators: nodeOperators, dynamic: dyn, kube: kube, served: served, namespace: namespace,
 		timing: timing, scrapes: scrapes, recorder: recorder}
 	return factory.New().
@@ -157,7 +149,7 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	if !traced && current == nil {
 		// Most clusters: nothing asked for, nothing recorded. One labelled
 		// list tells whether anything of ours is left to remove.
-		ours, err := c.dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
+		ours, err := c.dynamic.Resource(platform.MachineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
 		if err != nil {
 			return 0, c.recordError(ctx, current, fmt.Errorf("MachineConfigs: %w", err))
 		}
@@ -333,7 +325,7 @@ func waitConditions(wait string, persists bool) []*conditionArgs {
 func (c *Controller) write(ctx context.Context, w Write, today []File) error {
 	name := MachineConfigName(w.Pool)
 	if w.Revision == "" {
-		deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, machineConfigGVR, MachineConfig(w.Pool, nil))
+		deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, platform.MachineConfigGVR, MachineConfig(w.Pool, nil))
 		if deleted {
 			c.recorder.Eventf("NodeSettingsMachineConfig", "deleted MachineConfig %s", name)
 		}
@@ -348,7 +340,7 @@ func (c *Controller) write(ctx context.Context, w Write, today []File) error {
 		}
 	}
 	mc := MachineConfig(w.Pool, files)
-	if changed, err := stack.ApplyUnstructured(ctx, c.dynamic, machineConfigGVR, mc, FieldManager); err != nil {
+	if changed, err := stack.ApplyUnstructured(ctx, c.dynamic, platform.MachineConfigGVR, mc, FieldManager); err != nil {
 		return fmt.Errorf("MachineConfig %s: %w", name, err)
 	} else if changed {
 		c.recorder.Eventf("NodeSettingsMachineConfig", "applied MachineConfig %s at revision %s", name, w.Revision)
@@ -360,7 +352,7 @@ func (c *Controller) write(ctx context.Context, w Write, today []File) error {
 // MachineConfig of the pool (MCO keeps them; a pool's earlier renderings
 // hold what our MachineConfig carried then).
 func (c *Controller) filesFromRendered(ctx context.Context, w Write) ([]File, error) {
-	list, err := c.dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{})
+	list, err := c.dynamic.Resource(platform.MachineConfigGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +405,7 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 	w := &mcoObjects{pool: map[string]*unstructured.Unstructured{}, ours: map[string]*unstructured.Unstructured{},
 		current: map[string]*unstructured.Unstructured{}, mcns: map[string][]*unstructured.Unstructured{},
 		nodesOf: map[string][]string{}, facts: map[string]PoolFacts{}}
-	pools, err := c.dynamic.Resource(poolGVR).List(ctx, metav1.ListOptions{})
+	pools, err := c.dynamic.Resource(platform.MachineConfigPoolGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("MachineConfigPools: %w", err)
 	}
@@ -422,7 +414,7 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 		w.pools = append(w.pools, p.GetName())
 		w.pool[p.GetName()] = p
 	}
-	ours, err := c.dynamic.Resource(machineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
+	ours, err := c.dynamic.Resource(platform.MachineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
 	if err != nil {
 		return nil, fmt.Errorf("MachineConfigs: %w", err)
 	}
@@ -431,7 +423,7 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 		w.ours[mc.GetLabels()[roleLabel]] = mc
 	}
 	if inFlight {
-		mcns, err := c.dynamic.Resource(machineConfigNodeGVR).List(ctx, metav1.ListOptions{})
+		mcns, err := c.dynamic.Resource(platform.MachineConfigNodeGVR).List(ctx, metav1.ListOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
@@ -453,7 +445,7 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 	for _, name := range w.pools {
 		p := w.pool[name]
 		if current, _, _ := unstructured.NestedString(p.Object, "status", "configuration", "name"); current != "" && updating[name] {
-			mc, err := c.dynamic.Resource(machineConfigGVR).Get(ctx, current, metav1.GetOptions{})
+			mc, err := c.dynamic.Resource(platform.MachineConfigGVR).Get(ctx, current, metav1.GetOptions{})
 			switch {
 			case apierrors.IsNotFound(err):
 			case err != nil:
@@ -476,7 +468,7 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 	if !tracing {
 		return w, nil
 	}
-	_, err = c.dynamic.Resource(otelCollectorGVR).List(ctx, metav1.ListOptions{Limit: 1})
+	_, err = c.dynamic.Resource(platform.OpenTelemetryCollectorGVR).List(ctx, metav1.ListOptions{Limit: 1})
 	switch {
 	case err == nil:
 		w.collector = true
@@ -490,7 +482,7 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 // kubelet MachineConfig of its role (custom pools inherit worker's).
 func (c *Controller) factsFor(ctx context.Context, pool string) (PoolFacts, error) {
 	role := roleOf(pool)
-	mc, err := c.dynamic.Resource(machineConfigGVR).Get(ctx, "01-"+role+"-kubelet", metav1.GetOptions{})
+	mc, err := c.dynamic.Resource(platform.MachineConfigGVR).Get(ctx, "01-"+role+"-kubelet", metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return PoolFacts{}, nil
@@ -521,7 +513,7 @@ func roleOf(pool string) string {
 // adminKubeletTracing returns which pools a KubeletConfig that sets
 // tracing selects; none where KubeletConfigs are not served.
 func (c *Controller) adminKubeletTracing(ctx context.Context) (func(pool *unstructured.Unstructured) bool, error) {
-	list, err := c.dynamic.Resource(kubeletConfigGVR).List(ctx, metav1.ListOptions{})
+	list, err := c.dynamic.Resource(platform.KubeletConfigGVR).List(ctx, metav1.ListOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return func(*unstructured.Unstructured) bool { return false }, nil
@@ -636,7 +628,7 @@ func destinationNote(destination string, collector *unstructured.Unstructured) s
 // applyCollector puts our OpenTelemetryCollector in place (a read, and a
 // write only when it differs); a failure holds the MachineConfigs back.
 func (c *Controller) applyCollector(ctx context.Context, collector *unstructured.Unstructured) error {
-	changed, err := stack.ApplyUnstructured(ctx, c.dynamic, otelCollectorGVR, collector, FieldManager)
+	changed, err := stack.ApplyUnstructured(ctx, c.dynamic, platform.OpenTelemetryCollectorGVR, collector, FieldManager)
 	if err != nil {
 		return fmt.Errorf("OpenTelemetryCollector %s/%s: %w; the MachineConfigs that point nodes at it are held back", collector.GetNamespace(), CollectorName, err)
 	}
@@ -657,7 +649,7 @@ func (c *Controller) removeCollector(ctx context.Context) error {
 	obj := &unstructured.Unstructured{}
 	obj.SetNamespace(c.namespace)
 	obj.SetName(CollectorName)
-	deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, otelCollectorGVR, obj)
+	deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, platform.OpenTelemetryCollectorGVR, obj)
 	switch {
 	case err != nil && !apierrors.IsNotFound(err):
 		return fmt.Errorf("OpenTelemetryCollector %s/%s: %w", c.namespace, CollectorName, err)
@@ -797,14 +789,14 @@ func RelatedObjects(s *nodev1alpha1.NodeSettingsStatus) []configv1.ObjectReferen
 	if s == nil {
 		return nil
 	}
-	out := []configv1.ObjectReference{{Group: nodedisruption.GVR.Group, Resource: nodedisruption.GVR.Resource, Name: nodedisruption.MachineConfigurationName}}
+	out := []configv1.ObjectReference{{Group: platform.MachineConfigurationGVR.Group, Resource: platform.MachineConfigurationGVR.Resource, Name: nodedisruption.MachineConfigurationName}}
 	if ns, name, ok := strings.Cut(s.Collector, "/"); ok {
-		out = append(out, configv1.ObjectReference{Group: otelCollectorGVR.Group, Resource: otelCollectorGVR.Resource, Namespace: ns, Name: name})
+		out = append(out, configv1.ObjectReference{Group: platform.OpenTelemetryCollectorGVR.Group, Resource: platform.OpenTelemetryCollectorGVR.Resource, Namespace: ns, Name: name})
 	}
 	for _, p := range s.Pools {
-		out = append(out, configv1.ObjectReference{Group: poolGVR.Group, Resource: poolGVR.Resource, Name: p.Name})
+		out = append(out, configv1.ObjectReference{Group: platform.MachineConfigPoolGVR.Group, Resource: platform.MachineConfigPoolGVR.Resource, Name: p.Name})
 		if p.Revision != "" {
-			out = append(out, configv1.ObjectReference{Group: machineConfigGVR.Group, Resource: machineConfigGVR.Resource, Name: MachineConfigName(p.Name)})
+			out = append(out, configv1.ObjectReference{Group: platform.MachineConfigGVR.Group, Resource: platform.MachineConfigGVR.Resource, Name: MachineConfigName(p.Name)})
 		}
 	}
 	return out

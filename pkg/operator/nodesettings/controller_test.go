@@ -31,7 +31,6 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient/operatorclienttest"
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
-	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
 // fakeMCO is MCO's objects behind a fake dynamic client, the log of our
@@ -48,8 +47,8 @@ type fakeMCO struct {
 func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
 	t.Helper()
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		machineConfigGVR: "MachineConfigList", poolGVR: "MachineConfigPoolList", machineConfigNodeGVR: "MachineConfigNodeList",
-		kubeletConfigGVR: "KubeletConfigList", nodedisruption.GVR: "MachineConfigurationList", otelCollectorGVR: "OpenTelemetryCollectorList",
+		platform.MachineConfigGVR: "MachineConfigList", platform.MachineConfigPoolGVR: "MachineConfigPoolList", platform.MachineConfigNodeGVR: "MachineConfigNodeList",
+		platform.KubeletConfigGVR: "KubeletConfigList", platform.MachineConfigurationGVR: "MachineConfigurationList", platform.OpenTelemetryCollectorGVR: "OpenTelemetryCollectorList",
 	})
 	m := &fakeMCO{t: t, client: client}
 	// The OpenTelemetry operator is not installed, unless collectorServed.
@@ -57,7 +56,7 @@ func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
 		if m.collectorServed {
 			return false, nil, nil
 		}
-		return true, nil, apierrors.NewNotFound(otelCollectorGVR.GroupResource(), "")
+		return true, nil, apierrors.NewNotFound(platform.OpenTelemetryCollectorGVR.GroupResource(), "")
 	})
 	client.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		switch a := a.(type) {
@@ -74,7 +73,7 @@ func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
 		return false, nil, nil
 	})
 	if withPolicy {
-		m.create(nodedisruption.GVR, &unstructured.Unstructured{Object: map[string]interface{}{
+		m.create(platform.MachineConfigurationGVR, &unstructured.Unstructured{Object: map[string]interface{}{
 			"apiVersion": "operator.openshift.io/v1", "kind": "MachineConfiguration",
 			"metadata": map[string]interface{}{"name": "cluster", "generation": int64(1)},
 			"spec":     map[string]interface{}{"managementState": "Managed"},
@@ -87,7 +86,7 @@ func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
 			selector = map[string]interface{}{"matchExpressions": []interface{}{map[string]interface{}{
 				"key": roleLabel, "operator": "In", "values": []interface{}{"worker", p}}}}
 		}
-		m.create(poolGVR, &unstructured.Unstructured{Object: map[string]interface{}{
+		m.create(platform.MachineConfigPoolGVR, &unstructured.Unstructured{Object: map[string]interface{}{
 			"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
 			"metadata": map[string]interface{}{"name": p},
 			"spec": map[string]interface{}{"machineConfigSelector": selector,
@@ -117,7 +116,7 @@ func (m *fakeMCO) apply(a clienttesting.PatchAction) runtime.Object {
 	}
 	require.NoError(m.t, err)
 	l := live.(*unstructured.Unstructured)
-	if gvr == nodedisruption.GVR {
+	if gvr == platform.MachineConfigurationGVR {
 		files, _, _ := unstructured.NestedSlice(u.Object, "spec", "nodeDisruptionPolicy", "files")
 		require.NoError(m.t, unstructured.SetNestedSlice(l.Object, files, "spec", "nodeDisruptionPolicy", "files"))
 		// A spec change: the API server bumps the generation.
@@ -135,7 +134,7 @@ func (m *fakeMCO) apply(a clienttesting.PatchAction) runtime.Object {
 // status, so that the log shows where MCO acted among our writes.
 func (m *fakeMCO) syncPolicy() {
 	m.t.Helper()
-	u := m.get(nodedisruption.GVR, "cluster")
+	u := m.get(platform.MachineConfigurationGVR, "cluster")
 	if u == nil {
 		return
 	}
@@ -155,7 +154,7 @@ func (m *fakeMCO) syncPolicy() {
 	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
 	require.NoError(m.t, err)
 	require.NoError(m.t, unstructured.SetNestedMap(u.Object, raw, "status"))
-	require.NoError(m.t, m.client.Tracker().Update(nodedisruption.GVR, u, ""))
+	require.NoError(m.t, m.client.Tracker().Update(platform.MachineConfigurationGVR, u, ""))
 	m.writes = append(m.writes, "mco: policy status")
 }
 
@@ -179,7 +178,7 @@ func (m *fakeMCO) finish(pool string) {
 	}
 	files := map[string]interface{}{}
 	for _, r := range roles {
-		if mc := m.get(machineConfigGVR, MachineConfigName(r)); mc != nil {
+		if mc := m.get(platform.MachineConfigGVR, MachineConfigName(r)); mc != nil {
 			fs, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
 			for _, f := range fs {
 				files[f.(map[string]interface{})["path"].(string)] = f
@@ -192,29 +191,29 @@ func (m *fakeMCO) finish(pool string) {
 	}
 	m.gen++
 	rendered := fmt.Sprintf("rendered-%s-%d", pool, m.gen)
-	m.create(machineConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
+	m.create(platform.MachineConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
 		"metadata": map[string]interface{}{"name": rendered},
 		"spec":     map[string]interface{}{"config": map[string]interface{}{"storage": map[string]interface{}{"files": merged}}},
 	}})
-	p := m.get(poolGVR, pool)
+	p := m.get(platform.MachineConfigPoolGVR, pool)
 	require.NoError(m.t, unstructured.SetNestedField(p.Object, rendered, "spec", "configuration", "name"))
 	require.NoError(m.t, unstructured.SetNestedField(p.Object, map[string]interface{}{
 		"configuration": map[string]interface{}{"name": rendered},
 		"machineCount":  int64(2), "updatedMachineCount": int64(2),
 		"conditions": []interface{}{map[string]interface{}{"type": "Updated", "status": "True"}},
 	}, "status"))
-	require.NoError(m.t, m.client.Tracker().Update(poolGVR, p, ""))
+	require.NoError(m.t, m.client.Tracker().Update(platform.MachineConfigPoolGVR, p, ""))
 }
 
 // degrade marks a pool Degraded as MCO does when a node's update fails.
 func (m *fakeMCO) degrade(pool, message string) {
-	p := m.get(poolGVR, pool)
+	p := m.get(platform.MachineConfigPoolGVR, pool)
 	require.NoError(m.t, unstructured.SetNestedSlice(p.Object, []interface{}{
 		map[string]interface{}{"type": "Updated", "status": "False"},
 		map[string]interface{}{"type": "Degraded", "status": "True", "message": message},
 	}, "status", "conditions"))
-	require.NoError(m.t, m.client.Tracker().Update(poolGVR, p, ""))
+	require.NoError(m.t, m.client.Tracker().Update(platform.MachineConfigPoolGVR, p, ""))
 }
 
 func sortedKeys(m map[string]interface{}) []string {
@@ -244,7 +243,7 @@ func newFixture(t *testing.T, mco *fakeMCO, spec nodev1alpha1.NodeSettings) *fix
 		},
 	})
 	kube := kubefake.NewClientset()
-	served := stack.FixedServedAPIs(platform.ServedAPIs{MachineConfig: true, MachineConfiguration: true})
+	served := platform.FixedServed(platform.ServedAPIs{MachineConfig: true, MachineConfiguration: true})
 	f.c = &Controller{clock: f.clock, nodeOperators: f.no.NodeOperators, dynamic: mco.client, kube: kube, served: served,
 		namespace: "openshift-cluster-node-operator", timing: testTiming, recorder: events.NewInMemoryRecorder("test", f.clock)}
 	return f
@@ -360,7 +359,7 @@ func TestControllerRollsOutPoolByPool(t *testing.T) {
 	assert.Contains(t, f.condition("Progressing").Message, "pool worker: kubelet tracing skipped: the pool's kubelet does not read /etc/openshift/kubelet.conf.d")
 	assert.Contains(t, f.condition("Progressing").Message, "spans go to collector.example.com:4317 as given: the OpenTelemetry collector API (opentelemetry.io) is not served")
 
-	policy := mco.get(nodedisruption.GVR, "cluster")
+	policy := mco.get(platform.MachineConfigurationGVR, "cluster")
 	files, _, _ := unstructured.NestedSlice(policy.Object, "spec", "nodeDisruptionPolicy", "files")
 	assert.Len(t, files, 2, "an entry for each drop-in path")
 
@@ -478,7 +477,7 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	assert.Empty(t, f.no.Writes, "a restart does not take Degraded back")
 
 	// MCO creates it, without a status yet.
-	mco.create(nodedisruption.GVR, &unstructured.Unstructured{Object: map[string]interface{}{
+	mco.create(platform.MachineConfigurationGVR, &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "operator.openshift.io/v1", "kind": "MachineConfiguration",
 		"metadata": map[string]interface{}{"name": "cluster", "generation": int64(1)},
 		"spec":     map[string]interface{}{"managementState": "Managed"},
@@ -563,7 +562,7 @@ func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-canary-node-settings",
 	}, mcoWrites(mco.writes))
-	mc := mco.get(machineConfigGVR, MachineConfigName("canary"))
+	mc := mco.get(platform.MachineConfigGVR, MachineConfigName("canary"))
 	assert.Equal(t, good.Pools[0].Revision, mc.GetAnnotations()[RevisionAnnotation])
 
 	mco.writes, f.no.Writes = nil, nil
@@ -602,7 +601,7 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 		"worker": "[Service]\nExecStart=/usr/bin/kubelet " + KubeletConfigDir + " --config=/etc/kubernetes/kubelet.conf\n",
 		"master": "[Service]\nExecStart=/usr/bin/kubelet --config=/etc/kubernetes/kubelet.conf\n",
 	} {
-		mco.create(machineConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
+		mco.create(platform.MachineConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
 			"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
 			"metadata": map[string]interface{}{"name": "01-" + role + "-kubelet"},
 			"spec": map[string]interface{}{"config": map[string]interface{}{"systemd": map[string]interface{}{"units": []interface{}{
@@ -613,7 +612,7 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 	f.run(nil)
 	paths := func(pool string) []string {
 		var out []string
-		for p := range ourFiles(mco.get(machineConfigGVR, MachineConfigName(pool))) {
+		for p := range ourFiles(mco.get(platform.MachineConfigGVR, MachineConfigName(pool))) {
 			out = append(out, p)
 		}
 		sort.Strings(out)
@@ -626,7 +625,7 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 
 	// An administrator's KubeletConfig setting tracing for the worker pool:
 	// the kubelet part is theirs, ours goes.
-	mco.create(kubeletConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
+	mco.create(platform.KubeletConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
 		"metadata": map[string]interface{}{"name": "admin-tracing"},
 		"spec": map[string]interface{}{
@@ -634,9 +633,9 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 			"kubeletConfig":             map[string]interface{}{"tracing": map[string]interface{}{"endpoint": "admin:4317"}},
 		},
 	}})
-	p := mco.get(poolGVR, "worker")
+	p := mco.get(platform.MachineConfigPoolGVR, "worker")
 	p.SetLabels(map[string]string{"pools.operator.machineconfiguration.openshift.io/worker": ""})
-	require.NoError(t, mco.client.Tracker().Update(poolGVR, p, ""))
+	require.NoError(t, mco.client.Tracker().Update(platform.MachineConfigPoolGVR, p, ""))
 	f.run(nil)
 	assert.Equal(t, []string{CRIODropInPath}, paths("worker"))
 	assert.Contains(t, f.condition("Progressing").Message, "pool worker: kubelet tracing skipped: a KubeletConfig sets tracing for the pool")
@@ -760,9 +759,9 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",
 	}, mcoWrites(mco.writes))
-	files := ourFiles(mco.get(machineConfigGVR, MachineConfigName("worker")))
+	files := ourFiles(mco.get(platform.MachineConfigGVR, MachineConfigName("worker")))
 	assert.Contains(t, files[CRIODropInPath], `tracing_endpoint = "127.0.0.1:9417"`)
-	obj, err := mco.client.Tracker().Get(otelCollectorGVR, "openshift-cluster-node-operator", CollectorName)
+	obj, err := mco.client.Tracker().Get(platform.OpenTelemetryCollectorGVR, "openshift-cluster-node-operator", CollectorName)
 	require.NoError(t, err)
 	exporter, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", "config", "exporters", "otlp", "endpoint")
 	assert.Equal(t, "collector.example.com:4317", exporter)
@@ -808,7 +807,7 @@ func TestControllerHoldsBackWithoutTheCollector(t *testing.T) {
 	mco := newFakeMCO(t, true, "worker")
 	mco.collectorServed = true
 	mco.client.PrependReactor("patch", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(otelCollectorGVR.GroupResource(), CollectorName, fmt.Errorf("denied"))
+		return true, nil, apierrors.NewForbidden(platform.OpenTelemetryCollectorGVR.GroupResource(), CollectorName, fmt.Errorf("denied"))
 	})
 	f := newFixture(t, mco, tracingOn(""))
 	_, err := f.c.Sync(context.Background())

@@ -22,7 +22,6 @@ import (
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
-	"github.com/openshift/cluster-node-operator/pkg/operator/stackdecision"
 )
 
 // Images are the operand images, set in the operator Deployment's environment.
@@ -41,7 +40,7 @@ type State struct {
 	Act bool
 	// Enabled is the recorded decision; Decided is false before the first
 	// decision and while the recorded one is for an earlier spec
-	// (stackdecision.Current), when a controller should wait rather than
+	// (Current), when a controller should wait rather than
 	// deploy or remove anything.
 	Enabled bool
 	Decided bool
@@ -62,8 +61,8 @@ func Read(nodeOperators *operatorclient.NodeOperators, name nodev1alpha1.StackNa
 	case operatorv1.Managed, operatorv1.Removed:
 		s.Act = true
 	}
-	s.Decision, s.Decided = stackdecision.Recorded(nodeOperator, name)
-	s.Decided = s.Decided && stackdecision.Current(nodeOperator)
+	s.Decision, s.Decided = Recorded(nodeOperator, name)
+	s.Decided = s.Decided && Current(nodeOperator)
 	s.Enabled = s.Decided && s.Decision.Enabled
 	return s, nil
 }
@@ -221,4 +220,24 @@ func AnyExists(ctx context.Context, client dynamic.Interface, asset func(string)
 		}
 	}
 	return false
+}
+
+// Current tells whether the recorded decision is for the spec as it is now:
+// the controller records the generation it decided for. A stack controller
+// holds until then, so that an operator restarted after a spec change, or
+// one not yet caught up with it, does not act for a moment on a decision
+// made for the earlier spec (apply a stack that was just removed).
+func Current(nodeOperator *nodev1alpha1.NodeOperator) bool {
+	return nodeOperator.Status.ObservedGeneration >= nodeOperator.Generation
+}
+
+// Recorded returns the recorded decision for a stack; ok is false while none
+// is recorded yet.
+func Recorded(nodeOperator *nodev1alpha1.NodeOperator, name nodev1alpha1.StackName) (nodev1alpha1.StackStatus, bool) {
+	for _, s := range nodeOperator.Status.Stacks {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return nodev1alpha1.StackStatus{Name: name}, false
 }

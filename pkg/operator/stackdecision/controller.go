@@ -13,13 +13,12 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/discovery"
 	"k8s.io/klog/v2"
 
-	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
 const (
@@ -93,7 +92,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		// afresh: an opt-in must not build the own TLS stack on a lookup
 		// from before the platform path appeared. The syncs that the
 		// controllers' own status writes cause may reuse a recent one.
-		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig && !hosted(infra), !Current(nodeOperator)),
+		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig && !hosted(infra), !stack.Current(nodeOperator)),
 	})
 	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation))
 }
@@ -120,51 +119,4 @@ func statusFor(decision platform.Decision) *applynodev1alpha1.NodeOperatorStatus
 	}
 	status.WithConditions(degraded)
 	return status
-}
-
-// ServedAPIs asks discovery which optional APIs the cluster serves. A failed
-// lookup counts as not served; the next resync looks again.
-func ServedAPIs(d discovery.DiscoveryInterface) platform.ServedAPIs {
-	return platform.ServedAPIs{
-		Monitoring:           serves(d, "monitoring.coreos.com/v1", "servicemonitors", "prometheusrules"),
-		MachineConfig:        serves(d, "machineconfiguration.openshift.io/v1", "machineconfigs"),
-		MachineConfiguration: serves(d, "operator.openshift.io/v1", "machineconfigurations"),
-	}
-}
-
-func serves(d discovery.DiscoveryInterface, groupVersion string, resources ...string) bool {
-	list, err := d.ServerResourcesForGroupVersion(groupVersion)
-	if err != nil {
-		return false
-	}
-	found := map[string]bool{}
-	for _, r := range list.APIResources {
-		found[r.Name] = true
-	}
-	for _, r := range resources {
-		if !found[r] {
-			return false
-		}
-	}
-	return true
-}
-
-// Current tells whether the recorded decision is for the spec as it is now:
-// the controller records the generation it decided for. A stack controller
-// holds until then, so that an operator restarted after a spec change, or
-// one not yet caught up with it, does not act for a moment on a decision
-// made for the earlier spec (apply a stack that was just removed).
-func Current(nodeOperator *nodev1alpha1.NodeOperator) bool {
-	return nodeOperator.Status.ObservedGeneration >= nodeOperator.Generation
-}
-
-// Recorded returns the recorded decision for a stack; ok is false while none
-// is recorded yet.
-func Recorded(nodeOperator *nodev1alpha1.NodeOperator, name nodev1alpha1.StackName) (nodev1alpha1.StackStatus, bool) {
-	for _, s := range nodeOperator.Status.Stacks {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return nodev1alpha1.StackStatus{Name: name}, false
 }

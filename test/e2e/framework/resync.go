@@ -22,14 +22,13 @@ import (
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
 // NodeOperatorWatchers are the operator's controllers that watch NodeOperator
 // cluster: each resyncs every minute, and an update of the NodeOperator
 // queues each of them just as its resync does.
-var NodeOperatorWatchers = []string{"StackDecision", "CRIOMetricsDaemonSet", "CRIOMetricsNodeConfig", "CRIOMetricsCertificates",
-	"CRIOMetricsStaticResources-StaticResources", "NMStateStack", "OperatorVersion"}
+var NodeOperatorWatchers = []string{"StackDecision", "CRIOMetrics", "NMStateStack", "OperatorVersion"}
 
 // queueStats is one workqueue's client-go metrics.
 type queueStats struct {
@@ -143,12 +142,12 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Operator) {
 }
 
 // RediscoverNow is ResyncNow once the operator's cache of served APIs has
-// expired (stack.ServedAPIsTTL): the controllers then see an API that
+// expired (platform.ServedTTL): the controllers then see an API that
 // appeared or went away since as their next periodic resync would, without
 // the test waiting out the resync period.
 func (c *Cluster) RediscoverNow(t testing.TB, o *Operator) {
 	t.Helper()
-	time.Sleep(stack.ServedAPIsTTL + time.Second)
+	time.Sleep(platform.ServedTTL + time.Second)
 	c.ResyncNow(t, o)
 }
 

@@ -1,6 +1,6 @@
 //go:build linux
 
-package certsyncer
+package syncer
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package certsyncer
+package syncer
 
 import (
 	"bytes"

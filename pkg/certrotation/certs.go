@@ -1,4 +1,4 @@
-// Package criometricscerts keeps the CRI-O metrics CA, CA bundle and serving
+// Package certrotation keeps the CRI-O metrics CA, CA bundle and serving
 // certificate with library-go's certrotation, and reports the result as
 // conditions on the NodeOperator.
 //
@@ -11,18 +11,15 @@
 //     the bundle changes (kube-rbac-proxy reads its upstream CA only at start)
 //     and has that 1.5-day grace to finish before CRI-O serves a certificate
 //     from the new CA.
-package criometricscerts
+package certrotation
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	librarycertrotation "github.com/openshift/library-go/pkg/operator/certrotation"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -64,10 +61,10 @@ func (t Timing) Validate() error {
 	return nil
 }
 
-// Rotation wraps library-go's CertRotationController parts.
+// Rotation wraps library-go's CertRotationController parts; its errors
+// are the caller's to report.
 type Rotation struct {
-	inner    librarycertrotation.CertRotationController
-	reporter *ConditionReporter
+	inner librarycertrotation.CertRotationController
 }
 
 // Hostnames are the names the serving certificate is valid for: the Service,
@@ -84,7 +81,7 @@ func Hostnames(namespace, service string) []string {
 // New returns the rotation for the CRI-O metrics certificates in namespace.
 func New(namespace, service string, timing Timing, kubeClient kubernetes.Interface,
 	secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	operatorClient v1helpers.OperatorClient, recorder events.Recorder) *Rotation {
+	recorder events.Recorder) *Rotation {
 	hostnames := Hostnames(namespace, service)
 	annotations := librarycertrotation.AdditionalAnnotations{JiraComponent: jiraComponent}
 	inner := librarycertrotation.CertRotationController{
@@ -124,9 +121,7 @@ func New(namespace, service string, timing Timing, kubeClient kubernetes.Interfa
 			EventRecorder: recorder,
 		},
 	}
-	reporter := &ConditionReporter{OperatorClient: operatorClient}
-	inner.StatusReporter = reporter
-	return &Rotation{inner: inner, reporter: reporter}
+	return &Rotation{inner: inner}
 }
 
 func withDescription(a librarycertrotation.AdditionalAnnotations, description string) librarycertrotation.AdditionalAnnotations {
@@ -134,36 +129,7 @@ func withDescription(a librarycertrotation.AdditionalAnnotations, description st
 	return a
 }
 
-// Ensure creates or rotates what is due and reports the outcome.
+// Ensure creates or rotates what is due.
 func (r *Rotation) Ensure(ctx context.Context) error {
-	syncErr := r.inner.SyncWorker(ctx)
-	if _, err := r.reporter.Report(ctx, r.inner.Name, syncErr); err != nil {
-		return err
-	}
-	return syncErr
-}
-
-// ConditionType is the Degraded condition that reports rotation errors.
-func ConditionType() string {
-	return fmt.Sprintf("CertRotation_%s_Degraded", conditionNameInfix)
-}
-
-// ConditionReporter reports rotation errors as CertRotation_<name>_Degraded
-// through the generic operator client, which writes only on a change.
-type ConditionReporter struct {
-	OperatorClient v1helpers.OperatorClient
-}
-
-var _ librarycertrotation.StatusReporter = &ConditionReporter{}
-
-// Report implements library-go's StatusReporter.
-func (r *ConditionReporter) Report(ctx context.Context, controllerName string, syncErr error) (bool, error) {
-	cond := applyoperatorv1.OperatorCondition().
-		WithType(fmt.Sprintf("CertRotation_%s_Degraded", controllerName)).
-		WithStatus(operatorv1.ConditionFalse).WithReason("AsExpected").WithMessage("")
-	if syncErr != nil {
-		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("RotationError").WithMessage(syncErr.Error())
-	}
-	err := r.OperatorClient.ApplyOperatorStatus(ctx, "CertRotation_"+controllerName, applyoperatorv1.OperatorStatus().WithConditions(cond))
-	return err == nil, err
+	return r.inner.SyncWorker(ctx)
 }

@@ -1,11 +1,11 @@
-// Package certsyncer implements cert-syncer. It runs in the crio-metrics
+// Package syncer implements cert-syncer. It runs in the crio-metrics
 // DaemonSet on every node and copies the serving certificate and key from
 // the mounted Secret volume to the host directory CRI-O reads metrics_cert
 // and metrics_key from, so that CRI-O reloads them after each rotation.
 //
 // It needs no API access. Keep it small: it runs on every node with a
 // 15 MiB RSS budget.
-package certsyncer
+package syncer
 
 import (
 	"context"

@@ -1,0 +1,617 @@
+package criometrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	configinformersv1 "github.com/openshift/client-go/config/informers/externalversions/config/v1"
+	configlistersv1 "github.com/openshift/client-go/config/listers/config/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	librarycertrotation "github.com/openshift/library-go/pkg/operator/certrotation"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	appsinformers "k8s.io/client-go/informers/apps/v1"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	appslistersv1 "k8s.io/client-go/listers/apps/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/utils/clock"
+
+	"github.com/openshift/cluster-node-operator/bindata"
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+const (
+	// ControllerName names the stack's controller, its queue and events,
+	// and is the field manager of what it writes.
+	ControllerName = "CRIOMetrics"
+	// DaemonSetName is the own TLS path's kube-rbac-proxy DaemonSet, in
+	// the operator's namespace.
+	DaemonSetName = "crio-metrics"
+	// rolloutKey queues the syncs that a DaemonSet event wakes: thousands
+	// while a large cluster rolls out. They take only the steps that
+	// depend on the DaemonSet (its own apply, the ServiceMonitor once a
+	// proxy serves) and report; every other sync takes every step.
+	rolloutKey = "rollout"
+	// waitRecheck is how soon a sync looks again while the MachineConfigs
+	// wait for MCO's node disruption policy: MCO's operator normally lists
+	// our entry within seconds.
+	waitRecheck = 2 * time.Second
+)
+
+// certificateExpiry feeds the CRIOMetricsCertificateNotRotated alert.
+var certificateExpiry = metrics.NewGauge(&metrics.GaugeOpts{
+	Name:           "cluster_node_operator_crio_metrics_certificate_expiry_timestamp_seconds",
+	Help:           "Expiry of the CRI-O metrics serving certificate, in seconds since the epoch; 0 when none exists.",
+	StabilityLevel: metrics.ALPHA,
+})
+
+func init() {
+	legacyregistry.MustRegister(certificateExpiry)
+}
+
+type controller struct {
+	clock          clock.PassiveClock
+	nodeOperators  *operatorclient.NodeOperators
+	operatorClient v1helpers.OperatorClient
+	kube           kubernetes.Interface
+	dynamic        dynamic.Interface
+	clients        *resourceapply.ClientHolder
+	cache          resourceapply.ResourceCache
+	served         *platform.ServedCache
+	crioPlatform   *crioplatform.Detector
+	rotation       *certrotation.Rotation
+	images         stack.Images
+	conditions     stack.Conditions
+	daemonSets     appslistersv1.DaemonSetLister
+	secrets        corev1listers.SecretLister
+	configMaps     corev1listers.ConfigMapLister
+	apiServers     configlistersv1.APIServerLister
+
+	// waitingSince is when the drop-in MachineConfigs began to wait for
+	// MCO's node disruption policy for the reason waitingFor. In memory
+	// only: a restarted operator gives a wait its grace again, unless
+	// MetricsDegraded already reports it (reportedPersisting).
+	waitingSince time.Time
+	waitingFor   string
+}
+
+// NewController returns the one controller of the CRI-O metrics stack. It
+// builds, keeps and tears down, in the order path.go explains, on either
+// path: RBAC, Service, SCC, certificates (library-go certrotation), the
+// DaemonSet, the drop-in MachineConfigs (once MCO's node disruption policy
+// lists our entry), the ServiceMonitor, and the alerts and dashboard; and
+// it owns the Metrics conditions.
+//
+// daemonSets, secrets and configMaps are informers of the operator's
+// namespace; crioPlatform counts the nodes where the platform's proxy
+// serves; clk times the first rollout's grace and the disruption policy
+// wait. Rotation is time-driven: the resync honours a short test validity.
+func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, crioPlatform *crioplatform.Detector,
+	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
+	apiServers configinformersv1.APIServerInformer, images stack.Images, timing certrotation.Timing, recorder events.Recorder) factory.Controller {
+	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform, daemonSets, secrets, configMaps, apiServers, images, timing, recorder)
+	resync := time.Minute
+	if timing.ServingRefresh < 4*time.Minute {
+		resync = timing.ServingRefresh / 4
+	}
+	return factory.New().
+		WithInformers(nodeOperators.Informer(), apiServers.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(certrotation.SignerSecretName, certrotation.ServingSecretName, certrotation.CABundleName),
+			secrets.Informer(), configMaps.Informer()).
+		WithFilteredEventsInformersQueueKeyFunc(func(runtime.Object) string { return rolloutKey },
+			factory.NamesFilter(DaemonSetName), daemonSets.Informer()).
+		ResyncEvery(resync).
+		WithSync(c.sync).
+		ToController(ControllerName, recorder)
+}
+
+func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, crioPlatform *crioplatform.Detector,
+	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
+	apiServers configinformersv1.APIServerInformer, images stack.Images, timing certrotation.Timing, recorder events.Recorder) *controller {
+	return &controller{
+		clock:          clk,
+		nodeOperators:  nodeOperators,
+		operatorClient: operatorClient,
+		kube:           kube,
+		dynamic:        dyn,
+		clients:        resourceapply.NewClientHolder().WithKubernetes(kube).WithDynamicClient(dyn),
+		cache:          resourceapply.NewResourceCache(),
+		served:         served,
+		crioPlatform:   crioPlatform,
+		rotation:       certrotation.New(namespace, serviceName, timing, kube, secrets, configMaps, recorder),
+		images:         images,
+		conditions:     stack.Conditions{Prefix: Prefix},
+		daemonSets:     daemonSets.Lister(),
+		secrets:        secrets.Lister(),
+		configMaps:     configMaps.Lister(),
+		apiServers:     apiServers.Lister(),
+	}
+}
+
+// sync reads the decision once, takes the steps it allows and reports.
+// A removal takes one step per sync and requeues, so that the status says
+// what is left between steps.
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	state, err := stack.Read(c.nodeOperators, nodev1alpha1.MetricsStack)
+	if err != nil {
+		return err
+	}
+	intent := IntentFor(state)
+	if intent == Hold && !(state.Act && state.Enabled) {
+		return nil
+	}
+	served := c.served.Get()
+	o := observation{
+		Decision:         state.Decision,
+		Intent:           intent,
+		MonitoringServed: served.Monitoring,
+		Now:              c.clock.Now(),
+	}
+	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
+	var errs []error
+	tookStep := false
+	switch intent {
+	case Build:
+		generation, errs = c.build(ctx, syncCtx.Recorder(), state, served, syncCtx.QueueKey() != rolloutKey, &o)
+	case TearDown:
+		tookStep, errs = c.tearDown(ctx, syncCtx.Recorder(), state, served, &o)
+		o.PlatformProxies = c.crioPlatform.RunningProxies()
+	}
+	if o.Waiting != c.waitingFor {
+		// Not waiting, or waiting for something new (MCO created the
+		// object; our entry went in): a new wait has its grace again.
+		c.waitingSince, c.waitingFor = o.Now, o.Waiting
+	}
+	o.WaitPersists = nodedisruption.Persists(c.waitingSince, o.Now) || c.reportedPersisting(o.Waiting)
+
+	conds := conditionsFor(o)
+	status := applyoperatorv1.OperatorStatus().WithConditions(
+		c.conditions.Available(conds.Available.Status, conds.Available.Reason, conds.Available.Message),
+		c.conditions.Progressing(conds.Progressing.Status, conds.Progressing.Reason, conds.Progressing.Message),
+		c.conditions.Degraded(conds.Degraded.Status, conds.Degraded.Reason, conds.Degraded.Message))
+	if generation != nil {
+		status.WithGenerations(generation)
+	}
+	// library-go skips the write when nothing changed.
+	if err := c.operatorClient.ApplyOperatorStatus(ctx, ControllerName, status); err != nil {
+		return err
+	}
+	switch {
+	case tookStep:
+		syncCtx.Queue().Add(syncCtx.QueueKey())
+	case o.Waiting != "" && !o.WaitPersists && len(errs) == 0:
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), waitRecheck)
+	}
+	// A failed request is retried with the queue's backoff; the status
+	// already says it, and says it once.
+	return errors.Join(errs...)
+}
+
+// reportedPersisting: MetricsDegraded already reports this wait as
+// persisting (written before this process started, which keeps the time
+// of the wait only in memory); a restart must not take it back.
+func (c *controller) reportedPersisting(wait string) bool {
+	if wait == "" {
+		return false
+	}
+	_, status, _, err := c.operatorClient.GetOperatorState()
+	if err != nil || status == nil {
+		return false
+	}
+	cond := v1helpers.FindOperatorCondition(status.Conditions, Prefix+operatorv1.OperatorStatusTypeDegraded)
+	return cond != nil && cond.Status == operatorv1.ConditionTrue && cond.Reason == ReasonDisruptionPolicyNotReady && cond.Message == MachineConfigsHeldBack+wait
+}
+
+// build applies the own TLS stack in order: the rest (RBAC, Service, SCC,
+// certificates), the DaemonSet, the drop-in MachineConfigs, and the
+// ServiceMonitor once a proxy serves and CRI-O has the drop-in (path.go);
+// and the alerts and dashboard. A sync woken by the DaemonSet (full false)
+// takes only the DaemonSet's steps. Each step is a no-op when in place.
+func (c *controller) build(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs, full bool, o *observation) (
+	*applyoperatorv1.GenerationStatusApplyConfiguration, []error) {
+	var errs []error
+	fail := func(reason string, err error) {
+		o.addProblem(reason, "%v", err)
+		errs = append(errs, err)
+	}
+	if full {
+		if err := c.applyFiles(ctx, recorder, bindata.Asset, staticFiles...); err != nil {
+			fail(ReasonApplyFailed, err)
+		}
+		if err := c.applyNodeObject(ctx, recorder, platform.SecurityContextConstraintsGVR, renderSCC); err != nil {
+			fail(ReasonApplyFailed, err)
+		}
+		if err := c.applyMonitoring(ctx, recorder, state, served); err != nil {
+			fail(ReasonApplyFailed, err)
+		}
+		if err := c.rotation.Ensure(ctx); err != nil {
+			fail(ReasonRotationFailed, fmt.Errorf("CRI-O metrics certificates: %w", err))
+		}
+		c.recordExpiry()
+	}
+
+	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
+	var err error
+	o.DaemonSet, generation, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if o.DaemonSet != nil {
+		o.TLS.DaemonSet, o.TLS.DaemonSetServes = true, serves(o.DaemonSet)
+	}
+
+	if served.Monitoring {
+		o.TLS.ServiceMonitor = c.exists(ctx, platform.ServiceMonitorGVR, namespace, serviceName)
+	}
+	if o.TLS.ServiceMonitor && !full {
+		return generation, errs
+	}
+	if served.MachineConfig {
+		if full && o.DaemonSet != nil {
+			var err error
+			o.TLS.MachineConfigs, o.Waiting, err = c.applyMachineConfigs(ctx, recorder, served)
+			if err != nil {
+				fail(ReasonApplyFailed, err)
+			}
+		}
+		if !o.TLS.MachineConfigs {
+			o.TLS.MachineConfigs = c.machineConfigsExist(ctx)
+		}
+	}
+	if served.Monitoring && (o.TLS.ServiceMonitor || o.TLS.MayCreateServiceMonitor(served.MachineConfig)) {
+		if err := c.applyFiles(ctx, recorder, bindata.Asset, serviceMonitorFile); err != nil {
+			fail(ReasonApplyFailed, err)
+		} else {
+			o.TLS.ServiceMonitor = true
+		}
+	}
+	return generation, errs
+}
+
+// tearDown takes the next step of the own TLS stack's removal, the first
+// one the TLSStack rules allow, and keeps the alerts and dashboard for the
+// platform's path (or removes them with the stack). It reports whether it
+// took a step, after which the next sync looks again at once.
+func (c *controller) tearDown(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs, o *observation) (bool, []error) {
+	certificateExpiry.Set(0)
+	var errs []error
+	if err := c.applyMonitoring(ctx, recorder, state, served); err != nil {
+		o.addProblem(ReasonRemovalFailed, "%v", err)
+		errs = append(errs, err)
+	}
+	t := c.observe(ctx, served)
+	var err error
+	took := true
+	switch {
+	case t.ServiceMonitor:
+		if err = c.deleteFiles(ctx, recorder, serviceMonitorFile); err == nil {
+			t.ServiceMonitor = false
+		}
+	case t.MachineConfigs && t.MayRemoveMachineConfigs():
+		t.MachineConfigs, o.Waiting, err = c.removeMachineConfigs(ctx, recorder, served)
+		took = o.Waiting == ""
+	case t.DaemonSet && t.MayRemoveDaemonSet():
+		// Gone already: the informer's delete event wakes the next step.
+		if took, err = c.deleteDaemonSet(ctx, recorder); err == nil {
+			t.DaemonSet = false
+		}
+	case t.Rest && t.MayRemoveRest():
+		if err = c.removeRest(ctx, recorder); err == nil {
+			t.Rest = false
+		}
+	default:
+		took = false
+	}
+	o.TLS = t
+	if err != nil {
+		o.addProblem(ReasonRemovalFailed, "%v", err)
+		return false, append(errs, err)
+	}
+	return took, errs
+}
+
+// observe says which parts of the own TLS stack exist: the DaemonSet and
+// the certificates from the informers, the kinds no informer holds with
+// GETs. A failed read counts as existing, so nothing after it in the
+// teardown order is removed early.
+func (c *controller) observe(ctx context.Context, served platform.ServedAPIs) TLSStack {
+	var t TLSStack
+	if served.Monitoring {
+		t.ServiceMonitor = c.exists(ctx, platform.ServiceMonitorGVR, namespace, serviceName)
+	}
+	if served.MachineConfig {
+		t.MachineConfigs = c.machineConfigsExist(ctx)
+	}
+	if ds, err := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName); !apierrors.IsNotFound(err) {
+		t.DaemonSet, t.DaemonSetServes = true, err == nil && serves(ds)
+	}
+	t.Rest = c.certificatesLeft() || c.exists(ctx, platform.SecurityContextConstraintsGVR, "", sccName) ||
+		stack.AnyExists(ctx, c.dynamic, bindata.Asset, staticFiles...)
+	return t
+}
+
+// serves: a node's kube-rbac-proxy is available, or the DaemonSet
+// controller has seen the DaemonSet and found no node for it (a DaemonSet
+// just created has no status yet).
+func serves(ds *appsv1.DaemonSet) bool {
+	return ds.Status.NumberAvailable > 0 || ds.Status.DesiredNumberScheduled == 0 && ds.Status.ObservedGeneration > 0
+}
+
+func (c *controller) exists(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) bool {
+	var err error
+	if ns == "" {
+		_, err = c.dynamic.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	} else {
+		_, err = c.dynamic.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	}
+	return !apierrors.IsNotFound(err)
+}
+
+func (c *controller) machineConfigsExist(ctx context.Context) bool {
+	for _, name := range machineConfigNames() {
+		if c.exists(ctx, platform.MachineConfigGVR, "", name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *controller) certificatesLeft() bool {
+	for _, name := range []string{certrotation.ServingSecretName, certrotation.SignerSecretName} {
+		if _, err := c.secrets.Secrets(namespace).Get(name); !apierrors.IsNotFound(err) {
+			return true
+		}
+	}
+	_, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
+	return !apierrors.IsNotFound(err)
+}
+
+// applyMonitoring keeps the alerts and the dashboard, which serve both
+// paths, rendered for the job that scrapes CRI-O so that a switch updates
+// them in place; an off stack removes them.
+func (c *controller) applyMonitoring(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs) error {
+	files := []string{dashboardFile}
+	if served.Monitoring {
+		files = append([]string{prometheusRuleFile}, files...)
+	}
+	asset := monitoringAsset(state.Decision.Mode)
+	if !state.Enabled {
+		if !stack.AnyExists(ctx, c.dynamic, asset, files...) {
+			return nil
+		}
+		return resultErrors(resourceapply.DeleteAll(ctx, c.clients, recorder, asset, files...))
+	}
+	return c.applyFiles(ctx, recorder, asset, files...)
+}
+
+func (c *controller) applyFiles(ctx context.Context, recorder events.Recorder, asset resourceapply.AssetFunc, files ...string) error {
+	return resultErrors(resourceapply.ApplyDirectly(ctx, c.clients, recorder, c.cache, asset, files...))
+}
+
+// deleteFiles deletes what exists of the manifests: library-go's DeleteAll
+// would send a DELETE for each, even for what is long gone.
+func (c *controller) deleteFiles(ctx context.Context, recorder events.Recorder, files ...string) error {
+	if !stack.AnyExists(ctx, c.dynamic, bindata.Asset, files...) {
+		return nil
+	}
+	return resultErrors(resourceapply.DeleteAll(ctx, c.clients, recorder, bindata.Asset, files...))
+}
+
+func resultErrors(results []resourceapply.ApplyResult) error {
+	var msgs []string
+	for _, r := range results {
+		if r.Error != nil {
+			msgs = append(msgs, fmt.Sprintf("%s: %v", r.File, r.Error))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+// applyNodeObject applies a kind that library-go's resourceapply does not
+// handle, only when the live object differs from ours.
+func (c *controller) applyNodeObject(ctx context.Context, recorder events.Recorder, gvr schema.GroupVersionResource, render func() (*unstructured.Unstructured, error)) error {
+	obj, err := render()
+	if err != nil {
+		return err
+	}
+	changed, err := stack.ApplyUnstructured(ctx, c.dynamic, gvr, obj, ControllerName)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	if changed {
+		recorder.Eventf("CRIOMetricsApplied", "applied %s %s", obj.GetKind(), obj.GetName())
+	}
+	return nil
+}
+
+// disruptionPolicyReady applies our entry to MCO's node disruption policy
+// and says why the MachineConfigs must wait, if they must. MCO's daemon
+// decides a node's disruption from MachineConfiguration cluster's status
+// when it updates the node, so the drop-in MachineConfigs are created or
+// deleted only once the status lists our entry (package nodedisruption);
+// without it every node would drain and reboot. The entry stays on removal
+// (disruptionpolicy.go).
+func (c *controller) disruptionPolicyReady(ctx context.Context, recorder events.Recorder, served platform.ServedAPIs) (string, error) {
+	if !served.MachineConfiguration {
+		return nodedisruption.WaitNotServed, nil
+	}
+	wrote, wait, err := ensureDisruptionPolicy(ctx, c.dynamic)
+	if err != nil {
+		return "", fmt.Errorf("MachineConfiguration %s node disruption policy: %w; %sthe entry must be in place first", MachineConfigurationName, err, MachineConfigsHeldBack)
+	}
+	if wrote {
+		recorder.Eventf("CRIOMetricsDisruptionPolicy", "applied node disruption policy entry for %s (restart %s) to MachineConfiguration %s", DropInPath, crioService, MachineConfigurationName)
+	}
+	return wait, nil
+}
+
+// applyMachineConfigs applies the drop-in MachineConfigs once MCO's policy
+// lists our entry; applied says they are in place.
+func (c *controller) applyMachineConfigs(ctx context.Context, recorder events.Recorder, served platform.ServedAPIs) (applied bool, wait string, err error) {
+	if wait, err = c.disruptionPolicyReady(ctx, recorder, served); wait != "" || err != nil {
+		return false, wait, err
+	}
+	for _, role := range machineConfigRoles {
+		if err := c.applyNodeObject(ctx, recorder, platform.MachineConfigGVR, func() (*unstructured.Unstructured, error) { return RenderMachineConfig(role) }); err != nil {
+			return false, "", err
+		}
+	}
+	return true, "", nil
+}
+
+// removeMachineConfigs deletes the drop-in MachineConfigs once MCO's policy
+// lists our entry; left says some are still there.
+func (c *controller) removeMachineConfigs(ctx context.Context, recorder events.Recorder, served platform.ServedAPIs) (left bool, wait string, err error) {
+	if wait, err = c.disruptionPolicyReady(ctx, recorder, served); wait != "" || err != nil {
+		return true, wait, err
+	}
+	for _, role := range machineConfigRoles {
+		mc, err := RenderMachineConfig(role)
+		if err != nil {
+			return true, "", err
+		}
+		deleted, err := stack.DeleteUnstructured(ctx, c.dynamic, platform.MachineConfigGVR, mc)
+		if err != nil {
+			return true, "", fmt.Errorf("MachineConfig %s: %w", mc.GetName(), err)
+		}
+		if deleted {
+			recorder.Eventf("CRIOMetricsRemoved", "deleted MachineConfig %s", mc.GetName())
+		}
+	}
+	return false, "", nil
+}
+
+// deleteDaemonSet deletes the DaemonSet if the cache holds it; deleted is
+// false when it was gone already.
+func (c *controller) deleteDaemonSet(ctx context.Context, recorder events.Recorder) (bool, error) {
+	if _, err := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName); apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	err := c.kube.AppsV1().DaemonSets(namespace).Delete(ctx, DaemonSetName, metav1.DeleteOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("DaemonSet %s/%s: %w", namespace, DaemonSetName, err)
+	}
+	recorder.Eventf("CRIOMetricsRemoved", "deleted DaemonSet %s/%s", namespace, DaemonSetName)
+	return true, nil
+}
+
+// removeRest deletes the RBAC, Service, SCC and certificates, reading
+// first so that what is gone costs no DELETE.
+func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) error {
+	var errs []error
+	errs = append(errs, c.deleteFiles(ctx, recorder, staticFiles...))
+	if scc, err := renderSCC(); err != nil {
+		errs = append(errs, err)
+	} else if _, err := stack.DeleteUnstructured(ctx, c.dynamic, platform.SecurityContextConstraintsGVR, scc); err != nil {
+		errs = append(errs, fmt.Errorf("SecurityContextConstraints %s: %w", sccName, err))
+	}
+	core := c.kube.CoreV1()
+	for _, name := range []string{certrotation.ServingSecretName, certrotation.SignerSecretName} {
+		if _, err := c.secrets.Secrets(namespace).Get(name); apierrors.IsNotFound(err) {
+			continue
+		}
+		if err := core.Secrets(namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	if _, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName); !apierrors.IsNotFound(err) {
+		if err := core.ConfigMaps(namespace).Delete(ctx, certrotation.CABundleName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// applyDaemonSet renders and applies the DaemonSet once the CA bundle
+// exists. A problem that stops it goes to the status, with the cached
+// DaemonSet; err is for a failed request, retried.
+func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation) (
+	ds *appsv1.DaemonSet, generation *applyoperatorv1.GenerationStatusApplyConfiguration, waiting bool, err error) {
+	cached, _ := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
+	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
+	switch {
+	case apierrors.IsNotFound(err):
+		return cached, nil, true, nil
+	case err != nil:
+		return cached, nil, false, err
+	}
+	tlsArgs, err := TLSArgs(c.tlsProfile())
+	if err != nil {
+		o.addProblem(ReasonInvalidTLSSecurityProfile,
+			"apiserver.config.openshift.io/cluster spec.tlsSecurityProfile cannot be used: %v; kube-rbac-proxy keeps its previous settings", err)
+		return cached, nil, false, nil
+	}
+	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[certrotation.CABundleKey])
+	if err != nil {
+		o.addProblem(ReasonInvalidConfiguration, "%v", err)
+		return cached, nil, false, nil
+	}
+	_, opStatus, _, err := c.operatorClient.GetOperatorState()
+	if err != nil {
+		return cached, nil, false, err
+	}
+	applied, _, err := resourceapply.ApplyDaemonSet(ctx, c.kube.AppsV1(), recorder, required,
+		resourcemerge.ExpectedDaemonSetGeneration(required, opStatus.Generations))
+	if err != nil {
+		o.addProblem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, DaemonSetName, err)
+		return cached, nil, false, err
+	}
+	generation = applyoperatorv1.GenerationStatus().
+		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
+		WithLastGeneration(applied.Generation)
+	return applied, generation, false, nil
+}
+
+// tlsProfile is the cluster's TLS security profile; nil (Intermediate) when
+// the APIServer "cluster" does not exist.
+func (c *controller) tlsProfile() *configv1.TLSSecurityProfile {
+	apiServer, err := c.apiServers.Get("cluster")
+	if err != nil {
+		return nil
+	}
+	return apiServer.Spec.TLSSecurityProfile
+}
+
+func (c *controller) recordExpiry() {
+	secret, err := c.secrets.Secrets(namespace).Get(certrotation.ServingSecretName)
+	if err != nil {
+		return
+	}
+	notAfter, err := time.Parse(time.RFC3339, secret.Annotations[librarycertrotation.CertificateNotAfterAnnotation])
+	if err != nil {
+		return
+	}
+	certificateExpiry.Set(float64(notAfter.Unix()))
+}

@@ -1,0 +1,415 @@
+package criometrics
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubeinformers "k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
+	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient/operatorclienttest"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
+)
+
+var (
+	testImages = stack.Images{KubeRBACProxy: "quay.io/test/kube-rbac-proxy:1", CertSyncer: "quay.io/test/operator:1"}
+	allServed  = platform.ServedAPIs{Monitoring: true, MachineConfig: true, MachineConfiguration: true}
+)
+
+type fixture struct {
+	t          *testing.T
+	c          *controller
+	no         *operatorclienttest.Fake
+	kube       *kubefake.Clientset
+	dyn        *dynamicfake.FakeDynamicClient
+	operator   v1helpers.OperatorClient
+	informers  kubeinformers.SharedInformerFactory
+	apiServers cache.Indexer
+	clock      *clocktesting.FakeClock
+	log        writeLog
+	// reads is how many reads the last sync made.
+	reads int
+}
+
+// newFixture: built-in kinds live in the kube fake, the others
+// (ServiceMonitor, MachineConfig, SCC, MachineConfiguration) in the dynamic
+// fake, whose GETs of built-in kinds read the kube fake: one API server, as
+// the controller sees. The dynamic fake keeps what is server-side applied.
+func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served platform.ServedAPIs, objects ...*unstructured.Unstructured) *fixture {
+	t.Helper()
+	f := &fixture{
+		t:        t,
+		kube:     kubefake.NewClientset(),
+		operator: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		clock:    clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+	}
+	f.no = operatorclienttest.New(t, f.clock, nodeOperator)
+	listKinds := map[schema.GroupVersionResource]string{
+		platform.MachineConfigGVR: "MachineConfigList", platform.SecurityContextConstraintsGVR: "SecurityContextConstraintsList", platform.ServiceMonitorGVR: "ServiceMonitorList",
+		platform.MachineConfigurationGVR: "MachineConfigurationList", {Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}: "PrometheusRuleList",
+	}
+	f.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
+	for _, o := range objects {
+		require.NoError(t, f.dyn.Tracker().Create(gvrOf(o), o, o.GetNamespace()))
+	}
+	f.dyn.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		switch a.GetResource().Group {
+		case "", "apps", "rbac.authorization.k8s.io":
+			if a.GetVerb() != "get" {
+				return false, nil, nil
+			}
+			obj, err := f.kube.Tracker().Get(a.GetResource(), a.GetNamespace(), a.(clienttesting.GetAction).GetName())
+			if err != nil {
+				return true, nil, err
+			}
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+			return true, &unstructured.Unstructured{Object: u}, err
+		}
+		p, ok := a.(clienttesting.PatchAction)
+		if !ok || p.GetPatchType() != types.ApplyPatchType {
+			return false, nil, nil
+		}
+		u := &unstructured.Unstructured{}
+		if err := json.Unmarshal(p.GetPatch(), &u.Object); err != nil {
+			return true, nil, err
+		}
+		err := f.dyn.Tracker().Update(a.GetResource(), u, a.GetNamespace())
+		if err != nil {
+			err = f.dyn.Tracker().Create(a.GetResource(), u, a.GetNamespace())
+		}
+		return true, u, err
+	})
+	f.log.watch(f.kube, f.dyn)
+	f.informers = kubeinformers.NewSharedInformerFactoryWithOptions(f.kube, 0, kubeinformers.WithNamespace(namespace))
+	configInformers := configinformers.NewSharedInformerFactory(
+		configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"}), 0) // never started
+	f.apiServers = configInformers.Config().V1().APIServers().Informer().GetIndexer()
+	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, platform.FixedServed(served),
+		crioplatform.NewDetector(f.kube, f.dyn, f.clock, time.Minute),
+		f.informers.Apps().V1().DaemonSets(), f.informers.Core().V1().Secrets(), f.informers.Core().V1().ConfigMaps(),
+		configInformers.Config().V1().APIServers(), testImages, certrotation.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
+	return f
+}
+
+func gvrOf(o *unstructured.Unstructured) schema.GroupVersionResource {
+	gv, _ := schema.ParseGroupVersion(o.GetAPIVersion())
+	resource, _ := stack.ResourceFor(gv.WithKind(o.GetKind()).GroupKind())
+	if o.GetKind() == "MachineConfiguration" {
+		resource = platform.MachineConfigurationGVR.Resource
+	}
+	return gv.WithResource(resource)
+}
+
+func object(gvr schema.GroupVersionResource, kind, namespace, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(gvr.GroupVersion().String())
+	u.SetKind(kind)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	return u
+}
+
+// sync refreshes the caches and runs one sync woken by key; it returns the
+// writes and whether the sync queued another one at once.
+func (f *fixture) syncKey(key string) ([]string, bool) {
+	f.t.Helper()
+	ctx := context.Background()
+	refresh(f.t, f.informers.Apps().V1().DaemonSets().Informer())(f.kube.AppsV1().DaemonSets(namespace).List(ctx, metav1.ListOptions{}))
+	refresh(f.t, f.informers.Core().V1().ConfigMaps().Informer())(f.kube.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{}))
+	refresh(f.t, f.informers.Core().V1().Secrets().Informer())(f.kube.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{}))
+	f.no.Refresh()
+	f.log.take()
+	syncCtx := factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock))
+	if key != factory.DefaultQueueKey {
+		syncCtx = keyed{syncCtx, key}
+	}
+	err := f.c.sync(ctx, syncCtx)
+	f.reads = f.log.reads
+	writes := f.log.take()
+	require.NoError(f.t, err, "writes: %q", writes)
+	return writes, syncCtx.Queue().Len() > 0
+}
+
+type keyed struct {
+	factory.SyncContext
+	key string
+}
+
+func (k keyed) QueueKey() string { return k.key }
+
+func (f *fixture) sync() []string {
+	f.t.Helper()
+	writes, _ := f.syncKey(factory.DefaultQueueKey)
+	return writes
+}
+
+func (f *fixture) conditions() map[string]operatorv1.OperatorCondition {
+	f.t.Helper()
+	_, status, _, err := f.operator.GetOperatorState()
+	require.NoError(f.t, err)
+	out := map[string]operatorv1.OperatorCondition{}
+	for _, c := range status.Conditions {
+		out[c.Type] = c
+	}
+	return out
+}
+
+// rollOut plays the DaemonSet controller: every one of n nodes runs the
+// current pod.
+func (f *fixture) rollOut(n int32) {
+	f.t.Helper()
+	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
+	require.NoError(f.t, err)
+	ds.Status = appsv1.DaemonSetStatus{ObservedGeneration: ds.Generation, DesiredNumberScheduled: n, CurrentNumberScheduled: n,
+		NumberReady: n, NumberAvailable: n, UpdatedNumberScheduled: n}
+	_, err = f.kube.AppsV1().DaemonSets(namespace).UpdateStatus(context.Background(), ds, metav1.UpdateOptions{})
+	require.NoError(f.t, err)
+}
+
+// mcoMachineConfiguration is MachineConfiguration cluster at generation 2
+// as MCO's operator leaves it: with spec our entry when withEntry, and a
+// status computed for observed listing our entry when listed.
+func mcoMachineConfiguration(t *testing.T, withEntry bool, observed int64, listed bool) *unstructured.Unstructured {
+	t.Helper()
+	mc := &operatorv1.MachineConfiguration{}
+	mc.Name, mc.Generation = MachineConfigurationName, 2
+	restart := &operatorv1.RestartService{ServiceName: crioService}
+	if withEntry {
+		mc.Spec.NodeDisruptionPolicy.Files = []operatorv1.NodeDisruptionPolicySpecFile{{Path: DropInPath,
+			Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RestartSpecAction, Restart: restart}}}}
+	}
+	mc.Status.ObservedGeneration = observed
+	if listed {
+		mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies.Files = []operatorv1.NodeDisruptionPolicyStatusFile{{Path: DropInPath,
+			Actions: []operatorv1.NodeDisruptionPolicyStatusAction{{Type: operatorv1.RestartStatusAction, Restart: restart}}}}
+	}
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mc)
+	require.NoError(t, err)
+	u := &unstructured.Unstructured{Object: raw}
+	u.SetAPIVersion("operator.openshift.io/v1")
+	u.SetKind("MachineConfiguration")
+	return u
+}
+
+var (
+	restCreated = []string{
+		"create serviceaccounts crio-metrics",
+		"create clusterroles crio-metrics-proxy", "create clusterrolebindings crio-metrics-proxy",
+		"create clusterroles crio-metrics-client", "create clusterrolebindings crio-metrics-client",
+		"create roles prometheus-k8s", "create rolebindings prometheus-k8s",
+		"create services crio-metrics",
+		"patch securitycontextconstraints crio-metrics",
+	}
+	monitoringCreated = []string{"create prometheusrules crio-metrics", "create configmaps grafana-dashboard-node-crio"}
+	certsCreated      = []string{
+		"create secrets " + certrotation.SignerSecretName,
+		"create configmaps " + certrotation.CABundleName,
+		"create secrets " + certrotation.ServingSecretName,
+	}
+	mcsApplied = []string{"patch machineconfigs 50-master-crio-metrics-tls", "patch machineconfigs 50-worker-crio-metrics-tls"}
+)
+
+func concat(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// build takes a fixture from nothing to the own TLS stack serving, and
+// checks the order of writes on the way.
+func build(t *testing.T, f *fixture) {
+	t.Helper()
+	assert.Equal(t, concat(restCreated, monitoringCreated, certsCreated), f.sync(),
+		"the rest and the certificates; the DaemonSet waits for the CA bundle")
+	assert.Equal(t, ReasonWaitingForCertificates, f.conditions()[Prefix+"Available"].Reason)
+	assert.Equal(t, concat([]string{"create daemonsets " + DaemonSetName}, mcsApplied), f.sync(),
+		"the DaemonSet, then the drop-in MachineConfigs; no ServiceMonitor while no proxy serves")
+	assert.Equal(t, ReasonSwitchingToOperatorTLS, f.conditions()[Prefix+"Progressing"].Reason)
+	f.rollOut(3)
+	writes, _ := f.syncKey(rolloutKey)
+	assert.Equal(t, []string{"create servicemonitors crio-metrics"}, writes, "the ServiceMonitor last, once a proxy serves")
+	assert.Empty(t, f.sync())
+}
+
+// Build: every part in order, then nothing is written, and syncs of a
+// rollout apply only the DaemonSet. A stricter TLS profile updates the
+// DaemonSet once.
+func TestBuildOrderThenNoWrites(t *testing.T) {
+	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
+	build(t, f)
+	conds := f.conditions()
+	assert.Equal(t, operatorv1.ConditionTrue, conds[Prefix+"Available"].Status)
+	assert.Equal(t, operatorv1.ConditionFalse, conds[Prefix+"Progressing"].Status)
+	assert.Equal(t, operatorv1.ConditionFalse, conds[Prefix+"Degraded"].Status)
+	for i := range 3 {
+		f.clock.Step(time.Hour)
+		assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
+		assert.Equal(t, conds, f.conditions(), "steady state: sync %d changes no condition", i)
+	}
+	_, _ = f.syncKey(rolloutKey)
+	assert.Equal(t, 2, f.reads, "a rollout's sync reads the DaemonSet it applies and the ServiceMonitor")
+
+	require.NoError(t, f.apiServers.Add(&configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+		Spec: configv1.APIServerSpec{TLSSecurityProfile: &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType}}}))
+	writes, _ := f.syncKey(rolloutKey)
+	assert.Equal(t, []string{"update daemonsets " + DaemonSetName}, writes)
+	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, ds.Spec.Template.Spec.Containers[0].Args, "--tls-min-version=VersionTLS13")
+}
+
+// Removal and switch: one step per sync, each queueing the next, last in
+// first out; then nothing is written. On the platform's path the alerts
+// and dashboard stay, rendered for its job.
+func TestTearDownOrder(t *testing.T) {
+	removeRest := []string{
+		"delete serviceaccounts crio-metrics",
+		"delete clusterroles crio-metrics-proxy", "delete clusterrolebindings crio-metrics-proxy",
+		"delete clusterroles crio-metrics-client", "delete clusterrolebindings crio-metrics-client",
+		"delete roles prometheus-k8s", "delete rolebindings prometheus-k8s",
+		"delete services crio-metrics",
+		"delete securitycontextconstraints crio-metrics",
+		"delete secrets " + certrotation.ServingSecretName, "delete secrets " + certrotation.SignerSecretName,
+		"delete configmaps " + certrotation.CABundleName,
+	}
+	tests := []struct {
+		name     string
+		decision *nodev1alpha1.NodeOperator
+		first    []string
+	}{
+		{"stack off", metricsDecision(false, ""),
+			[]string{"delete prometheusrules crio-metrics", "delete configmaps grafana-dashboard-node-crio", "delete servicemonitors crio-metrics"}},
+		{"switch to the platform's path", metricsDecision(true, nodev1alpha1.PlatformProxy),
+			[]string{"update prometheusrules crio-metrics", "update configmaps grafana-dashboard-node-crio", "delete servicemonitors crio-metrics"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
+			build(t, f)
+			f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Status = tt.decision.Status })
+			var log [][]string
+			for {
+				writes, next := f.syncKey(factory.DefaultQueueKey)
+				log = append(log, writes)
+				if !next {
+					break
+				}
+				require.Less(t, len(log), 10)
+			}
+			assert.Equal(t, [][]string{
+				tt.first,
+				{"delete machineconfigs 50-master-crio-metrics-tls", "delete machineconfigs 50-worker-crio-metrics-tls"},
+				{"delete daemonsets " + DaemonSetName},
+				removeRest,
+				nil,
+			}, log)
+			assert.Equal(t, operatorv1.ConditionFalse, f.conditions()[Prefix+"Progressing"].Status)
+			assert.Empty(t, f.sync(), "once removed, nothing more")
+		})
+	}
+}
+
+// The drop-in MachineConfigs wait until MCO's status lists our entry at
+// the object's generation; our entry is applied once the object exists.
+func TestMachineConfigsWaitForDisruptionPolicyStatus(t *testing.T) {
+	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed)
+	f.sync()
+	mcs := f.dyn.Resource(platform.MachineConfigurationGVR)
+	steps := []struct {
+		name string
+		mco  func()
+		want []string
+	}{
+		{"no MachineConfiguration cluster", func() {}, nil},
+		{"MCO created it, without our entry", func() {
+			_, err := mcs.Create(context.Background(), mcoMachineConfiguration(t, false, 1, false), metav1.CreateOptions{})
+			require.NoError(t, err)
+		}, []string{"patch machineconfigurations cluster"}},
+		{"status at the generation, without our entry", func() {
+			_, err := mcs.Update(context.Background(), mcoMachineConfiguration(t, true, 2, false), metav1.UpdateOptions{})
+			require.NoError(t, err)
+		}, nil},
+		{"status at the generation lists our entry", func() {
+			_, err := mcs.Update(context.Background(), mcoMachineConfiguration(t, true, 2, true), metav1.UpdateOptions{})
+			require.NoError(t, err)
+		}, mcsApplied},
+	}
+	for i, step := range steps {
+		step.mco()
+		got := f.sync()
+		if i == 0 {
+			got = append([]string(nil), got[1:]...) // the DaemonSet's creation
+		}
+		assert.Equal(t, step.want, got, step.name)
+		if step.want == nil {
+			assert.Contains(t, f.conditions()[Prefix+"Progressing"].Message, MachineConfigsHeldBack, step.name)
+		}
+	}
+}
+
+// Persistent problems are reported once and write nothing more; a wait
+// reported as persisting by an earlier process stays so.
+func TestPersistentProblemsReportedOnce(t *testing.T) {
+	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), platform.ServedAPIs{Monitoring: true, MachineConfig: true})
+	f.c.images = stack.Images{}
+	f.sync()
+	f.sync()
+	conds := f.conditions()
+	assert.Equal(t, ReasonInvalidConfiguration, conds[Prefix+"Degraded"].Reason)
+	f.clock.Step(10 * time.Minute)
+	assert.Empty(t, f.sync())
+	assert.Equal(t, conds, f.conditions(), "a persistent problem changes no condition")
+
+	held := MachineConfigsHeldBack + nodedisruption.WaitStatus
+	f.operator = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{
+		{Type: Prefix + "Degraded", Status: operatorv1.ConditionTrue, Reason: ReasonDisruptionPolicyNotReady, Message: held},
+	}}, nil)
+	f.c.operatorClient = f.operator
+	assert.True(t, f.c.reportedPersisting(nodedisruption.WaitStatus))
+	assert.False(t, f.c.reportedPersisting(nodedisruption.WaitNoCluster), "another wait has its grace")
+}
+
+// Unmanaged, or before the first decision: nothing is written.
+func TestHeld(t *testing.T) {
+	unmanaged := metricsDecision(false, "")
+	unmanaged.Spec.ManagementState = operatorv1.Unmanaged
+	for name, no := range map[string]*nodev1alpha1.NodeOperator{
+		"Unmanaged":   unmanaged,
+		"no decision": {Spec: nodev1alpha1.NodeOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, no, allServed)
+			assert.Empty(t, f.sync())
+			assert.Empty(t, f.conditions())
+		})
+	}
+}
