@@ -389,6 +389,12 @@ func (o *Operator) Exited() bool {
 	}
 }
 
+// ExitCode is the exit code of an operator process that has ended.
+func (o *Operator) ExitCode() int {
+	<-o.done
+	return o.cmd.ProcessState.ExitCode()
+}
+
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
