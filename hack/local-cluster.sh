@@ -39,6 +39,9 @@
 #   LCP_NODE_LEASE_SECONDS  node lease duration; kwok renews every quarter of
 #                           it, so N nodes cost 4N/LEASE writes a second [300]
 #   LCP_KWOK_LOG_LEVEL      kwok's log level: DEBUG, INFO, WARN or ERROR [WARN]
+#   LCP_FEATURE_SET         FeatureGate cluster's spec.featureSet when "up"
+#                           creates it: TechPreviewNoUpgrade serves and runs
+#                           node settings (docs/api.md) [Default]
 #   LCP_AUDIT               1 writes an audit log of every request (level
 #                           Metadata) to $LCP_DIR/logs/audit.log [0]
 #   LCP_APISERVER_PORT [16443]  LCP_ETCD_PORT [16379]  LCP_ETCD_PEER_PORT [16380]

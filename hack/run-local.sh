@@ -37,6 +37,9 @@ policy_status=$!
 trap 'kill "$policy_status" 2>/dev/null || true' EXIT
 
 export OPERATOR_IMAGE_VERSION=${OPERATOR_IMAGE_VERSION:-0.0.1-local}
+# The gates of this version, as the cluster-config operator writes them
+# (the feature set is LCP_FEATURE_SET's at "up"; docs/api.md).
+_output/bin/local-cluster -root "$root" feature-gates "$OPERATOR_IMAGE_VERSION"
 export OPERATOR_IMAGE=${OPERATOR_IMAGE:-quay.io/openshift/origin-cluster-node-operator:latest}
 export KUBE_RBAC_PROXY_IMAGE=${KUBE_RBAC_PROXY_IMAGE:-quay.io/openshift/origin-kube-rbac-proxy:latest}
 export NMSTATE_OPERATOR_IMAGE=${NMSTATE_OPERATOR_IMAGE:-quay.io/openshift/origin-kubernetes-nmstate-operator:latest}

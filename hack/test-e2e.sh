@@ -20,6 +20,11 @@ cd "$root"
 
 nodes_shard='^(TestPlatformStatusQuo|TestCoexistencePlatformPath|TestCoexistenceSwitch|TestMCOStandIn|TestNodeSettingsTracing|TestNodeSettingsWaitsForDisruptionPolicyStatus|TestRules|TestScrapeDuringRotations|TestSecurityCRIOMetricsEndToEnd|TestCRIOTracingReachesOTLPReceiver|TestCoreMissingInfrastructure|TestPersistentErrorsNoStatusWrites|TestFaultLeaderElection)$'
 
+# The suite's clusters run the feature set that serves node settings, which
+# most node settings tests need; TestFeatureGateNodeSettings switches to
+# Default and back (docs/api.md, "Feature gates").
+export LCP_FEATURE_SET=${LCP_FEATURE_SET:-TechPreviewNoUpgrade}
+
 shards=${E2E_SHARDS:-2}
 if [ -n "${E2E_RUN:-}" ]; then
   shards=1

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -16,10 +17,12 @@ import (
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/unsupportedconfigoverridescontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/certrotation"
+	"github.com/openshift/cluster-node-operator/pkg/features"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
@@ -42,6 +45,16 @@ var staleConditionTypes = []string{
 	// conditions before one controller took them (all under Metrics*).
 	"CRIOMetricsNodeConfigProgressing", "CRIOMetricsNodeConfigDegraded",
 	"CRIOMetricsStaticResourcesDegraded", "CertRotation_CRIOMetrics_Degraded",
+}
+
+// staleConditions adds, where the node settings gate is off, the conditions
+// of the node settings controller, which then does not run: a condition
+// left by a run with the gate on must not hold the ClusterOperator.
+func staleConditions(nodeSettings bool) []string {
+	if nodeSettings {
+		return staleConditionTypes
+	}
+	return append(slices.Clone(staleConditionTypes), nodesettings.Prefix+"Progressing", nodesettings.Prefix+"Degraded")
 }
 
 // Options are the operator's own flags.
@@ -122,6 +135,29 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	clusterOperatorInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, 0,
 		configinformers.WithTweakListOptions(byName(operatorclient.ClusterOperatorName)))
 
+	// Feature gates (docs/api.md): what a gate holds back is not started,
+	// and a change of the gates ends the process, which starts again on
+	// them. ClusterVersion is read, and watched, only by a build whose
+	// version is the placeholder.
+	clusterVersionInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, 0,
+		configinformers.WithTweakListOptions(byName("version")))
+	gateAccess := newFeatureGateAccess(operatorVersion, clusterConfigInformers.Config().V1().FeatureGates(),
+		clusterVersionInformers.Config().V1().ClusterVersions(), recorder)
+	clusterConfigInformers.Start(ctx.Done())
+	if operatorVersion == versionPlaceholder {
+		clusterVersionInformers.Start(ctx.Done())
+	}
+	go gateAccess.Run(ctx)
+	gates, featureSet, err := waitForFeatureGates(ctx, gateAccess, clusterConfigInformers.Config().V1().FeatureGates())
+	if err != nil {
+		return err
+	}
+	if err := exitOnFeatureSetChange(clusterConfigInformers.Config().V1().FeatureGates(), featureSet, exitForNewGates); err != nil {
+		return err
+	}
+	nodeSettings := gateEnabled(gates, featureSet, features.NodeOperatorNodeSettings)
+	klog.Infof("feature set %s; feature gate %s enabled: %v", featureSet, features.NodeOperatorNodeSettings, nodeSettings)
+
 	// Namespaced caches: the operator's namespace (the CRI-O metrics
 	// operands) and the NMState namespace; MCO's kube-rbac-proxy-crio mirror
 	// pods, selected by label, in the detector.
@@ -175,7 +211,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		managementstatecontroller.NewOperatorManagementStateController(operatorclient.ClusterOperatorName, operatorClient, recorder),
 		loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
 		unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
-		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, staleConditionTypes, operatorClient, recorder),
+		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, staleConditions(nodeSettings), operatorClient, recorder),
 		// Which stacks, and how.
 		stackdecision.New(nodeOperators, clusterConfigInformers.Config().V1().Infrastructures(), served.Get,
 			crioPlatform.Detect, recorder),
@@ -190,13 +226,16 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
 			clusterConfigInformers.Config().V1().APIServers(), images, o.CertTiming, recorder),
 
-		// Node settings (CRI-O and kubelet tracing), pool by pool through
-		// our MachineConfigs.
-		nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served, operatorclient.OperatorNamespace, o.NodeSettingsTiming, scrapes, recorder),
-
 		// NMState.
 		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, cl.apiextensions,
 			nmstateNamespace.Apps().V1().Deployments(), images, recorder),
+	}
+
+	// Node settings (CRI-O and kubelet tracing), pool by pool through our
+	// MachineConfigs: only where their feature gate is on.
+	if nodeSettings {
+		controllers = append(controllers, nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served,
+			operatorclient.OperatorNamespace, o.NodeSettingsTiming, scrapes, recorder))
 	}
 
 	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers, crioPlatform} {

@@ -113,6 +113,13 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 			return []stack.Runnable{nodesettings.NewController(clk, nodeOperators, dyn, kube, served, operatorclient.OperatorNamespace,
 				nodesettings.DefaultTiming, nil, recorder)}
 		},
+		"FeatureGates (library-go's accessor)": func() []stack.Runnable {
+			newFeatureGateAccess("1.0.0", config.Config().V1().FeatureGates(), config.Config().V1().ClusterVersions(), recorder)
+			if err := exitOnFeatureSetChange(config.Config().V1().FeatureGates(), "Default", func() {}); err != nil {
+				t.Fatal(err)
+			}
+			return nil
+		},
 		"launcher (the process, not a controller)":     nil,
 		"watchtimeout (every watch, not a controller)": nil,
 	}

@@ -166,7 +166,8 @@ func newInstallationFor(t *testing.T, profile string) *installation {
 		dyn:     dynamic.NewForConfigOrDie(cfg),
 		config:  configclient.NewForConfigOrDie(cfg),
 		applier: framework.NewApplier(t, cfg),
-		rel:     framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix())}),
+		rel: framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix()),
+			FeatureSet: framework.ClusterFeatureSet(t, cfg)}),
 	}
 	in.servingCA, in.servingCAKey = newTestCA(t, "openshift-service-serving-signer@e2e")
 	// The local world has no MCO: this stands for its operator's node

@@ -6,17 +6,25 @@ import (
 	"path/filepath"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
 // optionalGroups are APIs a cluster may not serve (LCP_MONITORING_CRDS=0):
 // their manifests are skipped there, as the e2e framework skips them.
 var optionalGroups = map[string]bool{"monitoring.coreos.com": true}
 
-// ApplyFiles applies the manifests in files as the CVO does (server-side
+// ApplyFiles applies the manifests in files as the CVO does (those of
+// FeatureGate cluster's feature set only; server-side
 // apply as fieldManager, forcing conflicts; objects annotated
 // release.openshift.io/create-only only created when missing), finding each
 // kind's resource through discovery. make run applies manifests/ with it.
@@ -29,12 +37,19 @@ func (c *Config) ApplyFiles(ctx context.Context, fieldManager string, files []st
 		return err
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cl.kube.Discovery()))
+	featureSet, err := cl.featureSet(ctx)
+	if err != nil {
+		return err
+	}
 	for _, f := range files {
 		objs, err := readManifests(f)
 		if err != nil {
 			return err
 		}
 		for _, obj := range objs {
+			if !features.Includes(obj.GetAnnotations(), featureSet) {
+				continue // another feature set's
+			}
 			gvk := obj.GroupVersionKind()
 			var mapping *meta.RESTMapping
 			// A CRD applied just before may not be in discovery yet.
@@ -64,4 +79,19 @@ func (c *Config) ApplyFiles(ctx context.Context, fieldManager string, files []st
 		}
 	}
 	return nil
+}
+
+// featureSet is FeatureGate cluster's feature set; Default where it is
+// missing, as for the CVO.
+func (cl *clients) featureSet(ctx context.Context) (features.FeatureSet, error) {
+	fg, err := cl.dynamic.Resource(schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "featuregates"}).
+		Get(ctx, "cluster", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "Default", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	set, _, err := unstructured.NestedString(fg.Object, "spec", "featureSet")
+	return features.Of(configv1.FeatureSet(set)), err
 }

@@ -29,6 +29,9 @@ type Config struct {
 	NodeLeaseSeconds int    // LCP_NODE_LEASE_SECONDS
 	KwokLogLevel     string // LCP_KWOK_LOG_LEVEL
 	Audit            bool   // LCP_AUDIT
+	// FeatureSet is FeatureGate cluster's spec.featureSet at creation
+	// (LCP_FEATURE_SET; "" is Default).
+	FeatureSet string
 
 	APIServerPort, EtcdPort, EtcdPeerPort, KCMPort, SchedulerPort, KwokPort int
 
@@ -73,6 +76,7 @@ func FromEnv(root string) (*Config, error) {
 		NodeLeaseSeconds:    num("LCP_NODE_LEASE_SECONDS", 300),
 		KwokLogLevel:        str("LCP_KWOK_LOG_LEVEL", "WARN"),
 		Audit:               os.Getenv("LCP_AUDIT") == "1",
+		FeatureSet:          os.Getenv("LCP_FEATURE_SET"),
 		APIServerPort:       num("LCP_APISERVER_PORT", 16443),
 		EtcdPort:            num("LCP_ETCD_PORT", 16379),
 		EtcdPeerPort:        num("LCP_ETCD_PEER_PORT", 16380),

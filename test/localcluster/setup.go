@@ -116,7 +116,7 @@ func (c *Config) crdFiles() ([]string, error) {
 	}
 	type crd struct{ dir, plural string }
 	want := []crd{
-		{"config/v1", "clusteroperators"}, {"config/v1", "clusterversions"},
+		{"config/v1", "clusteroperators"}, {"config/v1", "clusterversions"}, {"config/v1", "featuregates"},
 		{"config/v1", "infrastructures"}, {"config/v1", "apiservers"},
 		{"security/v1", "securitycontextconstraints"},
 		// The console's operator config and plugins, which the NMState
@@ -278,7 +278,7 @@ func object(apiVersion, kind, name, namespace string, fields map[string]any) *un
 
 // clusterConfig creates what the installer and the other operators leave on
 // an OpenShift cluster and the operator reads: namespaces, Infrastructure,
-// APIServer, Console, ClusterVersion and MCO's MachineConfiguration.
+// APIServer, Console, ClusterVersion, FeatureGate and MCO's MachineConfiguration.
 func (c *Config) clusterConfig(ctx context.Context, cl *clients) error {
 	ns := corev1.SchemeGroupVersion.WithResource("namespaces")
 	config := func(r string) schema.GroupVersionResource {
@@ -304,6 +304,11 @@ func (c *Config) clusterConfig(ctx context.Context, cl *clients) error {
 		// The clusterID is set once.
 		{config("clusterversions"), object("config.openshift.io/v1", "ClusterVersion", "version", "", map[string]any{
 			"spec": map[string]any{"clusterID": newUUID()}}), true},
+		// The installer's FeatureGate, with the feature set chosen once
+		// (LCP_FEATURE_SET); its status is the cluster-config operator's
+		// (framework.WriteFeatureGateStatus, for the operator's version).
+		{config("featuregates"), object("config.openshift.io/v1", "FeatureGate", "cluster", "", map[string]any{
+			"spec": map[string]any{"featureSet": c.FeatureSet}}), true},
 	}
 	if c.MachineConfigs {
 		// MCO creates it on a real cluster.

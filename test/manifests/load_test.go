@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
 const (
@@ -57,7 +58,9 @@ var profiles = []string{"self-managed-high-availability", "single-node-developer
 var hostedProfiles = map[string]bool{"hypershift": true, "ibm-cloud-managed": true}
 
 // manifestName is 0000_<run level>_<component>_<NN>_<what>.yaml.
-var manifestName = regexp.MustCompile(`^0000_(\d\d)_` + operatorName + `_(\d\d)_([a-z0-9][a-z0-9.-]*)\.yaml$`)
+// A CRD has one file per feature set, <what>-<FeatureSet>.crd.yaml, as
+// openshift/api names them.
+var manifestName = regexp.MustCompile(`^0000_(\d\d)_` + operatorName + `_(\d\d)_([a-z0-9][a-z0-9.-]*?(-[A-Z][A-Za-z]*\.crd)?)\.yaml$`)
 
 // kindInfo says how the API serves a kind, and which Go type to decode a
 // manifest of that kind into, strictly (unknown fields are errors).
@@ -286,11 +289,12 @@ func (tr *tree) byKind(gk schema.GroupKind) []*object {
 	return out
 }
 
-// inProfile returns the manifests applied on clusters of a profile, in order.
-func (tr *tree) inProfile(profile string) []*object {
+// inProfile returns the manifests applied on clusters of a profile and
+// feature set, in order.
+func (tr *tree) inProfile(profile string, set features.FeatureSet) []*object {
 	var out []*object
 	for _, o := range tr.manifests {
-		if o.Profiles()[profile] {
+		if o.Profiles()[profile] && features.Includes(o.GetAnnotations(), set) {
 			out = append(out, o)
 		}
 	}

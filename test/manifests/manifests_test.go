@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
 // TestFileNames: every file in manifests/ is a manifest the CVO applies, named
@@ -128,63 +131,68 @@ func TestReleaseProfiles(t *testing.T) {
 	}
 
 	for _, profile := range profiles {
-		t.Run(profile, func(t *testing.T) {
-			objs := tr.inProfile(profile)
-			index := map[schema.GroupKind][]int{}
-			seen := map[string]*object{}
-			for i, o := range objs {
-				index[o.GroupKind()] = append(index[o.GroupKind()], i)
-				id := fmt.Sprintf("%s/%s/%s", o.GroupKind(), o.GetNamespace(), o.GetName())
-				if prev := seen[id]; prev != nil {
-					t.Errorf("%s and %s are the same object in this profile", prev, o)
-				}
-				seen[id] = o
+		for _, set := range features.FeatureSets {
+			t.Run(profile+"/"+string(set), func(t *testing.T) { checkInstall(t, tr, profile, set) })
+		}
+	}
+}
+
+// checkInstall checks the install of one profile and feature set.
+func checkInstall(t *testing.T, tr *tree, profile string, set features.FeatureSet) {
+	objs := tr.inProfile(profile, set)
+	index := map[schema.GroupKind][]int{}
+	seen := map[string]*object{}
+	for i, o := range objs {
+		index[o.GroupKind()] = append(index[o.GroupKind()], i)
+		id := fmt.Sprintf("%s/%s/%s", o.GroupKind(), o.GetNamespace(), o.GetName())
+		if prev := seen[id]; prev != nil {
+			t.Errorf("%s and %s are the same object in this profile", prev, o)
+		}
+		seen[id] = o
+	}
+	one := func(gk schema.GroupKind) int {
+		if n := len(index[gk]); n != 1 {
+			t.Fatalf("%d manifests of kind %s in this profile, want 1", n, gk)
+		}
+		return index[gk][0]
+	}
+	deployment, co := one(deploymentKind), one(clusterOperatorKind)
+	if co < deployment {
+		t.Errorf("%s sorts before %s: the CVO would wait for the ClusterOperator forever", objs[co], objs[deployment])
+	}
+	ns := -1
+	for i, o := range objs {
+		if o.GroupKind() == namespaceKind && o.GetName() == operatorNamespace {
+			ns = i
+		}
+	}
+	if ns != 0 {
+		t.Errorf("the operator's namespace must be the first manifest, found at %d", ns)
+	}
+	for _, gk := range []schema.GroupKind{serviceAccountKind, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"},
+		{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}, {Group: "rbac.authorization.k8s.io", Kind: "Role"},
+		{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}, serviceKind, crdKind} {
+		for _, i := range index[gk] {
+			if i > deployment {
+				t.Errorf("%s sorts after the Deployment; the operator would start without it", objs[i])
 			}
-			one := func(gk schema.GroupKind) int {
-				if n := len(index[gk]); n != 1 {
-					t.Fatalf("%d manifests of kind %s in this profile, want 1", n, gk)
-				}
-				return index[gk][0]
-			}
-			deployment, co := one(deploymentKind), one(clusterOperatorKind)
-			if co < deployment {
-				t.Errorf("%s sorts before %s: the CVO would wait for the ClusterOperator forever", objs[co], objs[deployment])
-			}
-			ns := -1
-			for i, o := range objs {
-				if o.GroupKind() == namespaceKind && o.GetName() == operatorNamespace {
-					ns = i
-				}
-			}
-			if ns != 0 {
-				t.Errorf("the operator's namespace must be the first manifest, found at %d", ns)
-			}
-			for _, gk := range []schema.GroupKind{serviceAccountKind, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"},
-				{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}, {Group: "rbac.authorization.k8s.io", Kind: "Role"},
-				{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}, serviceKind, crdKind} {
-				for _, i := range index[gk] {
-					if i > deployment {
-						t.Errorf("%s sorts after the Deployment; the operator would start without it", objs[i])
-					}
-				}
-			}
-			crd := one(crdKind)
-			for _, i := range index[schema.GroupKind{Group: "nodeoperator.openshift.io", Kind: "NodeOperator"}] {
-				if i < crd {
-					t.Errorf("%s sorts before its CRD", objs[i])
-				}
-			}
-			// Placement: control-plane nodes where the cluster has them.
-			d := objs[deployment]
-			sel, _, _ := unstructuredMap(d.Object, "spec", "template", "spec", "nodeSelector")
-			_, onMasters := sel["node-role.kubernetes.io/master"]
-			if hostedProfiles[profile] && onMasters {
-				t.Errorf("%s: %s clusters have no control-plane nodes, but the Deployment selects them", d, profile)
-			}
-			if !hostedProfiles[profile] && !onMasters {
-				t.Errorf("%s: the Deployment must run on control-plane nodes", d)
-			}
-		})
+		}
+	}
+	crd := one(crdKind)
+	for _, i := range index[schema.GroupKind{Group: "nodeoperator.openshift.io", Kind: "NodeOperator"}] {
+		if i < crd {
+			t.Errorf("%s sorts before its CRD", objs[i])
+		}
+	}
+	// Placement: control-plane nodes where the cluster has them.
+	d := objs[deployment]
+	sel, _, _ := unstructuredMap(d.Object, "spec", "template", "spec", "nodeSelector")
+	_, onMasters := sel["node-role.kubernetes.io/master"]
+	if hostedProfiles[profile] && onMasters {
+		t.Errorf("%s: %s clusters have no control-plane nodes, but the Deployment selects them", d, profile)
+	}
+	if !hostedProfiles[profile] && !onMasters {
+		t.Errorf("%s: the Deployment must run on control-plane nodes", d)
 	}
 }
 
@@ -216,13 +224,42 @@ func TestCRDAndCR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^crd=(manifests/\S+)$`).FindSubmatch(script)
+	m := regexp.MustCompile(`-out (manifests/\S+)`).FindSubmatch(script)
 	if m == nil {
-		t.Fatal("hack/update-codegen.sh does not name the CRD manifest it writes (crd=manifests/...)")
+		t.Fatal("hack/update-codegen.sh does not name the CRD manifests it writes (-out manifests/...)")
 	}
+	// One generated file per feature set, annotated for it, serving a
+	// gated field exactly where the feature set serves its gate.
 	crds := tr.byKind(crdKind)
-	if len(crds) != 1 || crds[0].File != string(m[1]) {
-		t.Errorf("the CRD manifests are %v, want exactly the generated %s", crds, m[1])
+	if len(crds) != len(features.FeatureSets) {
+		t.Errorf("the CRD manifests are %v, want one per feature set %v", crds, features.FeatureSets)
+	}
+	byFile := map[string]*object{}
+	for _, o := range crds {
+		byFile[o.File] = o
+	}
+	for _, set := range features.FeatureSets {
+		file := fmt.Sprintf("%s-%s.crd.yaml", m[1], set)
+		o := byFile[file]
+		if o == nil {
+			t.Errorf("no CRD manifest %s", file)
+			continue
+		}
+		if got := o.GetAnnotations()[features.FeatureSetAnnotation]; got != string(set) {
+			t.Errorf("%s: annotated for feature sets %q, want %s", o, got, set)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := o.Decode(crd); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range crd.Spec.Versions {
+			for _, part := range []string{"spec", "status"} {
+				_, served := v.Schema.OpenAPIV3Schema.Properties[part].Properties["nodeSettings"]
+				if want := features.Served(features.NodeOperatorNodeSettings, set); served != want {
+					t.Errorf("%s: %s.nodeSettings served %v, want %v (gate %s)", o, part, served, want, features.NodeOperatorNodeSettings)
+				}
+			}
+		}
 	}
 	crs := tr.byKind(schema.GroupKind{Group: "nodeoperator.openshift.io", Kind: "NodeOperator"})
 	if len(crs) != 1 || crs[0].GetName() != "cluster" {

@@ -71,6 +71,8 @@ var operatorNeeds = func() []need {
 	add("status controller", "", "config.openshift.io", "clusteroperators/status", "node", "update")
 	add("platform decision and leader-election topology", "", "config.openshift.io", "infrastructures", "cluster", "get", "list", "watch")
 	add("TLS profile of kube-rbac-proxy", "", "config.openshift.io", "apiservers", "cluster", "get", "list", "watch")
+	add("feature gates (library-go's accessor, by name)", "", "config.openshift.io", "featuregates", "cluster", "get", "list", "watch")
+	add("feature gates of a build at the version placeholder: ClusterVersion's desired version (by name)", "", "config.openshift.io", "clusterversions", "version", "get", "list", "watch")
 	add("CRI-O metrics node disruption policy: read MCO's MachineConfiguration and server-side apply our one entry of spec.nodeDisruptionPolicy.files (pkg/operator/criometrics/disruptionpolicy.go)",
 		"", "operator.openshift.io", "machineconfigurations", "cluster", "get", "patch")
 	for _, role := range []string{"master", "worker", "arbiter"} {

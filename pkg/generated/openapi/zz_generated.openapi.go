@@ -184,7 +184,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorSpec(ref common.Reference
 					},
 					"nodeSettings": {
 						SchemaProps: spec.SchemaProps{
-							Description: "nodeSettings are the Node team's settings of CRI-O and the kubelet on every node, delivered as MachineConfigs of the operator's own (one per MachineConfigPool) and rolled out pool by pool with a health gate after each pool and automatic rollback. Only the settings listed here exist: there is no free-form configuration. When omitted, this means the operator adds nothing to the nodes, and removes what it added, in the same staged way.",
+							Description: "nodeSettings are the Node team's settings of CRI-O and the kubelet on every node, delivered as MachineConfigs of the operator's own (one per MachineConfigPool) and rolled out pool by pool with a health gate after each pool and automatic rollback. Only the settings listed here exist: there is no free-form configuration. When omitted, this means the operator adds nothing to the nodes, and removes what it added, in the same staged way. This field is served and acted on only where the feature gate NodeOperatorNodeSettings is enabled (TechPreviewNoUpgrade, DevPreviewNoUpgrade, or CustomNoUpgrade listing it).",
 							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettings"),
 						},
@@ -302,7 +302,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref common.Referen
 					},
 					"nodeSettings": {
 						SchemaProps: spec.SchemaProps{
-							Description: "nodeSettings reports the staged rollout of spec.nodeSettings. When omitted, this means no rollout is recorded: none was asked for, or the operator has not started one yet.",
+							Description: "nodeSettings reports the staged rollout of spec.nodeSettings. When omitted, this means no rollout is recorded: none was asked for, or the operator has not started one yet. Served only where the feature gate NodeOperatorNodeSettings is enabled.",
 							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsStatus"),
 						},
 					},

@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
 // VersionPlaceholder is what the release tooling replaces with the release's
@@ -35,6 +37,12 @@ type ReleaseOptions struct {
 	Profile string
 	// Version replaces VersionPlaceholder. Default 4.99.0-0.e2e.
 	Version string
+	// FeatureSet is the cluster's; the CVO applies only the manifests
+	// without a release.openshift.io/feature-set annotation or whose
+	// annotation lists it. Default Default.
+	FeatureSet features.FeatureSet
+	// AllFeatureSets keeps the manifests of every feature set (a payload).
+	AllFeatureSets bool
 }
 
 // ReleaseManifest is one object of the release, placeholders substituted.
@@ -85,6 +93,9 @@ func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
 	}
 	if opts.Version == "" {
 		opts.Version = "4.99.0-0.e2e"
+	}
+	if opts.FeatureSet == "" {
+		opts.FeatureSet = "Default"
 	}
 	dir := filepath.Join(RepoRoot(t), "manifests")
 	raw, err := os.ReadFile(filepath.Join(dir, "image-references"))
@@ -146,6 +157,9 @@ func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
 		}
 		for _, obj := range ReadManifests(t, tmp) {
 			if obj.GetAnnotations()["include.release.openshift.io/"+opts.Profile] != "true" {
+				continue
+			}
+			if !opts.AllFeatureSets && !features.Includes(obj.GetAnnotations(), opts.FeatureSet) {
 				continue
 			}
 			rel.Manifests = append(rel.Manifests, ReleaseManifest{File: name, RunLevel: m[1], Object: obj})

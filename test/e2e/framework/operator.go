@@ -30,6 +30,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
 // OperatorNamespace is where the operator runs.
@@ -195,7 +197,7 @@ func Poll(ctx context.Context, interval time.Duration, cond func() (bool, error)
 }
 
 // InstallOperatorPrerequisites applies what the CVO would apply before the
-// operator runs: every manifest but the operator's Deployment, the
+// operator runs, for FeatureGate cluster's feature set: every manifest but the operator's Deployment, the
 // ClusterOperator and image references (the test runs the operator itself).
 func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 	t.Helper()
@@ -205,7 +207,12 @@ func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 	files := CVOManifests(t, func(f string) bool {
 		return !strings.Contains(f, "deployment") && !strings.Contains(f, "clusteroperator") && !strings.Contains(f, "image-references")
 	})
+	featureSet := ClusterFeatureSet(t, cfg)
 	for _, obj := range ReadManifests(t, files...) {
+		// The CVO applies the files of the cluster's feature set only.
+		if !features.Includes(obj.GetAnnotations(), featureSet) {
+			continue
+		}
 		// Like a cluster without the monitoring stack: manifests of optional
 		// APIs that are not served (e.g. LCP_MONITORING_CRDS=0) are skipped.
 		if _, err := a.Resource(obj); err != nil && obj.GroupVersionKind().Group == "monitoring.coreos.com" {
@@ -261,6 +268,11 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
 	}
 	if opts.Version == "" {
 		opts.Version = "0.0.1-e2e"
+	}
+	// The cluster-config operator writes the gates of a version before the
+	// operators of that version start; the operator waits for them.
+	if err := WriteFeatureGateStatus(Context(t, time.Minute), KubeConfig(t), opts.Version); err != nil {
+		t.Fatal(err)
 	}
 	// Short leader election so that a restarted or killed operator is
 	// replaced within seconds, and a port of its own for the metrics and
@@ -375,6 +387,12 @@ func (o *Operator) Exited() bool {
 	default:
 		return false
 	}
+}
+
+// ExitCode is the exit code of an operator process that has ended.
+func (o *Operator) ExitCode() int {
+	<-o.done
+	return o.cmd.ProcessState.ExitCode()
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.

@@ -83,6 +83,11 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	for _, e := range c.Env {
 		if e.Name == "OPERATOR_IMAGE_VERSION" {
 			expectVersion(e.Value)
+			// The cluster-config operator's part: the gates of the
+			// version, which the operator waits for.
+			if err := WriteFeatureGateStatus(ctx, admin, e.Value); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	sa := pod.Spec.ServiceAccountName

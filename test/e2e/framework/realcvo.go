@@ -114,7 +114,7 @@ func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	seen := map[string]bool{}
 	var images map[string]string
 	for _, p := range names {
-		rel := readReleaseOf(t, opts.Repo, ReleaseOptions{Profile: p, Version: opts.Version})
+		rel := readReleaseOf(t, opts.Repo, ReleaseOptions{Profile: p, Version: opts.Version, AllFeatureSets: true})
 		if p == DefaultProfile {
 			payload.Release = rel
 		}
@@ -271,36 +271,23 @@ func PrepareCVOCluster(t testing.TB, cfg *rest.Config, versions ...string) {
 	config := configclient.NewForConfigOrDie(cfg)
 	ResetClusterVersion(t, config)
 
-	// FeatureGate cluster: the default feature set, and for each version
-	// no gate enabled or disabled (the CVO's defaults).
+	// FeatureGate cluster (the default feature set where missing), and the
+	// status entry of each version, without which the CVO stops at once.
 	probe := &unstructured.Unstructured{}
 	probe.SetAPIVersion("config.openshift.io/v1")
 	probe.SetKind("FeatureGate")
 	if err := Poll(ctx, time.Second, func() (bool, error) { _, err := applier.Resource(probe); return err == nil, nil }); err != nil {
 		t.Fatalf("FeatureGate is not served: %v", err)
 	}
-	fg, err := config.ConfigV1().FeatureGates().Get(ctx, "cluster", metav1.GetOptions{})
+	_, err := config.ConfigV1().FeatureGates().Get(ctx, "cluster", metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		fg, err = config.ConfigV1().FeatureGates().Create(ctx, &configv1.FeatureGate{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
+		_, err = config.ConfigV1().FeatureGates().Create(ctx, &configv1.FeatureGate{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
 	}
 	if err != nil {
 		t.Fatalf("FeatureGate cluster: %v", err)
 	}
-	have := map[string]bool{}
-	for _, g := range fg.Status.FeatureGates {
-		have[g.Version] = true
-	}
-	changed := false
 	for _, v := range versions {
-		if !have[v] {
-			fg.Status.FeatureGates = append(fg.Status.FeatureGates, configv1.FeatureGateDetails{
-				Version: v, Enabled: []configv1.FeatureGateAttributes{}, Disabled: []configv1.FeatureGateAttributes{},
-			})
-			changed = true
-		}
-	}
-	if changed {
-		if _, err := config.ConfigV1().FeatureGates().UpdateStatus(ctx, fg, metav1.UpdateOptions{}); err != nil {
+		if err := WriteFeatureGateStatus(ctx, cfg, v); err != nil {
 			t.Fatalf("FeatureGate cluster status: %v", err)
 		}
 	}

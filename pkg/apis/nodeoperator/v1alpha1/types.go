@@ -65,6 +65,10 @@ type NodeOperatorSpec struct {
 	// exist: there is no free-form configuration.
 	// When omitted, this means the operator adds nothing to the nodes, and
 	// removes what it added, in the same staged way.
+	// This field is served and acted on only where the feature gate
+	// NodeOperatorNodeSettings is enabled (TechPreviewNoUpgrade,
+	// DevPreviewNoUpgrade, or CustomNoUpgrade listing it).
+	// +openshift:enable:FeatureGate=NodeOperatorNodeSettings
 	// +optional
 	NodeSettings NodeSettings `json:"nodeSettings,omitempty"`
 }
@@ -182,6 +186,8 @@ type NodeOperatorStatus struct {
 	// nodeSettings reports the staged rollout of spec.nodeSettings.
 	// When omitted, this means no rollout is recorded: none was asked for, or
 	// the operator has not started one yet.
+	// Served only where the feature gate NodeOperatorNodeSettings is enabled.
+	// +openshift:enable:FeatureGate=NodeOperatorNodeSettings
 	// +optional
 	NodeSettings *NodeSettingsStatus `json:"nodeSettings,omitempty"`
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/localcluster"
 )
 
-const usage = "usage: local-cluster -root REPO up|down|status|nodes <count>|restart-apiserver|apply <field manager> <file>...|mco-policy-status"
+const usage = "usage: local-cluster -root REPO up|down|status|nodes <count>|restart-apiserver|apply <field manager> <file>...|mco-policy-status|feature-gates <operator version>"
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -56,6 +56,14 @@ func run(args []string) error {
 		return c.RestartAPIServer(ctx)
 	case cmd == "apply" && len(rest) >= 2:
 		return c.ApplyFiles(ctx, rest[0], rest[1:])
+	case cmd == "feature-gates" && len(rest) == 1:
+		// The cluster-config operator's part: FeatureGate cluster's
+		// status for the operator's version, which the operator waits for.
+		cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig())
+		if err != nil {
+			return err
+		}
+		return framework.WriteFeatureGateStatus(ctx, cfg, rest[0])
 	case cmd == "mco-policy-status" && len(rest) == 0:
 		// The local world has no MCO: this stands for its operator's
 		// node disruption policy status until interrupted, so that the

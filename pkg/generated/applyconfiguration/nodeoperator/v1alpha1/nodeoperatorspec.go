@@ -34,6 +34,9 @@ type NodeOperatorSpecApplyConfiguration struct {
 	// exist: there is no free-form configuration.
 	// When omitted, this means the operator adds nothing to the nodes, and
 	// removes what it added, in the same staged way.
+	// This field is served and acted on only where the feature gate
+	// NodeOperatorNodeSettings is enabled (TechPreviewNoUpgrade,
+	// DevPreviewNoUpgrade, or CustomNoUpgrade listing it).
 	NodeSettings *NodeSettingsApplyConfiguration `json:"nodeSettings,omitempty"`
 }
 

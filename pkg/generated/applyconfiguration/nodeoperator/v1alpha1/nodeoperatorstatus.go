@@ -19,6 +19,7 @@ type NodeOperatorStatusApplyConfiguration struct {
 	// nodeSettings reports the staged rollout of spec.nodeSettings.
 	// When omitted, this means no rollout is recorded: none was asked for, or
 	// the operator has not started one yet.
+	// Served only where the feature gate NodeOperatorNodeSettings is enabled.
 	NodeSettings *NodeSettingsStatusApplyConfiguration `json:"nodeSettings,omitempty"`
 }
 

@@ -1,0 +1,68 @@
+package operator
+
+import (
+	"testing"
+
+	configv1 "github.com/openshift/api/config/v1"
+	"github.com/openshift/library-go/pkg/operator/configobserver/featuregates"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/cluster-node-operator/pkg/features"
+)
+
+// TestGateEnabled: the FeatureGate's status decides where it lists the
+// gate; elsewhere the feature set, as the CRD manifest applied for it.
+func TestGateEnabled(t *testing.T) {
+	gate := features.NodeOperatorNodeSettings
+	listed := func(on bool) featuregates.FeatureGate {
+		if on {
+			return featuregates.NewFeatureGate([]configv1.FeatureGateName{gate}, nil)
+		}
+		return featuregates.NewFeatureGate(nil, []configv1.FeatureGateName{gate})
+	}
+	notListed := featuregates.NewFeatureGate([]configv1.FeatureGateName{"SomeOtherGate"}, nil)
+	for _, tc := range []struct {
+		name  string
+		gates featuregates.FeatureGate
+		set   configv1.FeatureSet
+		want  bool
+	}{
+		{"Default, not listed", notListed, configv1.Default, false},
+		{"OKD, not listed", notListed, configv1.OKD, false},
+		{"TechPreviewNoUpgrade, not listed", notListed, configv1.TechPreviewNoUpgrade, true},
+		{"DevPreviewNoUpgrade, not listed", notListed, configv1.DevPreviewNoUpgrade, true},
+		{"CustomNoUpgrade, not listed", notListed, configv1.CustomNoUpgrade, false},
+		{"CustomNoUpgrade, enabled", listed(true), configv1.CustomNoUpgrade, true},
+		{"CustomNoUpgrade, disabled", listed(false), configv1.CustomNoUpgrade, false},
+		// Once openshift/api registers the gate, its status wins.
+		{"TechPreviewNoUpgrade, listed disabled", listed(false), configv1.TechPreviewNoUpgrade, false},
+		{"Default, listed enabled", listed(true), configv1.Default, true},
+	} {
+		if got := gateEnabled(tc.gates, features.Of(tc.set), gate); got != tc.want {
+			t.Errorf("%s: enabled %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFeatureSetChanged: only a change of spec.featureSet of FeatureGate
+// cluster ends the process.
+func TestFeatureSetChanged(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		obj  any
+		want bool
+	}{
+		{"same feature set", featureGate("cluster", configv1.Default), false},
+		{"another feature set", featureGate("cluster", configv1.TechPreviewNoUpgrade), true},
+		{"another object", featureGate("other", configv1.TechPreviewNoUpgrade), false},
+	} {
+		if _, got := featureSetChanged(tc.obj, "Default"); got != tc.want {
+			t.Errorf("%s: changed %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func featureGate(name string, set configv1.FeatureSet) *configv1.FeatureGate {
+	return &configv1.FeatureGate{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: configv1.FeatureGateSpec{FeatureGateSelection: configv1.FeatureGateSelection{FeatureSet: set}}}
+}
