@@ -165,7 +165,7 @@ func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackO
 			if s.handedOver != nil && s.handedOver(nodeOperator) {
 				continue
 			}
-			if decision, ok := stackdecision.Recorded(nodeOperator, s.name); ok && decision.Enabled {
+			if decision, ok := stackdecision.Recorded(nodeOperator, s.name); ok && decision.State == nodev1alpha1.StackEnabled {
 				objs = append(objs, s.related...)
 			}
 		}

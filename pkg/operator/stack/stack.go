@@ -64,7 +64,7 @@ func Read(nodeOperators *operatorclient.NodeOperators, name nodev1alpha1.StackNa
 	}
 	s.Decision, s.Decided = stackdecision.Recorded(nodeOperator, name)
 	s.Decided = s.Decided && stackdecision.Current(nodeOperator)
-	s.Enabled = s.Decided && s.Decision.Enabled
+	s.Enabled = s.Decided && s.Decision.State == nodev1alpha1.StackEnabled
 	return s, nil
 }
 

@@ -82,12 +82,20 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		infra = nil
 	}
 
+	if patch := SpecPatch(nodeOperator); patch != nil {
+		// Written once per old spelling; the decision below already
+		// reads the converted spec.
+		if err := c.nodeOperators.PatchSpec(ctx, patch); err != nil {
+			return err
+		}
+	}
+
 	served := c.served()
 	decision := platform.Decide(platform.Input{
 		Infrastructure: infra,
-		Spec:           nodeOperator.Spec,
+		Spec:           ConvertSpec(nodeOperator.Spec),
 		Served:         served,
-		Previous:       nodeOperator.Status.Stacks,
+		Previous:       recorded(nodeOperator),
 		// A hosted control plane's cluster runs no MCO (and the stack is
 		// off there): nothing to look for. A decision for a new spec looks
 		// afresh: an opt-in must not build the own TLS stack on a lookup
@@ -107,7 +115,7 @@ func statusFor(decision platform.Decision) *applynodev1alpha1.NodeOperatorStatus
 	status := applynodev1alpha1.NodeOperatorStatus()
 	for _, s := range decision.Stacks() {
 		stack := applynodev1alpha1.StackStatus().
-			WithName(s.Name).WithEnabled(s.Enabled).WithReason(s.Reason).WithMessage(s.Message)
+			WithName(s.Name).WithState(s.State).WithEnabled(s.Enabled).WithReason(s.Reason).WithMessage(s.Message)
 		if s.Mode != "" {
 			stack.WithMode(s.Mode)
 		}
@@ -161,10 +169,20 @@ func Current(nodeOperator *nodev1alpha1.NodeOperator) bool {
 // Recorded returns the recorded decision for a stack; ok is false while none
 // is recorded yet.
 func Recorded(nodeOperator *nodev1alpha1.NodeOperator, name nodev1alpha1.StackName) (nodev1alpha1.StackStatus, bool) {
-	for _, s := range nodeOperator.Status.Stacks {
+	for _, s := range recorded(nodeOperator) {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return nodev1alpha1.StackStatus{Name: name}, false
+	return nodev1alpha1.StackStatus{Name: name, State: nodev1alpha1.StackDisabled}, false
+}
+
+// recorded returns status.stacks with the decisions of the previous release
+// converted.
+func recorded(nodeOperator *nodev1alpha1.NodeOperator) []nodev1alpha1.StackStatus {
+	out := make([]nodev1alpha1.StackStatus, 0, len(nodeOperator.Status.Stacks))
+	for _, s := range nodeOperator.Status.Stacks {
+		out = append(out, ConvertStackStatus(s))
+	}
+	return out
 }
