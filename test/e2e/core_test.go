@@ -128,7 +128,7 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{"samplingRatePerMillion":1000001}}}}}`, []string{"spec.nodeSettings.tracing.crio.samplingRatePerMillion", "less than or equal to 1000000"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","kubelet":{"samplingRatePerMillion":-1}}}}}`, []string{"spec.nodeSettings.tracing.kubelet.samplingRatePerMillion"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "Required value"}},
-		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{},"toml":"[crio]"}}}}`, []string{"unknown field", "toml"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{},"toml":"[crio]"}}}}`, []string{".spec.nodeSettings.tracing.toml: field not declared in schema"}},
 		{`{"spec":{"nodeSettings":{"rollout":{"canaryPool":"Canary Pool"}}}}`, []string{"spec.nodeSettings.rollout.canaryPool"}},
 	} {
 		_, err := kubectlApply(t, tc.patch)
