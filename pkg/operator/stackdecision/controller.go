@@ -82,12 +82,11 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		infra = nil
 	}
 
+	// Written once per old spelling; the decision below reads the
+	// converted spec whether or not the write succeeds.
+	var convertErr error
 	if patch := SpecPatch(nodeOperator); patch != nil {
-		// Written once per old spelling; the decision below already
-		// reads the converted spec.
-		if err := c.nodeOperators.PatchSpec(ctx, patch); err != nil {
-			return err
-		}
+		convertErr = c.nodeOperators.PatchSpec(ctx, patch)
 	}
 
 	served := c.served()
@@ -103,7 +102,10 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		// controllers' own status writes cause may reuse a recent one.
 		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig && !hosted(infra), !Current(nodeOperator)),
 	})
-	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation))
+	if err := c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation)); err != nil {
+		return err
+	}
+	return convertErr
 }
 
 func hosted(infra *configv1.Infrastructure) bool {
