@@ -164,7 +164,7 @@ func relatedObjects(nodeOperators *operatorclient.NodeOperators, stacks []stackO
 			if s.handedOver != nil && s.handedOver(nodeOperator) {
 				continue
 			}
-			if decision, ok := stack.Recorded(nodeOperator, s.name); ok && decision.Enabled {
+			if decision, ok := stack.Recorded(nodeOperator, s.name); ok && decision.State == nodev1alpha1.StackEnabled {
 				objs = append(objs, s.related...)
 			}
 		}

@@ -268,7 +268,7 @@ func steadyAndCertSyncer(t *testing.T, root string, res *results, op *framework.
 		"<= 40", passFail(worst <= 40)})
 }
 
-// specFlips flips spec.metrics.managementState between Removed and the
+// specFlips flips spec.metrics.state between Disabled and the
 // platform default (BareMetal: on) and times each change from the PATCH's
 // return to the DaemonSet's DELETED or ADDED watch event.
 func specFlips(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, res *results) {
@@ -304,15 +304,15 @@ func specFlips(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, re
 	var lat []time.Duration
 	var failures int
 	for i := 0; i < flips; i++ {
-		want, state := watch.Deleted, nodev1alpha1.StackRemoved
+		want, state := watch.Deleted, nodev1alpha1.StackDisabled
 		if i%2 == 1 {
-			want, state = watch.Added, nodev1alpha1.StackPlatformDefault
+			want, state = watch.Added, nodev1alpha1.StackState("")
 		}
 		// drain stale events
 		for len(events) > 0 {
 			<-events
 		}
-		c.SetStackManagementState(t, nodev1alpha1.MetricsStack, state)
+		c.SetStackState(t, nodev1alpha1.MetricsStack, state)
 		t0 := time.Now()
 		timeout := time.After(60 * time.Second)
 	wait:
@@ -331,7 +331,7 @@ func specFlips(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, re
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	c.SetStackManagementState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackPlatformDefault)
+	c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackState(""))
 	if len(lat) == 0 {
 		res.set(row{"spec change -> applied/removed (median, p99)", "no flip observed", "< 1 s median", "FAIL"})
 		return

@@ -607,11 +607,11 @@ func TestCoexistencePlatformPath(t *testing.T) {
 	applyToNodes()
 	const flips = 10
 	for i := 1; i <= flips; i++ {
-		c.SetStackManagementState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackRemoved)
+		c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackDisabled)
 		c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
 		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 		applyToNodes()
-		c.SetStackManagementState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackPlatformDefault)
+		c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackState(""))
 		waitMetricsStatus(t, c, 2*time.Minute, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
 		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 		checkPlatformOperands(t, c, time.Minute)

@@ -4,7 +4,10 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +99,8 @@ func TestCoreClusterOperatorStatus(t *testing.T) {
 }
 
 // TestCoreInvalidInputIsRefused: the CRD schema refuses bad values with a
-// clear message, and nothing the operator applied changes.
+// clear message, which kubectl apply prints, and nothing the operator applied
+// changes.
 func TestCoreInvalidInputIsRefused(t *testing.T) {
 	c, _ := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()
@@ -111,6 +115,8 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 		patch string
 		want  []string
 	}{
+		{`{"spec":{"metrics":{"state":"Managed"}}}`, []string{"spec.metrics.state", "Unsupported value", `"Enabled"`, `"Disabled"`}},
+		{`{"spec":{"metrics":{}}}`, []string{"spec.metrics", "should have at least 1 properties"}},
 		{`{"spec":{"metrics":{"managementState":"Sometimes"}}}`, []string{"spec.metrics.managementState", "Unsupported value", `"Managed"`, `"Removed"`}},
 		{`{"spec":{"nmstate":{"managementState":"managed"}}}`, []string{"spec.nmstate.managementState", "Unsupported value"}},
 		{`{"spec":{"managementState":"Whenever"}}`, []string{"spec.managementState"}},
@@ -118,15 +124,15 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 		// Node settings: an allowlist, validated by the schema.
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"http://collector:4317","crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "must be host:port without a scheme"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector"}}}}`, []string{"spec.nodeSettings.tracing", "set crio, kubelet or both"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:99999","crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "endpoint port must be at most 65535"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{"samplingRatePerMillion":1000001}}}}}`, []string{"spec.nodeSettings.tracing.crio.samplingRatePerMillion", "less than or equal to 1000000"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","kubelet":{"samplingRatePerMillion":-1}}}}}`, []string{"spec.nodeSettings.tracing.kubelet.samplingRatePerMillion"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "Required value"}},
-		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{},"toml":"[crio]"}}}}`, []string{"unknown field", "toml"}},
+		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:4317","crio":{},"toml":"[crio]"}}}}`, []string{".spec.nodeSettings.tracing.toml: field not declared in schema"}},
 		{`{"spec":{"nodeSettings":{"rollout":{"canaryPool":"Canary Pool"}}}}`, []string{"spec.nodeSettings.rollout.canaryPool"}},
 	} {
-		_, err := nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, []byte(tc.patch), metav1.PatchOptions{FieldValidation: "Strict"})
+		_, err := kubectlApply(t, tc.patch)
 		require.Error(t, err, tc.patch)
-		assert.True(t, apierrors.IsInvalid(err), "%s: want Invalid, got %v", tc.patch, err)
 		for _, w := range tc.want {
 			assert.Contains(t, err.Error(), w, tc.patch)
 		}
@@ -151,6 +157,35 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, noBefore.Generation, noAfter.Generation)
 	assert.Equal(t, noBefore.Spec, noAfter.Spec)
+
+	// The deprecated managementState follows state (the operator keeps it
+	// in step): changing it alone, or dropping state but not it, is refused.
+	c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackEnabled)
+	t.Cleanup(func() { c.SetStackState(t, nodev1alpha1.MetricsStack, "") })
+	for _, tc := range []struct{ patch, want string }{
+		{`{"spec":{"metrics":{"managementState":"Removed"}}}`, "managementState is deprecated and the operator keeps it in step with state: set state instead"},
+		{`{"spec":{"metrics":{"state":null,"managementState":"Managed"}}}`, "managementState is deprecated: to return to the platform default, remove it together with state"},
+	} {
+		_, err := nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, []byte(tc.patch), metav1.PatchOptions{})
+		require.Error(t, err, tc.patch)
+		assert.True(t, apierrors.IsInvalid(err), "%s: want Invalid, got %v", tc.patch, err)
+		assert.Contains(t, err.Error(), tc.want, tc.patch)
+	}
+}
+
+// kubectlApply server-side applies the NodeOperator fields of patch (a JSON
+// object with spec) as an administrator's kubectl does.
+func kubectlApply(t *testing.T, patch string) ([]byte, error) {
+	t.Helper()
+	obj := map[string]interface{}{}
+	require.NoError(t, json.Unmarshal([]byte(patch), &obj))
+	obj["apiVersion"], obj["kind"] = nodev1alpha1.GroupVersion.String(), "NodeOperator"
+	obj["metadata"] = map[string]interface{}{"name": nodev1alpha1.SingletonName}
+	data, err := json.Marshal(obj)
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "nodeoperator.json")
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+	return framework.Kubectl(t, "apply", "--server-side", "--field-manager=e2e-administrator", "-f", file)
 }
 
 // TestCoreUnmanagedAndRemoved: Unmanaged stops all writes to operands and

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
@@ -359,7 +361,10 @@ const upgradeFromCommit = "480bc96"
 // own image digests, so each update rolls the operands out; by etcd
 // revision, versions[operator] must follow their rollouts and every
 // ClusterOperator write in between must say Progressing=True. The timeline
-// of its conditions and the operands' rollouts are logged.
+// of its conditions and the operands' rollouts are logged. The NodeOperator
+// carries the old spellings of release N's API (oldSpellingSpec): N+1
+// converts them once and keeps deploying the same stacks, and N reads what
+// N+1 wrote after the downgrade.
 func TestUpgradeWithRealCVO(t *testing.T) {
 	testStart := time.Now()
 	in := newInstallation(t)
@@ -396,6 +401,39 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	endInstallWindow()
 	installed := time.Now()
 	t.Logf("N (%s, commit %s) installed in %s", versionN, upgradeFromCommit, installed.Sub(start).Round(time.Second))
+	nodeOperators := in.dyn.Resource(nodeOperatorsResource)
+	if _, err := nodeOperators.Patch(framework.Context(t, time.Minute), "cluster", types.MergePatchType, []byte(oldSpellingSpec), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("release N refuses its own spelling %s: %v", oldSpellingSpec, err)
+	}
+	// Both stacks stay on (BareMetal), whatever the release reads.
+	stacksOn := func(leg string, wantMetrics map[string]interface{}) {
+		t.Helper()
+		var last string
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: want both stacks deployed and spec.metrics %v; last: %s", leg, wantMetrics, last)
+			}
+			no, err := nodeOperators.Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
+			if err != nil {
+				last = err.Error()
+				continue
+			}
+			metrics, _, _ := unstructured.NestedMap(no.Object, "spec", "metrics")
+			stacks, _, _ := unstructured.NestedSlice(no.Object, "status", "stacks")
+			last = fmt.Sprintf("spec.metrics %v, status.stacks %v", metrics, stacks)
+			on := 0
+			for _, s := range stacks {
+				if enabled, _, _ := unstructured.NestedBool(s.(map[string]interface{}), "enabled"); enabled {
+					on++
+				}
+			}
+			if reflect.DeepEqual(metrics, wantMetrics) && on == 2 {
+				break
+			}
+		}
+		t.Logf("%s: %s", leg, last)
+	}
+	stacksOn("N with the old spelling", map[string]interface{}{"managementState": "Managed"})
 
 	payloadN1 := cvo.StageUpdate(t, framework.PayloadOptions{Version: versionN1})
 	// Uninstalling removes what either release applied.
@@ -436,7 +474,11 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 		return from, done
 	}
 	upFrom, upDone := update("update", payloadN1)
+	// Converted once, the deprecated field kept in step for N.
+	stacksOn("N+1", map[string]interface{}{"state": "Enabled", "managementState": "Managed"})
 	downFrom, downDone := update("downgrade", payloadN)
+	// N's CRD prunes state; N reads managementState and enabled.
+	stacksOn("N after the downgrade", map[string]interface{}{"managementState": "Managed"})
 
 	cv, err := cvo.ClusterVersion(framework.Context(t, time.Minute))
 	if err != nil {
@@ -461,6 +503,11 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 		t.Errorf("the update test took %s, more than 20 minutes", d.Round(time.Second))
 	}
 }
+
+// oldSpellingSpec is an administrator's edit in release N's spelling: the
+// opt-in Managed where state is now Enabled, and "" where the platform
+// default is now an omitted knob.
+const oldSpellingSpec = `{"spec":{"metrics":{"managementState":"Managed"},"nmstate":{"managementState":""}}}`
 
 func rel(mon *framework.ClusterOperatorMonitor, at time.Time) string {
 	return fmt.Sprintf("%+.1fs", at.Sub(mon.Start).Seconds())

@@ -168,10 +168,10 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	require.True(t, apierrors.IsNotFound(err), "the operator must never create MachineConfiguration cluster: %v", err)
 
 	t.Log("opt out, then MCO's MachineConfiguration appears with another manager's entry and no status, then opt in")
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
 	applyMachineConfiguration(t, c)
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": nil}})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
 	waitForMetricsObjectsExcept(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
 		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitStatus)))
@@ -247,7 +247,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 
 	t.Log("opt out: the MachineConfigs go, the entry stays")
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
 	// The controller syncs, as on its resync, and does not (wrongly)
 	// remove it.

@@ -25,7 +25,6 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
-	operatorv1 "github.com/openshift/api/operator/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -192,15 +191,15 @@ func (s rolloutState) minTLSVersion() string {
 
 func (s rolloutState) apply(t *testing.T, c *framework.Cluster) {
 	t.Helper()
-	state := func(on bool) nodev1alpha1.StackManagementState {
+	state := func(on bool) nodev1alpha1.StackState {
 		if on {
-			return nodev1alpha1.StackPlatformDefault // BareMetal: both on
+			return nodev1alpha1.StackState("") // BareMetal: both on
 		}
-		return nodev1alpha1.StackManagementState(operatorv1.Removed)
+		return nodev1alpha1.StackDisabled
 	}
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{
-		"metrics": map[string]interface{}{"managementState": nilIfEmpty(string(state(s.metrics)))},
-		"nmstate": map[string]interface{}{"managementState": nilIfEmpty(string(state(s.nmstate)))},
+		"metrics": map[string]interface{}{"state": nilIfEmpty(string(state(s.metrics))), "managementState": nil},
+		"nmstate": map[string]interface{}{"state": nilIfEmpty(string(state(s.nmstate))), "managementState": nil},
 	})
 	switch s.tlsProfile {
 	case "":
@@ -575,11 +574,11 @@ func TestFaultLeaderElection(t *testing.T) {
 		leaseHolder := holder()
 		// Give the standby a few retry periods, and make the leader act.
 		on := r%2 == 0
-		state := nodev1alpha1.StackManagementState(operatorv1.Removed)
+		state := nodev1alpha1.StackDisabled
 		if on {
-			state = nodev1alpha1.StackPlatformDefault
+			state = nodev1alpha1.StackState("")
 		}
-		c.SetStackManagementState(t, nodev1alpha1.NMStateStack, state)
+		c.SetStackState(t, nodev1alpha1.NMStateStack, state)
 		c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.NMStateStack: on})
 		time.Sleep(5 * time.Second)
 		if got := holder(); got != leaseHolder || got == "" {
@@ -605,7 +604,7 @@ func TestFaultLeaderElection(t *testing.T) {
 			t.Errorf("round %d: takeover took %s, more than lease duration %s + %s", r+1, took, leaseDuration, margin)
 		}
 		// The new leader acts.
-		c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackPlatformDefault)
+		c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackState(""))
 		framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
 			_, err := kube.AppsV1().Deployments(faultNMStateNamespace).Get(ctx, faultNMStateDeployment, metav1.GetOptions{})
 			return err == nil, nil

@@ -1392,7 +1392,7 @@ func (in *installation) runScenarioWith(t *testing.T, sc rbacScenario, serviceAc
 			t.Fatalf("installing %v with full RBAC: %v (missing %v)\n%s", ruleObjectNames(c), err, missing, in.logTail(30))
 		}
 		in.stopOperator()
-		patch := []byte(`{"spec":{"metrics":{"managementState":"Removed"},"nmstate":{"managementState":"Removed"}}}`)
+		patch := []byte(`{"spec":{"metrics":{"state":"Disabled","managementState":null},"nmstate":{"state":"Disabled","managementState":null}}}`)
 		if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}

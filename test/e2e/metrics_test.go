@@ -107,10 +107,10 @@ func waitForMetricsObjectsExcept(t *testing.T, c *framework.Cluster, present boo
 func TestMetricsStackOnBareMetalAndAWS(t *testing.T) {
 	c, _ := framework.Setup(t, framework.OperatorOptions{})
 	for _, platform := range []configv1.PlatformType{configv1.BareMetalPlatformType, configv1.AWSPlatformType} {
-		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
+		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 		waitForMetricsObjects(t, c, false, 2*time.Minute)
 		c.SetInfrastructure(t, platform, configv1.HighlyAvailableTopologyMode)
-		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": nil}})
+		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
 		no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{
 			nodev1alpha1.MetricsStack: true, nodev1alpha1.NMStateStack: platform == configv1.BareMetalPlatformType,
 		})
@@ -183,7 +183,7 @@ func TestMetricsOperandsAreRestored(t *testing.T) {
 // relatedObjects; opting back in restores them.
 func TestMetricsStackRemoval(t *testing.T) {
 	c, _ := framework.Setup(t, framework.OperatorOptions{})
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Removed"}})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
 	for _, s := range no.Status.Stacks {
 		if s.Name == nodev1alpha1.MetricsStack {
@@ -197,14 +197,14 @@ func TestMetricsStackRemoval(t *testing.T) {
 				return "relatedObjects still list " + ref.Name
 			}
 		}
-		if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, "spec.metrics.managementState is Removed") {
+		if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, "spec.metrics.state is Disabled") {
 			return "Available message does not say the stack was opted out"
 		}
 		return framework.Settled(co)
 	})
 	assert.NotNil(t, co)
 
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": nil}})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
 	waitForMetricsObjects(t, c, true, 2*time.Minute)
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }

@@ -208,7 +208,7 @@ func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 		return apierrors.IsNotFound(err), nil
 	}, "the nmstate-operator Deployment to be deleted")
 	t.Logf("Deployment deleted %s after the platform changed", time.Since(start).Round(10*time.Millisecond))
-	optIn := "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)"
+	optIn := "not deployed (platform AWS is not enabled by default; set spec.nmstate.state=Enabled to opt in)"
 	e.waitRemoved(t, "NotDefaultOnPlatform", optIn)
 	t.Logf("everything removed (namespace finalized) %s after the platform changed", time.Since(start).Round(100*time.Millisecond))
 
@@ -227,7 +227,7 @@ func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 	assert.Equal(t, configv1.ConditionTrue, framework.COCondition(co, configv1.OperatorAvailable).Status)
 
 	start = time.Now()
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackEnabled)
 	e.waitDeployed(t, "OptedIn")
 	t.Logf("deployed and Available %s after opting in", time.Since(start).Round(100*time.Millisecond))
 }
@@ -264,8 +264,8 @@ func (e *nmstateEnv) testOptOutKeepsPolicies(t *testing.T) {
 		return err == nil, err // the CRD may not be served for a moment
 	}, "creating a NodeNetworkConfigurationPolicy")
 
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
-	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.managementState is Removed")
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
+	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.state is Disabled")
 
 	after, err := e.c.Dynamic.Resource(nncpGVR).Get(ctx, "e2e-br1", metav1.GetOptions{})
 	require.NoError(t, err, "the policy survives the opt-out")
@@ -300,7 +300,7 @@ func (e *nmstateEnv) testFirstPodNotReadyYet(t *testing.T) {
 	cordon(t, true)
 	t.Cleanup(func() { cordon(t, false) })
 
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackEnabled)
 	no := e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateProgressing", operatorv1.ConditionTrue,
 		"waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"))
 	a := framework.NodeOperatorCondition(no, "NMStateAvailable")
@@ -331,8 +331,8 @@ func (e *nmstateEnv) testFirstPodNotReadyYet(t *testing.T) {
 
 	cordon(t, false)
 	e.waitDeployed(t, "OptedIn")
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
-	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.managementState is Removed")
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
+	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.state is Disabled")
 }
 
 // testKnobFlippedTenTimes: ten flips in a row end in the state of the last
@@ -341,15 +341,15 @@ func (e *nmstateEnv) testFirstPodNotReadyYet(t *testing.T) {
 func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 	for _, run := range []struct {
 		name   string
-		values []nodev1alpha1.StackManagementState
+		values []nodev1alpha1.StackState
 		on     bool
 	}{
-		{"ending opted out", []nodev1alpha1.StackManagementState{"Managed", "Removed"}, false},
-		{"ending on through the platform default and opt-in", []nodev1alpha1.StackManagementState{"", "Managed"}, true},
+		{"ending opted out", []nodev1alpha1.StackState{"Enabled", "Disabled"}, false},
+		{"ending on through the platform default and opt-in", []nodev1alpha1.StackState{"", "Enabled"}, true},
 	} {
 		start := time.Now()
 		for i := 0; i < 10; i++ {
-			e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, run.values[i%2])
+			e.c.SetStackState(t, nodev1alpha1.NMStateStack, run.values[i%2])
 			// Long enough for the operator to act between flips (and to
 			// race with a namespace it is still finalizing), short enough
 			// that flips overlap what the previous one started.
@@ -358,7 +358,7 @@ func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 		if run.on {
 			e.waitDeployed(t, "OptedIn")
 		} else {
-			e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.managementState is Removed")
+			e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.state is Disabled")
 		}
 		no, err := e.c.NodeOperator(context.Background())
 		require.NoError(t, err)
@@ -378,13 +378,13 @@ func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 // the last opt-out is still being finalized waits for it, then deploys, with
 // nothing degraded. Starts deployed (opted in on AWS).
 func (e *nmstateEnv) testOptInWhileNamespaceTerminates(t *testing.T) {
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
 	framework.Eventually(t, nmstateWait, 20*time.Millisecond, func() (bool, error) {
 		ns, err := e.kube.CoreV1().Namespaces().Get(context.Background(), nmstateNamespace, metav1.GetOptions{})
 		return err == nil && ns.DeletionTimestamp != nil, nil
 	}, "namespace "+nmstateNamespace+" to be terminating")
 	start := time.Now()
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackEnabled)
 	e.c.WaitForNodeOperator(t, nmstateWait, 20*time.Millisecond, func(no *nodev1alpha1.NodeOperator) string {
 		if why := framework.ConditionIs("NMStateProgressing", operatorv1.ConditionTrue, "namespace openshift-nmstate to finish terminating")(no); why != "" {
 			if ns, err := e.kube.CoreV1().Namespaces().Get(context.Background(), nmstateNamespace, metav1.GetOptions{}); apierrors.IsNotFound(err) || (err == nil && ns.DeletionTimestamp == nil) {
@@ -406,8 +406,8 @@ func (e *nmstateEnv) testOptInWhileNamespaceTerminates(t *testing.T) {
 // The API refuses invalid ones. Starts opted in on AWS.
 func (e *nmstateEnv) testAdoption(t *testing.T) {
 	ctx := framework.Context(t, 3*time.Minute)
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
-	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.managementState is Removed")
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
+	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.state is Disabled")
 
 	nmstates := e.c.Dynamic.Resource(nmstatesGVR)
 	for _, bad := range []struct {
@@ -449,14 +449,14 @@ func (e *nmstateEnv) testAdoption(t *testing.T) {
 		assert.Equal(t, want, got, "spec.%s", path)
 	}
 
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackEnabled)
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue,
 		"NMState nmstate created by an administrator (adopted: its spec is left alone and it is kept on opt-out)"))
 	live, err := nmstates.Get(ctx, nmstateCR, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, created.GetResourceVersion(), live.GetResourceVersion(), "the administrator's NMState is never written")
 
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackRemoved)
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
 	e.waitRemoved(t, "OptedOut", "NMState nmstate, created by an administrator, is kept")
 	live, err = nmstates.Get(ctx, nmstateCR, metav1.GetOptions{})
 	require.NoError(t, err, "the administrator's NMState survives the opt-out")
@@ -468,7 +468,7 @@ func (e *nmstateEnv) testAdoption(t *testing.T) {
 // deployed, whatever the platform and even when opted in, and the status
 // says why. Starts opted out on AWS.
 func (e *nmstateEnv) testHostedControlPlane(t *testing.T) {
-	e.c.SetStackManagementState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackManaged)
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackEnabled)
 	e.waitDeployed(t, "OptedIn")
 	for _, platform := range []configv1.PlatformType{configv1.BareMetalPlatformType, configv1.AWSPlatformType} {
 		e.c.SetInfrastructure(t, platform, configv1.ExternalTopologyMode)
@@ -481,7 +481,7 @@ func (e *nmstateEnv) testHostedControlPlane(t *testing.T) {
 		}
 		return ""
 	})
-	assert.Equal(t, nodev1alpha1.StackManaged, no.Spec.NMState.ManagementState, "opting in does not override a hosted control plane")
+	assert.Equal(t, nodev1alpha1.StackEnabled, no.Spec.NMState.State, "opting in does not override a hosted control plane")
 }
 
 // waitDeployed waits until the decision is on for reason (and was made for

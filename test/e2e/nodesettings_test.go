@@ -182,8 +182,8 @@ func TestNodeSettingsTracing(t *testing.T) {
 	framework.RemoveOpenTelemetryCollectors(t, c.Config) // an interrupted run's
 	c.ResetNodeOperator(t)
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{
-		"metrics": map[string]interface{}{"managementState": "Removed"},
-		"nmstate": map[string]interface{}{"managementState": "Removed"},
+		"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil},
+		"nmstate": map[string]interface{}{"state": "Disabled", "managementState": nil},
 	})
 	// The gate asks the cluster's query endpoint (on OpenShift Thanos
 	// Querier's web port) with the operator's ServiceAccount token.
@@ -461,7 +461,7 @@ func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.Query
 	code, body = query.Query(t, string(other), `up{job="crio"}`)
 	require.Equal(t, 403, code, "a ServiceAccount that may not get namespaces may not query: %s", body)
 
-	w.c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"managementState": "Managed"}})
+	w.c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Enabled", "managementState": nil}})
 	no := w.c.WaitForStacks(t, 2*time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: true})
 	for _, s := range no.Status.Stacks {
 		if s.Name == nodev1alpha1.MetricsStack {

@@ -44,8 +44,8 @@ func TestNodeSettingsWaitsForDisruptionPolicyStatus(t *testing.T) {
 	framework.InstallOperatorPrerequisites(t, c.Config)
 	c.ResetNodeOperator(t)
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{
-		"metrics": map[string]interface{}{"managementState": "Removed"},
-		"nmstate": map[string]interface{}{"managementState": "Removed"},
+		"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil},
+		"nmstate": map[string]interface{}{"state": "Disabled", "managementState": nil},
 	})
 	deleteMachineConfiguration(t, c)
 	t.Cleanup(func() {

@@ -65,6 +65,7 @@ var operatorNeeds = func() []need {
 	add("events name the pod's Deployment", operatorNamespace, "apps", "replicasets", "", "get")
 	add("operator client informer", "", "nodeoperator.openshift.io", "nodeoperators", "", "get", "list", "watch")
 	add("conditions and status.stacks", "", "nodeoperator.openshift.io", "nodeoperators/status", "cluster", "patch")
+	add("conversion of a stack knob's old spelling", "", "nodeoperator.openshift.io", "nodeoperators", "cluster", "patch")
 	add("status controller informer (by name)", "", "config.openshift.io", "clusteroperators", "node", "get", "list", "watch")
 	add("status controller recreates a missing ClusterOperator", "", "config.openshift.io", "clusteroperators", "", "create")
 	add("status controller deletes the ClusterOperator without NodeOperator", "", "config.openshift.io", "clusteroperators", "node", "delete")

@@ -347,7 +347,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsPoolStatus(ref common.Ref
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "NodeSettingsPoolStatus is one pool's part of the rollout. A revision is a short hash of the files the operator's MachineConfig for the pool carries; empty means no MachineConfig of the operator's on the pool.",
+				Description: "NodeSettingsPoolStatus is one pool's part of the rollout. A revision is a short hash of the files the operator's MachineConfig for the pool carries; an omitted revision means no MachineConfig of the operator's on the pool.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"name": {
@@ -359,28 +359,28 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsPoolStatus(ref common.Ref
 					},
 					"target": {
 						SchemaProps: spec.SchemaProps{
-							Description: "target is the revision this rollout brings the pool to. When omitted or empty, this means no MachineConfig of the operator's.",
+							Description: "target is the revision this rollout brings the pool to. When omitted, this means no MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"revision": {
 						SchemaProps: spec.SchemaProps{
-							Description: "revision is the one the operator's MachineConfig for the pool carries now. When omitted or empty, this means the pool has no MachineConfig of the operator's.",
+							Description: "revision is the one the operator's MachineConfig for the pool carries now. When omitted, this means the pool has no MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"lastGood": {
 						SchemaProps: spec.SchemaProps{
-							Description: "lastGood is the revision that last passed the health gate on the pool: what a failed gate reverts it to. When omitted or empty, this means no MachineConfig of the operator's.",
+							Description: "lastGood is the revision that last passed the health gate on the pool: what a failed gate reverts it to. When omitted, this means no MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"rollbackTo": {
 						SchemaProps: spec.SchemaProps{
-							Description: "rollbackTo is lastGood when this rollout started. When omitted or empty, this means a rollback removes the pool's MachineConfig of the operator's.",
+							Description: "rollbackTo is lastGood when this rollout started. When omitted, this means a rollback removes the pool's MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -394,26 +394,26 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsPoolStatus(ref common.Ref
 					},
 					"since": {
 						SchemaProps: spec.SchemaProps{
-							Description: "since is when the pool entered its state; it changes only with the state. When omitted, this means the time is not known.",
+							Description: "since is when the pool entered its state; it changes only with the state.",
 							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.Time"),
 						},
 					},
 					"reason": {
 						SchemaProps: spec.SchemaProps{
-							Description: "reason is a machine-readable CamelCase reason for the state. When omitted or empty, the state needs no reason.",
+							Description: "reason is a machine-readable CamelCase reason for the state. When omitted, the state needs no reason.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"message": {
 						SchemaProps: spec.SchemaProps{
-							Description: "message explains the state. When omitted or empty, the state needs no explanation.",
+							Description: "message explains the state. When omitted, the state needs no explanation.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 				},
-				Required: []string{"name", "state"},
+				Required: []string{"name", "state", "since"},
 			},
 		},
 		Dependencies: []string{
@@ -450,21 +450,21 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.Referen
 				Properties: map[string]spec.Schema{
 					"target": {
 						SchemaProps: spec.SchemaProps{
-							Description: "target names the rollout: the set of revisions it brings the pools to. When omitted or empty, this means a rollout that brings no pool a MachineConfig of the operator's.",
+							Description: "target names the rollout: the set of revisions it brings the pools to. When omitted, this means a rollout that brings no pool a MachineConfig of the operator's.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"phase": {
 						SchemaProps: spec.SchemaProps{
-							Description: "phase sums up the rollout: Complete (every pool runs what spec asks), RollingOut, RollingBack (a pool failed its health gate; the pools changed go back to their last good revision) or Stopped (rolled back; a changed spec starts a new rollout). The operator always sets it.",
+							Description: "phase sums up the rollout: Complete (every pool runs what spec asks), RollingOut, RollingBack (a pool failed its health gate; the pools changed go back to their last good revision) or Stopped (rolled back; a changed spec starts a new rollout). The operator always sets it. Clients should read the NodeSettings conditions of status.conditions instead: phase stays for the operator itself, which carries an interrupted rollout on from it.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"message": {
 						SchemaProps: spec.SchemaProps{
-							Description: "message says what happened and what to do. When omitted or empty, there is nothing to say.",
+							Description: "message says what happened and what to do. When omitted, there is nothing to say.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -547,9 +547,16 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackConfig(ref common.ReferenceCallb
 				Description: "StackConfig is the per-stack knob.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
+					"state": {
+						SchemaProps: spec.SchemaProps{
+							Description: "state says whether the stack is deployed. Allowed values are Enabled and Disabled. Enabled deploys the stack, also on a platform where it is off by default. Disabled does not deploy it, and the operator removes the stack's operands (never user data). When omitted, this means the platform default applies, which may change over time; the field of each stack tells the current default.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"managementState": {
 						SchemaProps: spec.SchemaProps{
-							Description: "managementState is \"Managed\" (opt in) or \"Removed\" (opt out: the operator removes the stack's operands but never user data). When omitted or \"\", this means the platform default applies, which may change over time; the field of each stack tells the current default.",
+							Description: "managementState is deprecated: use state. Managed is the old spelling of Enabled and Removed of Disabled. When state is omitted, the operator sets state from managementState; from then on it keeps managementState in step with state, so that an operator of the previous release, which reads only managementState, still acts on the administrator's choice after a downgrade. When both are set, state wins. When omitted, this means state alone says what to do.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -623,9 +630,16 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 							Format:      "",
 						},
 					},
+					"state": {
+						SchemaProps: spec.SchemaProps{
+							Description: "state says whether the operator deploys the stack: Enabled or Disabled. The operator always sets it. When omitted, the decision was recorded by an operator of the previous release, and enabled tells it.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"enabled": {
 						SchemaProps: spec.SchemaProps{
-							Description: "enabled is true when the operator deploys the stack.",
+							Description: "enabled is deprecated: read state. It is true when state is Enabled. The operator keeps writing it for an operator of the previous release, which reads it after a downgrade.",
 							Default:     false,
 							Type:        []string{"boolean"},
 							Format:      "",
@@ -633,14 +647,14 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 					},
 					"reason": {
 						SchemaProps: spec.SchemaProps{
-							Description: "reason is a machine-readable CamelCase reason for the decision. The operator always sets it.",
+							Description: "reason is a machine-readable CamelCase reason for the decision.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"message": {
 						SchemaProps: spec.SchemaProps{
-							Description: "message explains the decision to an administrator, and how to change it. The operator always sets it.",
+							Description: "message explains the decision to an administrator, and how to change it.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -678,7 +692,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref common.ReferenceCallb
 						},
 					},
 				},
-				Required: []string{"name", "enabled"},
+				Required: []string{"name", "enabled", "reason", "message"},
 			},
 		},
 		Dependencies: []string{

@@ -686,18 +686,25 @@ func (c *Controller) scrapeJob(stacks []nodev1alpha1.StackStatus) (string, strin
 	return ScrapeJob(stacks)
 }
 
+// rateOf is a component's sampling rate; omitted is the default, 0.
+func rateOf(s *nodev1alpha1.TracingSampling) *int32 {
+	var v int32
+	if s.SamplingRatePerMillion != nil {
+		v = *s.SamplingRatePerMillion
+	}
+	return &v
+}
+
 func tracingFrom(t nodev1alpha1.NodeTracing) *Tracing {
 	if t == (nodev1alpha1.NodeTracing{}) {
 		return nil
 	}
 	out := &Tracing{Endpoint: t.Endpoint}
 	if t.CRIO != nil {
-		v := t.CRIO.SamplingRatePerMillion
-		out.CRIOSamplingPerMillion = &v
+		out.CRIOSamplingPerMillion = rateOf(t.CRIO)
 	}
 	if t.Kubelet != nil {
-		v := t.Kubelet.SamplingRatePerMillion
-		out.KubeletSamplingPerMillion = &v
+		out.KubeletSamplingPerMillion = rateOf(t.Kubelet)
 	}
 	return out
 }
@@ -769,14 +776,28 @@ func (c *Controller) record(ctx context.Context, s *nodev1alpha1.NodeSettingsSta
 }
 
 func applyStatus(s *nodev1alpha1.NodeSettingsStatus) *applynodev1alpha1.NodeSettingsStatusApplyConfiguration {
-	out := applynodev1alpha1.NodeSettingsStatus().WithTarget(s.Target).WithPhase(s.Phase).WithMessage(s.Message)
-	if s.Collector != "" {
-		out.WithCollector(s.Collector)
+	// The API omits an empty string rather than storing "".
+	set := func(with func(string), v string) {
+		if v != "" {
+			with(v)
+		}
 	}
+	out := applynodev1alpha1.NodeSettingsStatus().WithPhase(s.Phase)
+	set(func(v string) { out.WithTarget(v) }, s.Target)
+	set(func(v string) { out.WithMessage(v) }, s.Message)
+	set(func(v string) { out.WithCollector(v) }, s.Collector)
 	for _, p := range s.Pools {
-		out.WithPools(applynodev1alpha1.NodeSettingsPoolStatus().
-			WithName(p.Name).WithTarget(p.Target).WithRevision(p.Revision).WithLastGood(p.LastGood).
-			WithRollbackTo(p.RollbackTo).WithState(p.State).WithSince(p.Since).WithReason(p.Reason).WithMessage(p.Message))
+		pool := applynodev1alpha1.NodeSettingsPoolStatus().WithName(p.Name).WithState(p.State)
+		if p.Since != nil {
+			pool.WithSince(*p.Since)
+		}
+		set(func(v string) { pool.WithTarget(v) }, p.Target)
+		set(func(v string) { pool.WithRevision(v) }, p.Revision)
+		set(func(v string) { pool.WithLastGood(v) }, p.LastGood)
+		set(func(v string) { pool.WithRollbackTo(v) }, p.RollbackTo)
+		set(func(v string) { pool.WithReason(v) }, p.Reason)
+		set(func(v string) { pool.WithMessage(v) }, p.Message)
+		out.WithPools(pool)
 	}
 	return out
 }
@@ -810,7 +831,7 @@ func statusFromRollout(r Rollout) *nodev1alpha1.NodeSettingsStatus {
 			RollbackTo: string(p.RollbackTo), State: nodev1alpha1.NodeSettingsPoolState(p.State),
 			// Seconds, as the API server keeps them, so that what we apply
 			// compares equal to what we read back.
-			Since:  metav1.NewTime(p.Since.Truncate(time.Second)),
+			Since:  &metav1.Time{Time: p.Since.Truncate(time.Second)},
 			Reason: p.Reason, Message: p.Message,
 		})
 	}
@@ -825,9 +846,17 @@ func rolloutFromStatus(s *nodev1alpha1.NodeSettingsStatus) Rollout {
 	for _, p := range s.Pools {
 		r.Pools = append(r.Pools, PoolStatus{
 			Name: p.Name, Target: Revision(p.Target), Revision: Revision(p.Revision), LastGood: Revision(p.LastGood),
-			RollbackTo: Revision(p.RollbackTo), State: PoolState(p.State), Since: p.Since.Time,
+			RollbackTo: Revision(p.RollbackTo), State: PoolState(p.State), Since: sinceOf(p.Since),
 			Reason: p.Reason, Message: p.Message,
 		})
 	}
 	return r
+}
+
+// sinceOf reads a pool's since; the zero time when it is missing.
+func sinceOf(t *metav1.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.Time
 }

@@ -317,7 +317,7 @@ func (f *fixture) run(skip map[string]bool) {
 func tracingOn(canary string) nodev1alpha1.NodeSettings {
 	return nodev1alpha1.NodeSettings{
 		Tracing: nodev1alpha1.NodeTracing{Endpoint: "collector.example.com:4317",
-			CRIO: &nodev1alpha1.TracingSampling{SamplingRatePerMillion: 1000}, Kubelet: &nodev1alpha1.TracingSampling{}},
+			CRIO: &nodev1alpha1.TracingSampling{SamplingRatePerMillion: ptr(1000)}, Kubelet: &nodev1alpha1.TracingSampling{}},
 		Rollout: nodev1alpha1.NodeSettingsRollout{CanaryPool: canary},
 	}
 }
@@ -549,7 +549,9 @@ func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
 	f := newFixture(t, mco, tracingOn("canary"))
 	f.run(nil)
 	good := f.status()
-	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing.CRIO.SamplingRatePerMillion = 500000 })
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
+		no.Spec.NodeSettings.Tracing.CRIO.SamplingRatePerMillion = ptr(500000)
+	})
 	mco.writes = nil
 	f.sync()
 	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Applying), f.poolState("canary"))
@@ -580,7 +582,9 @@ func TestControllerToleratesAStaleCacheOfItsOwnStatus(t *testing.T) {
 	mco := newFakeMCO(t, true, "master", "worker", "canary")
 	f := newFixture(t, mco, tracingOn("canary"))
 	f.run(nil)
-	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing.CRIO.SamplingRatePerMillion = 500000 })
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
+		no.Spec.NodeSettings.Tracing.CRIO.SamplingRatePerMillion = ptr(500000)
+	})
 	f.sync()
 	mco.degrade("canary", "restarting crio.service service failed")
 	mco.writes = nil

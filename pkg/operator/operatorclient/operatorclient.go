@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/rest"
@@ -154,6 +155,13 @@ func (n *NodeOperators) ApplyStatus(ctx context.Context, fieldManager string, de
 	}
 	_, err = n.client.ApplyStatus(ctx, nodev1alpha1.SingletonName, &unstructured.Unstructured{Object: u},
 		metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+	return err
+}
+
+// PatchSpec writes a JSON merge patch to the spec of NodeOperator "cluster":
+// the operator's conversion of old spellings (stackdecision.SpecPatch).
+func (n *NodeOperators) PatchSpec(ctx context.Context, patch []byte) error {
+	_, err := n.client.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
 }
 

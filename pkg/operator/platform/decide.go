@@ -119,8 +119,8 @@ func Decide(in Input) Decision {
 		out.Platform = platform
 	}
 
-	out.Metrics = decideStack(in, nodev1alpha1.MetricsStack, in.Spec.Metrics.ManagementState, platform, topology, problem, true)
-	out.NMState = decideStack(in, nodev1alpha1.NMStateStack, in.Spec.NMState.ManagementState, platform, topology, problem, nmstateDefaultPlatforms[platform])
+	out.Metrics = decideStack(in, nodev1alpha1.MetricsStack, in.Spec.Metrics.State, platform, topology, problem, true)
+	out.NMState = decideStack(in, nodev1alpha1.NMStateStack, in.Spec.NMState.State, platform, topology, problem, nmstateDefaultPlatforms[platform])
 
 	if out.Metrics.Enabled {
 		out.Metrics.Mode, out.Metrics.Message = metricsMode(in, out.Metrics.Message)
@@ -219,25 +219,29 @@ func knownPlatform(p configv1.PlatformType) bool {
 	return false
 }
 
-func decideStack(in Input, name nodev1alpha1.StackName, knob nodev1alpha1.StackManagementState,
+func decideStack(in Input, name nodev1alpha1.StackName, knob nodev1alpha1.StackState,
 	platform configv1.PlatformType, topology configv1.TopologyMode, problem string, onByDefault bool) StackDecision {
-	field := "spec." + strings.ToLower(string(name)) + ".managementState"
+	field := "spec." + strings.ToLower(string(name)) + ".state"
 	d := func(enabled bool, reason, message string) StackDecision {
-		return StackDecision{StackStatus: nodev1alpha1.StackStatus{Name: name, Enabled: enabled, Reason: reason, Message: message}}
+		state := nodev1alpha1.StackDisabled
+		if enabled {
+			state = nodev1alpha1.StackEnabled
+		}
+		return StackDecision{StackStatus: nodev1alpha1.StackStatus{Name: name, State: state, Enabled: enabled, Reason: reason, Message: message}}
 	}
 
 	// Opting out and removing the whole operator never need the platform.
 	if in.Spec.ManagementState == operatorv1.Removed {
 		return d(false, ReasonOperatorRemoved, "not deployed: spec.managementState is Removed")
 	}
-	if knob == nodev1alpha1.StackRemoved {
-		return d(false, ReasonOptedOut, fmt.Sprintf("not deployed: %s is Removed", field))
+	if knob == nodev1alpha1.StackDisabled {
+		return d(false, ReasonOptedOut, fmt.Sprintf("not deployed: %s is Disabled", field))
 	}
 
 	if problem != "" {
 		for _, prev := range in.Previous {
 			if prev.Name == name {
-				return d(prev.Enabled, prev.Reason, prev.Message)
+				return d(prev.State == nodev1alpha1.StackEnabled, prev.Reason, prev.Message)
 			}
 		}
 		return d(false, ReasonInfrastructureUnavailable, fmt.Sprintf("not deployed yet: %s; the platform decides whether this stack is deployed", problem))
@@ -246,11 +250,11 @@ func decideStack(in Input, name nodev1alpha1.StackName, knob nodev1alpha1.StackM
 	if topology == configv1.ExternalTopologyMode {
 		return d(false, ReasonHostedControlPlane, "not deployed: the control plane is hosted externally (controlPlaneTopology External), nodes are managed by the hosting cluster")
 	}
-	if knob == nodev1alpha1.StackManaged {
-		return d(true, ReasonOptedIn, fmt.Sprintf("deployed: %s is Managed (platform %s)", field, platform))
+	if knob == nodev1alpha1.StackEnabled {
+		return d(true, ReasonOptedIn, fmt.Sprintf("deployed: %s is Enabled (platform %s)", field, platform))
 	}
 	if onByDefault {
-		return d(true, ReasonPlatformDefault, fmt.Sprintf("deployed by default on platform %s; set %s=Removed to opt out", platform, field))
+		return d(true, ReasonPlatformDefault, fmt.Sprintf("deployed by default on platform %s; set %s=Disabled to opt out", platform, field))
 	}
-	return d(false, ReasonNotDefaultOnPlatform, fmt.Sprintf("not deployed (platform %s is not enabled by default; set %s=Managed to opt in)", platform, field))
+	return d(false, ReasonNotDefaultOnPlatform, fmt.Sprintf("not deployed (platform %s is not enabled by default; set %s=Enabled to opt in)", platform, field))
 }

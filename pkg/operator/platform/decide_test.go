@@ -28,7 +28,7 @@ var allTopologies = []configv1.TopologyMode{
 	configv1.SingleReplicaTopologyMode, configv1.DualReplicaTopologyMode, configv1.ExternalTopologyMode, "",
 }
 
-var allKnobs = []nodev1alpha1.StackManagementState{nodev1alpha1.StackPlatformDefault, nodev1alpha1.StackManaged, nodev1alpha1.StackRemoved}
+var allKnobs = []nodev1alpha1.StackState{"", nodev1alpha1.StackEnabled, nodev1alpha1.StackDisabled}
 
 var allServed = []ServedAPIs{{}, {Monitoring: true}, {MachineConfig: true}, {Monitoring: true, MachineConfig: true}}
 
@@ -51,13 +51,13 @@ func infra(platform configv1.PlatformType, topology configv1.TopologyMode) *conf
 
 // expected is the platform table of docs/architecture.md and README.md,
 // written independently of Decide.
-func expected(platform configv1.PlatformType, topology configv1.TopologyMode, knob nodev1alpha1.StackManagementState, nmstateStack bool) (bool, string) {
+func expected(platform configv1.PlatformType, topology configv1.TopologyMode, knob nodev1alpha1.StackState, nmstateStack bool) (bool, string) {
 	switch {
-	case knob == nodev1alpha1.StackRemoved:
+	case knob == nodev1alpha1.StackDisabled:
 		return false, ReasonOptedOut
 	case topology == configv1.ExternalTopologyMode:
 		return false, ReasonHostedControlPlane
-	case knob == nodev1alpha1.StackManaged:
+	case knob == nodev1alpha1.StackEnabled:
 		return true, ReasonOptedIn
 	case !nmstateStack:
 		return true, ReasonPlatformDefault
@@ -78,8 +78,8 @@ func TestDecideEveryPlatformTopologyKnobAndServedAPIs(t *testing.T) {
 							name := fmt.Sprintf("%s/%s/metrics=%q/nmstate=%q/%+v/%+v", platform, topology, metricsKnob, nmstateKnob, served, path)
 							t.Run(name, func(t *testing.T) {
 								spec := nodev1alpha1.NodeOperatorSpec{
-									Metrics: nodev1alpha1.StackConfig{ManagementState: metricsKnob},
-									NMState: nodev1alpha1.StackConfig{ManagementState: nmstateKnob},
+									Metrics: nodev1alpha1.StackConfig{State: metricsKnob},
+									NMState: nodev1alpha1.StackConfig{State: nmstateKnob},
 								}
 								spec.ManagementState = operatorv1.Managed
 								got := Decide(Input{Infrastructure: infra(platform, topology), Spec: spec, Served: served, PlatformCRIOMetrics: path})
@@ -145,12 +145,12 @@ func TestDecideEveryPlatformTopologyKnobAndServedAPIs(t *testing.T) {
 
 func TestDecideMessagesTellTheAdministratorWhatToDo(t *testing.T) {
 	got := Decide(Input{Infrastructure: infra(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{Monitoring: true, MachineConfig: true}})
-	assert.Equal(t, "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)", got.NMState.Message)
-	assert.Contains(t, got.Metrics.Message, "spec.metrics.managementState=Removed to opt out")
+	assert.Equal(t, "not deployed (platform AWS is not enabled by default; set spec.nmstate.state=Enabled to opt in)", got.NMState.Message)
+	assert.Contains(t, got.Metrics.Message, "spec.metrics.state=Disabled to opt out")
 
 	got = Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{Monitoring: true, MachineConfig: true}})
 	assert.Contains(t, got.NMState.Message, "platform BareMetal")
-	assert.Contains(t, got.NMState.Message, "spec.nmstate.managementState=Removed to opt out")
+	assert.Contains(t, got.NMState.Message, "spec.nmstate.state=Disabled to opt out")
 }
 
 func TestDecideUnknownOrEmptyPlatformIsNone(t *testing.T) {
@@ -195,7 +195,7 @@ func TestDecideMissingInfrastructureKeepsLastDecision(t *testing.T) {
 	assert.Empty(t, got.Platform)
 
 	// Opting out still works without an Infrastructure.
-	spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{ManagementState: nodev1alpha1.StackRemoved}}
+	spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{State: nodev1alpha1.StackDisabled}}
 	got = Decide(Input{Infrastructure: nil, Previous: prevStatus, Spec: spec})
 	assert.False(t, got.NMState.Enabled)
 	assert.Equal(t, ReasonOptedOut, got.NMState.Reason)
@@ -203,7 +203,7 @@ func TestDecideMissingInfrastructureKeepsLastDecision(t *testing.T) {
 }
 
 func TestDecideMissingInfrastructureWithoutHistoryDeploysNothing(t *testing.T) {
-	spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{ManagementState: nodev1alpha1.StackManaged}}
+	spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{State: nodev1alpha1.StackEnabled}}
 	got := Decide(Input{Infrastructure: nil, Spec: spec})
 	for _, s := range got.Stacks() {
 		assert.False(t, s.Enabled, s.Name)
@@ -214,7 +214,7 @@ func TestDecideMissingInfrastructureWithoutHistoryDeploysNothing(t *testing.T) {
 
 func TestDecideOperatorRemovedRemovesEveryStack(t *testing.T) {
 	for _, platform := range allPlatforms {
-		spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{ManagementState: nodev1alpha1.StackManaged}}
+		spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{State: nodev1alpha1.StackEnabled}}
 		spec.ManagementState = operatorv1.Removed
 		got := Decide(Input{Infrastructure: infra(platform, configv1.HighlyAvailableTopologyMode), Spec: spec})
 		for _, s := range got.Stacks() {

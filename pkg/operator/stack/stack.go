@@ -63,7 +63,7 @@ func Read(nodeOperators *operatorclient.NodeOperators, name nodev1alpha1.StackNa
 	}
 	s.Decision, s.Decided = Recorded(nodeOperator, name)
 	s.Decided = s.Decided && Current(nodeOperator)
-	s.Enabled = s.Decided && s.Decision.Enabled
+	s.Enabled = s.Decided && s.Decision.State == nodev1alpha1.StackEnabled
 	return s, nil
 }
 
@@ -236,8 +236,20 @@ func Current(nodeOperator *nodev1alpha1.NodeOperator) bool {
 func Recorded(nodeOperator *nodev1alpha1.NodeOperator, name nodev1alpha1.StackName) (nodev1alpha1.StackStatus, bool) {
 	for _, s := range nodeOperator.Status.Stacks {
 		if s.Name == name {
-			return s, true
+			return ConvertStatus(s), true
 		}
 	}
-	return nodev1alpha1.StackStatus{Name: name}, false
+	return nodev1alpha1.StackStatus{Name: name, State: nodev1alpha1.StackDisabled}, false
+}
+
+// ConvertStatus fills state from the deprecated enabled of a decision
+// recorded by the previous release, which wrote no state.
+func ConvertStatus(s nodev1alpha1.StackStatus) nodev1alpha1.StackStatus {
+	if s.State == "" {
+		s.State = nodev1alpha1.StackDisabled
+		if s.Enabled {
+			s.State = nodev1alpha1.StackEnabled
+		}
+	}
+	return s
 }

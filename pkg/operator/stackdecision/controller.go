@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
@@ -81,12 +82,19 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		infra = nil
 	}
 
+	// Written once per old spelling; the decision below reads the
+	// converted spec whether or not the write succeeds.
+	var convertErr error
+	if patch := SpecPatch(nodeOperator); patch != nil {
+		convertErr = c.nodeOperators.PatchSpec(ctx, patch)
+	}
+
 	served := c.served()
 	decision := platform.Decide(platform.Input{
 		Infrastructure: infra,
-		Spec:           nodeOperator.Spec,
+		Spec:           ConvertSpec(nodeOperator.Spec),
 		Served:         served,
-		Previous:       nodeOperator.Status.Stacks,
+		Previous:       recorded(nodeOperator),
 		// A hosted control plane's cluster runs no MCO (and the stack is
 		// off there): nothing to look for. A decision for a new spec looks
 		// afresh: an opt-in must not build the own TLS stack on a lookup
@@ -94,7 +102,10 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		// controllers' own status writes cause may reuse a recent one.
 		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig && !hosted(infra), !stack.Current(nodeOperator)),
 	})
-	return c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation))
+	if err := c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation)); err != nil {
+		return err
+	}
+	return convertErr
 }
 
 func hosted(infra *configv1.Infrastructure) bool {
@@ -106,7 +117,7 @@ func statusFor(decision platform.Decision) *applynodev1alpha1.NodeOperatorStatus
 	status := applynodev1alpha1.NodeOperatorStatus()
 	for _, s := range decision.Stacks() {
 		stack := applynodev1alpha1.StackStatus().
-			WithName(s.Name).WithEnabled(s.Enabled).WithReason(s.Reason).WithMessage(s.Message)
+			WithName(s.Name).WithState(s.State).WithEnabled(s.Enabled).WithReason(s.Reason).WithMessage(s.Message)
 		if s.Mode != "" {
 			stack.WithMode(s.Mode)
 		}
@@ -119,4 +130,14 @@ func statusFor(decision platform.Decision) *applynodev1alpha1.NodeOperatorStatus
 	}
 	status.WithConditions(degraded)
 	return status
+}
+
+// recorded returns status.stacks with the decisions of the previous release
+// converted.
+func recorded(nodeOperator *nodev1alpha1.NodeOperator) []nodev1alpha1.StackStatus {
+	out := make([]nodev1alpha1.StackStatus, 0, len(nodeOperator.Status.Stacks))
+	for _, s := range nodeOperator.Status.Stacks {
+		out = append(out, stack.ConvertStatus(s))
+	}
+	return out
 }

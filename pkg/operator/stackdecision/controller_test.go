@@ -217,12 +217,13 @@ func TestSpecAndPlatformPathChangesAreOneWriteEach(t *testing.T) {
 	assert.Empty(t, f.sync())
 
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
-		no.Spec.Metrics.ManagementState = nodev1alpha1.StackRemoved
+		no.Spec.Metrics = nodev1alpha1.StackConfig{State: nodev1alpha1.StackDisabled, ManagementState: nodev1alpha1.StackRemoved}
 		no.Generation = 2
 	})
 	assert.Equal(t, statusWrite, f.sync())
 	m := f.stacks()[nodev1alpha1.MetricsStack]
-	assert.False(t, m.Enabled)
+	assert.Equal(t, nodev1alpha1.StackDisabled, m.State)
+	assert.False(t, m.Enabled, "the deprecated mirror of state")
 	assert.Equal(t, platform.ReasonOptedOut, m.Reason)
 	assert.Equal(t, int64(2), f.no.Get().Status.ObservedGeneration)
 	assert.Empty(t, f.sync())

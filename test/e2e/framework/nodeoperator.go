@@ -12,17 +12,16 @@ import (
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
 
-// SetStackManagementState sets spec.<stack>.managementState of the
-// NodeOperator "cluster"; "" removes the field (the platform default).
-func (c *Cluster) SetStackManagementState(t testing.TB, name nodev1alpha1.StackName, state nodev1alpha1.StackManagementState) {
+// SetStackState sets spec.<stack>.state of the NodeOperator "cluster",
+// dropping the deprecated managementState; "" removes the knob (the platform
+// default).
+func (c *Cluster) SetStackState(t testing.TB, name nodev1alpha1.StackName, state nodev1alpha1.StackState) {
 	t.Helper()
 	var value interface{}
-	if state != nodev1alpha1.StackPlatformDefault {
-		value = string(state)
+	if state != "" {
+		value = map[string]interface{}{"state": string(state), "managementState": nil}
 	}
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{
-		strings.ToLower(string(name)): map[string]interface{}{"managementState": value},
-	})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{strings.ToLower(string(name)): value})
 }
 
 // StackStatus returns the recorded decision for a stack, or nil.

@@ -57,8 +57,8 @@ func (c *Cluster) PatchNodeOperatorSpec(t testing.TB, spec map[string]interface{
 func (c *Cluster) ResetNodeOperator(t testing.TB) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{
 		"managementState": "Managed",
-		"metrics":         map[string]interface{}{"managementState": nil},
-		"nmstate":         map[string]interface{}{"managementState": nil},
+		"metrics":         nil,
+		"nmstate":         nil,
 		"nodeSettings":    nil,
 	})
 }

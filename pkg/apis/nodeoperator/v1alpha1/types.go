@@ -16,8 +16,8 @@ import (
 // +kubebuilder:resource:path=nodeoperators,scope=Cluster,singular=nodeoperator
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Management",type=string,JSONPath=`.spec.managementState`
-// +kubebuilder:printcolumn:name="Metrics",type=string,JSONPath=`.status.stacks[?(@.name=="Metrics")].enabled`,description="Whether the CRI-O metrics stack is deployed"
-// +kubebuilder:printcolumn:name="NMState",type=string,JSONPath=`.status.stacks[?(@.name=="NMState")].enabled`,description="Whether the NMState stack is deployed"
+// +kubebuilder:printcolumn:name="Metrics",type=string,JSONPath=`.status.stacks[?(@.name=="Metrics")].state`,description="Whether the CRI-O metrics stack is deployed"
+// +kubebuilder:printcolumn:name="NMState",type=string,JSONPath=`.status.stacks[?(@.name=="NMState")].state`,description="Whether the NMState stack is deployed"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == 'cluster'",message="NodeOperator is a singleton: metadata.name must be 'cluster'"
 type NodeOperator struct {
@@ -38,6 +38,8 @@ type NodeOperator struct {
 }
 
 // NodeOperatorSpec is the desired configuration of the node operator.
+//
+// +kubebuilder:validation:MinProperties=1
 type NodeOperatorSpec struct {
 	operatorv1.OperatorSpec `json:",inline"`
 
@@ -48,7 +50,7 @@ type NodeOperatorSpec struct {
 	// over time. The current default is to deploy the stack on every
 	// platform.
 	// +optional
-	Metrics StackConfig `json:"metrics,omitempty"`
+	Metrics StackConfig `json:"metrics,omitzero"`
 
 	// nmstate configures the Kubernetes NMState stack (host network
 	// configuration).
@@ -56,7 +58,7 @@ type NodeOperatorSpec struct {
 	// over time. The current default is to deploy the stack on bare metal
 	// only.
 	// +optional
-	NMState StackConfig `json:"nmstate,omitempty"`
+	NMState StackConfig `json:"nmstate,omitzero"`
 
 	// nodeSettings are the Node team's settings of CRI-O and the kubelet on
 	// every node, delivered as MachineConfigs of the operator's own (one per
@@ -70,10 +72,12 @@ type NodeOperatorSpec struct {
 	// DevPreviewNoUpgrade, or CustomNoUpgrade listing it).
 	// +openshift:enable:FeatureGate=NodeOperatorNodeSettings
 	// +optional
-	NodeSettings NodeSettings `json:"nodeSettings,omitempty"`
+	NodeSettings NodeSettings `json:"nodeSettings,omitzero"`
 }
 
 // NodeSettings are the node-level settings the operator owns.
+//
+// +kubebuilder:validation:MinProperties=1
 type NodeSettings struct {
 	// tracing sends OpenTelemetry traces of CRI-O and the kubelet to an
 	// OTLP/gRPC endpoint.
@@ -86,7 +90,7 @@ type NodeSettings struct {
 	// change over time. The current default is no canary pool: the custom
 	// pools by name, then worker, arbiter and master last.
 	// +optional
-	Rollout NodeSettingsRollout `json:"rollout,omitempty"`
+	Rollout NodeSettingsRollout `json:"rollout,omitzero"`
 }
 
 // NodeTracing is node tracing: where spans go, and which components send
@@ -100,6 +104,7 @@ type NodeTracing struct {
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=260
 	// +kubebuilder:validation:XValidation:rule=`self.matches('^(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[1-9][0-9]{0,4}$')`,message="endpoint must be host:port without a scheme: a DNS name, an IPv4 address or a bracketed IPv6 address, then a port"
+	// +kubebuilder:validation:XValidation:rule=`!self.matches(':[0-9]{1,5}$') || int(self.substring(self.lastIndexOf(':') + 1)) <= 65535`,message="endpoint port must be at most 65535"
 	// +required
 	Endpoint string `json:"endpoint,omitempty"`
 
@@ -127,10 +132,12 @@ type TracingSampling struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000
 	// +optional
-	SamplingRatePerMillion int32 `json:"samplingRatePerMillion,omitempty"`
+	SamplingRatePerMillion *int32 `json:"samplingRatePerMillion,omitempty"`
 }
 
 // NodeSettingsRollout orders the pools.
+//
+// +kubebuilder:validation:MinProperties=1
 type NodeSettingsRollout struct {
 	// canaryPool names the MachineConfigPool that gets changed node settings
 	// first. The other custom pools follow by name, then worker, arbiter
@@ -144,32 +151,61 @@ type NodeSettingsRollout struct {
 	CanaryPool string `json:"canaryPool,omitempty"`
 }
 
-// StackManagementState says whether a stack follows the platform default, is
-// opted in, or is opted out.
+// StackState says whether a stack is deployed.
 //
-// +kubebuilder:validation:Enum="";Managed;Removed
+// +kubebuilder:validation:Enum=Enabled;Disabled
+type StackState string
+
+const (
+	// StackEnabled: the stack is deployed.
+	StackEnabled StackState = "Enabled"
+	// StackDisabled: the stack is not deployed, and the operator removes
+	// its operands (never user data).
+	StackDisabled StackState = "Disabled"
+)
+
+// StackManagementState is the deprecated spelling of StackState.
+//
+// +kubebuilder:validation:Enum=Managed;Removed
 type StackManagementState string
 
 const (
-	// StackPlatformDefault ("") lets the operator decide from the platform.
-	StackPlatformDefault StackManagementState = ""
-	// StackManaged opts a stack in where the platform would not deploy it.
+	// StackManaged is the deprecated spelling of StackEnabled.
 	StackManaged StackManagementState = "Managed"
-	// StackRemoved opts a stack out and removes its operands.
+	// StackRemoved is the deprecated spelling of StackDisabled.
 	StackRemoved StackManagementState = "Removed"
 )
 
 // StackConfig is the per-stack knob.
+//
+// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.state) || !has(self.managementState) || (self.state == 'Enabled') == (self.managementState == 'Managed') || (has(oldSelf.managementState) && oldSelf.managementState == self.managementState)",message="managementState is deprecated and the operator keeps it in step with state: set state instead"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.state) || has(self.state) || !has(self.managementState)",message="managementState is deprecated: to return to the platform default, remove it together with state"
 type StackConfig struct {
-	// managementState is "Managed" (opt in) or "Removed" (opt out: the
-	// operator removes the stack's operands but never user data).
-	// When omitted or "", this means the platform default applies, which may
+	// state says whether the stack is deployed. Allowed values are Enabled
+	// and Disabled. Enabled deploys the stack, also on a platform where it
+	// is off by default. Disabled does not deploy it, and the operator
+	// removes the stack's operands (never user data).
+	// When omitted, this means the platform default applies, which may
 	// change over time; the field of each stack tells the current default.
+	// +optional
+	State StackState `json:"state,omitempty"`
+
+	// managementState is deprecated: use state. Managed is the old spelling
+	// of Enabled and Removed of Disabled. When state is omitted, the
+	// operator sets state from managementState; from then on it keeps
+	// managementState in step with state, so that an operator of the
+	// previous release, which reads only managementState, still acts on the
+	// administrator's choice after a downgrade. When both are set, state
+	// wins.
+	// When omitted, this means state alone says what to do.
 	// +optional
 	ManagementState StackManagementState `json:"managementState,omitempty"`
 }
 
 // NodeOperatorStatus is what the node operator observed and decided.
+//
+// +kubebuilder:validation:MinProperties=1
 type NodeOperatorStatus struct {
 	operatorv1.OperatorStatus `json:",inline"`
 
@@ -201,8 +237,9 @@ type NodeSettingsPhase string
 // restarted operator carries on from it.
 type NodeSettingsStatus struct {
 	// target names the rollout: the set of revisions it brings the pools
-	// to. When omitted or empty, this means a rollout that brings no pool a
+	// to. When omitted, this means a rollout that brings no pool a
 	// MachineConfig of the operator's.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +optional
 	Target string `json:"target,omitempty"`
@@ -211,11 +248,15 @@ type NodeSettingsStatus struct {
 	// RollingOut, RollingBack (a pool failed its health gate; the pools
 	// changed go back to their last good revision) or Stopped (rolled back;
 	// a changed spec starts a new rollout). The operator always sets it.
+	// Clients should read the NodeSettings conditions of status.conditions
+	// instead: phase stays for the operator itself, which carries an
+	// interrupted rollout on from it.
 	// +optional
 	Phase NodeSettingsPhase `json:"phase,omitempty"`
 
-	// message says what happened and what to do. When omitted or empty,
-	// there is nothing to say.
+	// message says what happened and what to do. When omitted, there is
+	// nothing to say.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
@@ -247,7 +288,8 @@ type NodeSettingsPoolState string
 
 // NodeSettingsPoolStatus is one pool's part of the rollout. A revision is a
 // short hash of the files the operator's MachineConfig for the pool
-// carries; empty means no MachineConfig of the operator's on the pool.
+// carries; an omitted revision means no MachineConfig of the operator's on
+// the pool.
 type NodeSettingsPoolStatus struct {
 	// name of the MachineConfigPool.
 	// +kubebuilder:validation:MinLength=1
@@ -255,29 +297,32 @@ type NodeSettingsPoolStatus struct {
 	// +required
 	Name string `json:"name,omitempty"`
 
-	// target is the revision this rollout brings the pool to. When omitted
-	// or empty, this means no MachineConfig of the operator's.
+	// target is the revision this rollout brings the pool to. When omitted,
+	// this means no MachineConfig of the operator's.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Target string `json:"target,omitempty"`
 
 	// revision is the one the operator's MachineConfig for the pool
-	// carries now. When omitted or empty, this means the pool has no
-	// MachineConfig of the operator's.
+	// carries now. When omitted, this means the pool has no MachineConfig
+	// of the operator's.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Revision string `json:"revision,omitempty"`
 
 	// lastGood is the revision that last passed the health gate on the
-	// pool: what a failed gate reverts it to. When omitted or empty, this
-	// means no MachineConfig of the operator's.
+	// pool: what a failed gate reverts it to. When omitted, this means no
+	// MachineConfig of the operator's.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	LastGood string `json:"lastGood,omitempty"`
 
-	// rollbackTo is lastGood when this rollout started. When omitted or
-	// empty, this means a rollback removes the pool's MachineConfig of the
-	// operator's.
+	// rollbackTo is lastGood when this rollout started. When omitted, this
+	// means a rollback removes the pool's MachineConfig of the operator's.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	RollbackTo string `json:"rollbackTo,omitempty"`
@@ -290,18 +335,20 @@ type NodeSettingsPoolStatus struct {
 	State NodeSettingsPoolState `json:"state,omitempty"`
 
 	// since is when the pool entered its state; it changes only with the
-	// state. When omitted, this means the time is not known.
-	// +optional
-	Since metav1.Time `json:"since,omitempty"`
+	// state.
+	// +required
+	Since *metav1.Time `json:"since,omitempty"`
 
 	// reason is a machine-readable CamelCase reason for the state. When
-	// omitted or empty, the state needs no reason.
+	// omitted, the state needs no reason.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +optional
 	Reason string `json:"reason,omitempty"`
 
-	// message explains the state. When omitted or empty, the state needs
-	// no explanation.
+	// message explains the state. When omitted, the state needs no
+	// explanation.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
@@ -325,20 +372,29 @@ type StackStatus struct {
 	// +required
 	Name StackName `json:"name,omitempty"`
 
-	// enabled is true when the operator deploys the stack.
+	// state says whether the operator deploys the stack: Enabled or
+	// Disabled. The operator always sets it. When omitted, the decision was
+	// recorded by an operator of the previous release, and enabled tells it.
+	// +optional
+	State StackState `json:"state,omitempty"`
+
+	// enabled is deprecated: read state. It is true when state is Enabled.
+	// The operator keeps writing it for an operator of the previous
+	// release, which reads it after a downgrade.
 	// +required
 	Enabled bool `json:"enabled"`
 
-	// reason is a machine-readable CamelCase reason for the decision. The
-	// operator always sets it.
+	// reason is a machine-readable CamelCase reason for the decision.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	// +optional
+	// +required
 	Reason string `json:"reason,omitempty"`
 
 	// message explains the decision to an administrator, and how to change
-	// it. The operator always sets it.
+	// it.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
-	// +optional
+	// +required
 	Message string `json:"message,omitempty"`
 
 	// mode says how an enabled stack is delivered, for stacks that have more
@@ -410,7 +466,7 @@ type StackContainer struct {
 
 // StackMode is how an enabled stack is delivered.
 //
-// +kubebuilder:validation:Enum="";PlatformProxy;OperatorTLS
+// +kubebuilder:validation:Enum=PlatformProxy;OperatorTLS
 type StackMode string
 
 const (

@@ -256,6 +256,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: managementState
       type:
         scalar: string
+    - name: state
+      type:
+        scalar: string
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.StackContainer
   map:
     fields:
@@ -300,6 +303,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
     - name: reason
+      type:
+        scalar: string
+    - name: state
       type:
         scalar: string
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.TracingSampling

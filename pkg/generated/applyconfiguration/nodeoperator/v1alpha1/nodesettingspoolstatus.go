@@ -12,24 +12,24 @@ import (
 //
 // NodeSettingsPoolStatus is one pool's part of the rollout. A revision is a
 // short hash of the files the operator's MachineConfig for the pool
-// carries; empty means no MachineConfig of the operator's on the pool.
+// carries; an omitted revision means no MachineConfig of the operator's on
+// the pool.
 type NodeSettingsPoolStatusApplyConfiguration struct {
 	// name of the MachineConfigPool.
 	Name *string `json:"name,omitempty"`
-	// target is the revision this rollout brings the pool to. When omitted
-	// or empty, this means no MachineConfig of the operator's.
+	// target is the revision this rollout brings the pool to. When omitted,
+	// this means no MachineConfig of the operator's.
 	Target *string `json:"target,omitempty"`
 	// revision is the one the operator's MachineConfig for the pool
-	// carries now. When omitted or empty, this means the pool has no
-	// MachineConfig of the operator's.
+	// carries now. When omitted, this means the pool has no MachineConfig
+	// of the operator's.
 	Revision *string `json:"revision,omitempty"`
 	// lastGood is the revision that last passed the health gate on the
-	// pool: what a failed gate reverts it to. When omitted or empty, this
-	// means no MachineConfig of the operator's.
+	// pool: what a failed gate reverts it to. When omitted, this means no
+	// MachineConfig of the operator's.
 	LastGood *string `json:"lastGood,omitempty"`
-	// rollbackTo is lastGood when this rollout started. When omitted or
-	// empty, this means a rollback removes the pool's MachineConfig of the
-	// operator's.
+	// rollbackTo is lastGood when this rollout started. When omitted, this
+	// means a rollback removes the pool's MachineConfig of the operator's.
 	RollbackTo *string `json:"rollbackTo,omitempty"`
 	// state is where the pool stands: Pending (not reached yet), Applying
 	// (MachineConfig written, the machine-config operator updates the pool),
@@ -37,13 +37,13 @@ type NodeSettingsPoolStatusApplyConfiguration struct {
 	// or Held (the rollout stopped before the pool, which was not changed).
 	State *nodeoperatorv1alpha1.NodeSettingsPoolState `json:"state,omitempty"`
 	// since is when the pool entered its state; it changes only with the
-	// state. When omitted, this means the time is not known.
+	// state.
 	Since *v1.Time `json:"since,omitempty"`
 	// reason is a machine-readable CamelCase reason for the state. When
-	// omitted or empty, the state needs no reason.
+	// omitted, the state needs no reason.
 	Reason *string `json:"reason,omitempty"`
-	// message explains the state. When omitted or empty, the state needs
-	// no explanation.
+	// message explains the state. When omitted, the state needs no
+	// explanation.
 	Message *string `json:"message,omitempty"`
 }
 

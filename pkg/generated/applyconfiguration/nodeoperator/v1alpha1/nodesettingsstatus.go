@@ -13,16 +13,19 @@ import (
 // restarted operator carries on from it.
 type NodeSettingsStatusApplyConfiguration struct {
 	// target names the rollout: the set of revisions it brings the pools
-	// to. When omitted or empty, this means a rollout that brings no pool a
+	// to. When omitted, this means a rollout that brings no pool a
 	// MachineConfig of the operator's.
 	Target *string `json:"target,omitempty"`
 	// phase sums up the rollout: Complete (every pool runs what spec asks),
 	// RollingOut, RollingBack (a pool failed its health gate; the pools
 	// changed go back to their last good revision) or Stopped (rolled back;
 	// a changed spec starts a new rollout). The operator always sets it.
+	// Clients should read the NodeSettings conditions of status.conditions
+	// instead: phase stays for the operator itself, which carries an
+	// interrupted rollout on from it.
 	Phase *nodeoperatorv1alpha1.NodeSettingsPhase `json:"phase,omitempty"`
-	// message says what happened and what to do. When omitted or empty,
-	// there is nothing to say.
+	// message says what happened and what to do. When omitted, there is
+	// nothing to say.
 	Message *string `json:"message,omitempty"`
 	// pools lists the pools the rollout covers, in rollout order. When
 	// omitted, this means no pool is covered yet.

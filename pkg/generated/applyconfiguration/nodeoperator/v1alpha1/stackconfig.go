@@ -11,10 +11,21 @@ import (
 //
 // StackConfig is the per-stack knob.
 type StackConfigApplyConfiguration struct {
-	// managementState is "Managed" (opt in) or "Removed" (opt out: the
-	// operator removes the stack's operands but never user data).
-	// When omitted or "", this means the platform default applies, which may
+	// state says whether the stack is deployed. Allowed values are Enabled
+	// and Disabled. Enabled deploys the stack, also on a platform where it
+	// is off by default. Disabled does not deploy it, and the operator
+	// removes the stack's operands (never user data).
+	// When omitted, this means the platform default applies, which may
 	// change over time; the field of each stack tells the current default.
+	State *nodeoperatorv1alpha1.StackState `json:"state,omitempty"`
+	// managementState is deprecated: use state. Managed is the old spelling
+	// of Enabled and Removed of Disabled. When state is omitted, the
+	// operator sets state from managementState; from then on it keeps
+	// managementState in step with state, so that an operator of the
+	// previous release, which reads only managementState, still acts on the
+	// administrator's choice after a downgrade. When both are set, state
+	// wins.
+	// When omitted, this means state alone says what to do.
 	ManagementState *nodeoperatorv1alpha1.StackManagementState `json:"managementState,omitempty"`
 }
 
@@ -22,6 +33,14 @@ type StackConfigApplyConfiguration struct {
 // apply.
 func StackConfig() *StackConfigApplyConfiguration {
 	return &StackConfigApplyConfiguration{}
+}
+
+// WithState sets the State field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the State field is set to the value of the last call.
+func (b *StackConfigApplyConfiguration) WithState(value nodeoperatorv1alpha1.StackState) *StackConfigApplyConfiguration {
+	b.State = &value
+	return b
 }
 
 // WithManagementState sets the ManagementState field in the declarative configuration to the given value

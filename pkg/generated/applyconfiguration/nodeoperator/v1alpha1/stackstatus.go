@@ -13,13 +13,18 @@ import (
 type StackStatusApplyConfiguration struct {
 	// name of the stack.
 	Name *nodeoperatorv1alpha1.StackName `json:"name,omitempty"`
-	// enabled is true when the operator deploys the stack.
+	// state says whether the operator deploys the stack: Enabled or
+	// Disabled. The operator always sets it. When omitted, the decision was
+	// recorded by an operator of the previous release, and enabled tells it.
+	State *nodeoperatorv1alpha1.StackState `json:"state,omitempty"`
+	// enabled is deprecated: read state. It is true when state is Enabled.
+	// The operator keeps writing it for an operator of the previous
+	// release, which reads it after a downgrade.
 	Enabled *bool `json:"enabled,omitempty"`
-	// reason is a machine-readable CamelCase reason for the decision. The
-	// operator always sets it.
+	// reason is a machine-readable CamelCase reason for the decision.
 	Reason *string `json:"reason,omitempty"`
 	// message explains the decision to an administrator, and how to change
-	// it. The operator always sets it.
+	// it.
 	Message *string `json:"message,omitempty"`
 	// mode says how an enabled stack is delivered, for stacks that have more
 	// than one way. Metrics: PlatformProxy where the platform already serves
@@ -55,6 +60,14 @@ func StackStatus() *StackStatusApplyConfiguration {
 // If called multiple times, the Name field is set to the value of the last call.
 func (b *StackStatusApplyConfiguration) WithName(value nodeoperatorv1alpha1.StackName) *StackStatusApplyConfiguration {
 	b.Name = &value
+	return b
+}
+
+// WithState sets the State field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the State field is set to the value of the last call.
+func (b *StackStatusApplyConfiguration) WithState(value nodeoperatorv1alpha1.StackState) *StackStatusApplyConfiguration {
+	b.State = &value
 	return b
 }
 
