@@ -21,6 +21,7 @@ package e2e
 // CRI-O's; promtool covers it (test/rules).
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
@@ -62,6 +64,7 @@ func TestRules(t *testing.T) {
 		crio    *framework.CRIO
 		proxy   *framework.MetricsProxy
 		kubelet *framework.FakeKubelet
+		cri     framework.CRI
 	}
 	if err := framework.EnsureTool(t, "crio"); err != nil {
 		framework.Unavailable(t, "crio is not available: %v", err)
@@ -164,15 +167,19 @@ func TestRules(t *testing.T) {
 	// per-operation series exist and grow (rates), including errors: a
 	// pull from a registry port nothing listens on fails.
 	refused := fmt.Sprintf("127.0.0.1:%d/rules-test/none:latest", framework.FreePort(t))
+	for _, n := range nodes {
+		n.cri = framework.DialCRI(t, n.crio.Socket())
+	}
 	exercise := func() error {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
 		for _, n := range nodes {
-			for _, m := range []string{"RuntimeService/Version", "RuntimeService/Status", "RuntimeService/ListPodSandbox",
-				"RuntimeService/ListContainers", "ImageService/ListImages", "ImageService/ImageFsInfo"} {
-				if err := framework.CRICall(n.crio.Socket(), "runtime.v1."+m, nil); err != nil {
-					return fmt.Errorf("node %s: %w", n.name, err)
+			for m, call := range framework.CRICallsWithoutPod {
+				if err := call(ctx, n.cri); err != nil {
+					return fmt.Errorf("node %s: %s: %w", n.name, m, err)
 				}
 			}
-			if err := framework.CRICall(n.crio.Socket(), "runtime.v1.ImageService/PullImage", framework.PullImageRequest(refused)); err == nil {
+			if _, err := n.cri.PullImage(ctx, &runtimeapi.PullImageRequest{Image: &runtimeapi.ImageSpec{Image: refused}}); err == nil {
 				return fmt.Errorf("node %s: pulling %s succeeded", n.name, refused)
 			}
 		}
