@@ -149,7 +149,11 @@ func TestRules(t *testing.T) {
 			if name, ok := r["record"].(string); ok {
 				queries = append(queries, expr, fmt.Sprintf("%s{job=%q}", name, job))
 			} else {
-				queries = append(queries, framework.ValueOperands(expr)...)
+				operands, err := framework.ValueOperands(expr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				queries = append(queries, operands...)
 			}
 		}
 	}

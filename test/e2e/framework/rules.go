@@ -1,9 +1,9 @@
 package framework
 
 // Helpers of the rule and dashboard e2e test (rules_test.go): CRI calls to a
-// real CRI-O, a kubelet stand-in whose runtime
-// error counter behaves like the kubelet's, a proxy that can answer 401 as
-// kube-rbac-proxy-crio does after a client CA rotation, PromQL helpers.
+// real CRI-O, a kubelet stand-in whose runtime error counter behaves like
+// the kubelet's, a proxy that can answer 401 as kube-rbac-proxy-crio does
+// after a client CA rotation, the operands of an alert's PromQL.
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prometheus/prometheus/promql/parser"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
@@ -208,124 +208,38 @@ func (p *Prometheus) QuerySeries(query string) ([]map[string]string, error) {
 
 // ValueOperands turns an alert expression into queries that return series
 // whenever the data the alert looks at exists, firing or not: the
-// expression is split at its top-level set operators (and, unless, or; the
-// on/ignoring of the right operand dropped), a fully parenthesized operand
-// is split again, and every comparison of an operand gets the bool modifier
-// (`x > 0.2` becomes `x > bool 0.2`, 0 or 1 instead of a filter). Label
-// matchers and strings are left alone.
-func ValueOperands(expr string) []string {
+// expression, parsed by Prometheus' own PromQL parser, is split at its
+// top-level set operators (and, unless, or; their on/ignoring dropped),
+// parentheses around an operand are split again, and every comparison gets
+// the bool modifier (`x > 0.2` becomes `x > bool 0.2`, 0 or 1 instead of a
+// filter).
+func ValueOperands(expr string) ([]string, error) {
+	e, err := parser.ParseExpr(expr)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, op := range splitSetOperators(expr) {
-		op = strings.TrimSpace(op)
-		for _, kw := range []string{"on", "ignoring"} {
-			if rest, ok := strings.CutPrefix(op, kw); ok && strings.HasPrefix(strings.TrimSpace(rest), "(") {
-				rest = strings.TrimSpace(rest)
-				if i := strings.Index(rest, ")"); i >= 0 {
-					op = strings.TrimSpace(rest[i+1:])
-				}
-			}
-		}
-		if inner, ok := enclosed(op); ok {
-			out = append(out, ValueOperands(inner)...)
-			continue
-		}
-		out = append(out, boolComparisons(op))
-	}
-	return out
-}
-
-// scan calls visit for each byte of expr outside label matchers ({...})
-// and strings, with the parenthesis depth.
-func scan(expr string, visit func(i, depth int)) {
-	depth, braces := 0, 0
-	var quote byte
-	for i := 0; i < len(expr); i++ {
-		c := expr[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-			continue
-		case c == '"' || c == '\'' || c == '`':
-			quote = c
-			continue
-		case c == '{':
-			braces++
-			continue
-		case c == '}':
-			braces--
-			continue
-		case braces > 0:
-			continue
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		}
-		visit(i, depth)
-	}
-}
-
-func splitSetOperators(expr string) []string {
-	var parts []string
-	start := 0
-	isWord := func(b byte) bool {
-		return b == '_' || b == ':' || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
-	}
-	scan(expr, func(i, depth int) {
-		if depth != 0 || i < start || (i > 0 && isWord(expr[i-1])) {
+	var split func(parser.Expr)
+	split = func(e parser.Expr) {
+		switch n := e.(type) {
+		case *parser.ParenExpr:
+			split(n.Expr)
 			return
-		}
-		for _, kw := range []string{"and", "unless", "or"} {
-			end := i + len(kw)
-			if strings.HasPrefix(expr[i:], kw) && (end == len(expr) || !isWord(expr[end])) {
-				parts = append(parts, expr[start:i])
-				start = end
+		case *parser.BinaryExpr:
+			if n.Op.IsSetOperator() {
+				split(n.LHS)
+				split(n.RHS)
 				return
 			}
 		}
-	})
-	return append(parts, expr[start:])
-}
-
-// enclosed reports whether s is one parenthesized expression and returns
-// its inside.
-func enclosed(s string) (string, bool) {
-	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
-		return "", false
-	}
-	closedEarly := false
-	scan(s, func(i, depth int) {
-		if depth == 0 && i < len(s)-1 {
-			closedEarly = true
-		}
-	})
-	return s[1 : len(s)-1], !closedEarly
-}
-
-func boolComparisons(expr string) string {
-	var b strings.Builder
-	last := 0
-	scan(expr, func(i, _ int) {
-		if i < last {
-			return
-		}
-		for _, op := range []string{"==", "!=", ">=", "<=", ">", "<"} {
-			if strings.HasPrefix(expr[i:], op) {
-				end := i + len(op)
-				if strings.HasPrefix(strings.TrimSpace(expr[end:]), "bool") {
-					return
-				}
-				b.WriteString(expr[last:end])
-				b.WriteString(" bool")
-				last = end
-				return
+		parser.Inspect(e, func(node parser.Node, _ []parser.Node) error {
+			if b, ok := node.(*parser.BinaryExpr); ok && b.Op.IsComparisonOperator() {
+				b.ReturnBool = true
 			}
-		}
-	})
-	b.WriteString(expr[last:])
-	return b.String()
+			return nil
+		})
+		out = append(out, e.String())
+	}
+	split(e)
+	return out, nil
 }
