@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -798,7 +799,7 @@ func (in *installation) uninstall() {
 	// Namespaces take a while to go; wait, so that the next test starts
 	// fresh.
 	for _, ns := range append(in.operandNamespaces(), operatorNamespace) {
-		err := framework.Poll(ctx, time.Second, func() (bool, error) {
+		err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 			_, err := in.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
 		})
@@ -1374,7 +1375,7 @@ func (in *installation) runScenarioWith(t *testing.T, sc rbacScenario, serviceAc
 		in.createNodeOperator(ctx)
 		in.startOperator(ctx, "", false)
 		var missing []string
-		err := framework.Poll(framework.Context(t, installTimeout), 250*time.Millisecond, func() (bool, error) {
+		err := wait.PollUntilContextCancel(framework.Context(t, installTimeout), 250*time.Millisecond, true, func(context.Context) (bool, error) {
 			if in.operator.Exited() {
 				return false, fmt.Errorf("the operator exited:\n%s", in.logTail(30))
 			}

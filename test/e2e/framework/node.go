@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -269,7 +270,7 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 		if err := os.MkdirAll(kv.Dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := Poll(Context(t, 2*time.Minute), time.Second, func() (bool, error) {
+		if err := wait.PollUntilContextCancel(Context(t, 2*time.Minute), time.Second, true, func(context.Context) (bool, error) {
 			return kv.sync(ctx) == nil, nil
 		}); err != nil {
 			t.Fatalf("volume %s: %v (last error: %v); the kubelet would not start the pod", v.Name, err, kv.LastError())

@@ -152,7 +152,7 @@ func (a *Applier) Resource(obj *unstructured.Unstructured) (dynamic.ResourceInte
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, fieldManager string) error {
 	var ri dynamic.ResourceInterface
 	// A CRD applied just before may not be in discovery yet.
-	err := Poll(ctx, time.Second, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 		var err error
 		ri, err = a.Resource(obj)
 		return err == nil, nil
@@ -174,24 +174,6 @@ func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, fie
 	force := true
 	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: fieldManager, Force: &force})
 	return err
-}
-
-// Poll calls cond every interval until it returns true, an error, or ctx ends.
-func Poll(ctx context.Context, interval time.Duration, cond func() (bool, error)) error {
-	for {
-		ok, err := cond()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(interval):
-		}
-	}
 }
 
 // InstallOperatorPrerequisites applies what the CVO would apply before the
