@@ -123,9 +123,9 @@ type installation struct {
 	servingCA    *x509.Certificate
 	servingCAKey *ecdsa.PrivateKey
 
-	operator *framework.Operator
+	operator *framework.Process
 	// proxy is the pod's kube-rbac-proxy container, when started.
-	proxy *framework.Operator
+	proxy *framework.Process
 	// operatorPort is where the operator's --listen was moved to;
 	// listenPort is where the proxy's --secure-listen-address was, which
 	// scrapes go to.
@@ -410,7 +410,7 @@ func (in *installation) proxyLogTail(lines int) string {
 	return processLogTail(proxyContainer, in.proxy, lines)
 }
 
-func processLogTail(what string, p *framework.Operator, lines int) string {
+func processLogTail(what string, p *framework.Process, lines int) string {
 	raw, _ := os.ReadFile(p.LogPath)
 	all := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
 	if len(all) > lines {

@@ -531,13 +531,6 @@ type ContainerOptions struct {
 	NotPaths []string
 }
 
-// Process is a simulated container's process.
-type Process struct {
-	*Operator
-	// Args are the arguments it was started with.
-	Args []string
-}
-
 // StartContainer runs the container name of the node's pod as a local
 // process: the container's command and arguments with $(VAR) references
 // expanded from its environment, and every argument that names a path below
@@ -719,7 +712,8 @@ func (n *Node) StartContainer(t testing.TB, name string, opts ContainerOptions) 
 
 	cmd := exec.Command("setpriv", setpriv...)
 	cmd.Env = env.list()
-	p := &Process{Operator: startLogged(t, cmd, e2eLogPath(t, name)), Args: args}
+	p := startLogged(t, cmd, e2eLogPath(t, name))
+	p.Args = args
 	t.Logf("node %s: container %s runs as process %d (uid %d): %s %q; log: %s", n.Name, name, cmd.Process.Pid, uid, opts.Binary, args, p.LogPath)
 	return p
 }

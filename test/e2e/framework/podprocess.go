@@ -68,7 +68,7 @@ type PodProcessOptions struct {
 //
 // It needs root and util-linux (unshare, setpriv, mount). The process shares
 // the machine's network; see RewriteArgs. It is stopped when the test ends.
-func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *Operator {
+func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *Process {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		Unavailable(t, "running a container as a pod-like process needs root (mount namespaces)")

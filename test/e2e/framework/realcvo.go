@@ -350,7 +350,7 @@ func ResetClusterVersion(t testing.TB, config configclient.Interface) {
 
 // RealCVO is the real cluster-version operator running as a local process.
 type RealCVO struct {
-	*Operator
+	*Process
 	Payload *Payload
 	Config  configclient.Interface
 	// updatePayloads is this machine's directory that the process sees as
@@ -428,7 +428,7 @@ exec "$@"
 	if opts.Profile != "" {
 		env = append(env, "CLUSTER_PROFILE="+opts.Profile)
 	}
-	c.Operator = StartProcess(t, "cluster-version-operator", unshare, args, env)
+	c.Process = StartProcess(t, "cluster-version-operator", unshare, args, env)
 	return c
 }
 
