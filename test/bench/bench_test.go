@@ -207,7 +207,7 @@ func countNodes(t *testing.T, kube kubernetes.Interface) int {
 // steadyAndCertSyncer observes the operator through the audit log for the
 // steady-state window, and runs the cert-syncer measurement meanwhile (it
 // makes no API requests).
-func steadyAndCertSyncer(t *testing.T, root string, res *results, op *framework.Operator, availableAt time.Time) {
+func steadyAndCertSyncer(t *testing.T, root string, res *results, op *framework.Process, availableAt time.Time) {
 	auditLog := os.Getenv("BENCH_AUDIT_LOG")
 	window := envDuration(t, "BENCH_STEADY", 10*time.Minute)
 	var wg sync.WaitGroup
@@ -623,7 +623,7 @@ func dsString(st appsv1.DaemonSetStatus) string {
 // BENCH_NODE_STEPS, so that a machine too slow for the last one still gives
 // the largest N that settled), then joins and removes BENCH_CHURN_NODES more,
 // watching the operator's RSS and ClusterOperator Progressing throughout.
-func scale(t *testing.T, root string, c *framework.Cluster, kube kubernetes.Interface, res *results, op *framework.Operator, nodes0 int, rss0 int64) {
+func scale(t *testing.T, root string, c *framework.Cluster, kube kubernetes.Interface, res *results, op *framework.Process, nodes0 int, rss0 int64) {
 	n := envInt(t, "BENCH_NODES", 5000)
 	extra := envInt(t, "BENCH_CHURN_NODES", 500)
 	timeout := envDuration(t, "BENCH_SCALE_TIMEOUT", 15*time.Minute)

@@ -174,7 +174,7 @@ type podRunner struct {
 type podProcess struct {
 	pod     string
 	version string
-	proc    *framework.Operator
+	proc    *framework.Process
 }
 
 const podRunnerFinalizer = "e2e.cluster-node-operator/pod-process"

@@ -506,7 +506,7 @@ func TestFaultAPIServerRestart(t *testing.T) {
 	t.Logf("%d API server restarts: operator pid %d kept running, never Degraded; test took %s", restarts, pid, time.Since(start).Round(time.Second))
 }
 
-func readLog(t *testing.T, op *framework.Operator) string {
+func readLog(t *testing.T, op *framework.Process) string {
 	t.Helper()
 	b, err := os.ReadFile(op.LogPath)
 	if err != nil {

@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -122,9 +123,9 @@ type installation struct {
 	servingCA    *x509.Certificate
 	servingCAKey *ecdsa.PrivateKey
 
-	operator *framework.Operator
+	operator *framework.Process
 	// proxy is the pod's kube-rbac-proxy container, when started.
-	proxy *framework.Operator
+	proxy *framework.Process
 	// operatorPort is where the operator's --listen was moved to;
 	// listenPort is where the proxy's --secure-listen-address was, which
 	// scrapes go to.
@@ -410,7 +411,7 @@ func (in *installation) proxyLogTail(lines int) string {
 	return processLogTail(proxyContainer, in.proxy, lines)
 }
 
-func processLogTail(what string, p *framework.Operator, lines int) string {
+func processLogTail(what string, p *framework.Process, lines int) string {
 	raw, _ := os.ReadFile(p.LogPath)
 	all := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
 	if len(all) > lines {
@@ -799,7 +800,7 @@ func (in *installation) uninstall() {
 	// Namespaces take a while to go; wait, so that the next test starts
 	// fresh.
 	for _, ns := range append(in.operandNamespaces(), operatorNamespace) {
-		err := framework.Poll(ctx, time.Second, func() (bool, error) {
+		err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 			_, err := in.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
 		})
@@ -1375,7 +1376,7 @@ func (in *installation) runScenarioWith(t *testing.T, sc rbacScenario, serviceAc
 		in.createNodeOperator(ctx)
 		in.startOperator(ctx, "", false)
 		var missing []string
-		err := framework.Poll(framework.Context(t, installTimeout), 250*time.Millisecond, func() (bool, error) {
+		err := wait.PollUntilContextCancel(framework.Context(t, installTimeout), 250*time.Millisecond, true, func(context.Context) (bool, error) {
 			if in.operator.Exited() {
 				return false, fmt.Errorf("the operator exited:\n%s", in.logTail(30))
 			}

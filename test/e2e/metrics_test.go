@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"slices"
 	"strings"
@@ -209,17 +208,6 @@ func TestMetricsStackRemoval(t *testing.T) {
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }
 
-func servingCert(t *testing.T, ctx context.Context) (*x509.Certificate, []byte) {
-	kube := framework.KubeClient(t)
-	s, err := kube.CoreV1().Secrets(operatorNamespace).Get(ctx, "crio-metrics-serving-cert", metav1.GetOptions{})
-	require.NoError(t, err)
-	block, _ := pem.Decode(s.Data["tls.crt"])
-	require.NotNil(t, block)
-	cert, err := x509.ParseCertificate(block.Bytes)
-	require.NoError(t, err)
-	return cert, s.Data["tls.crt"]
-}
-
 // TestMetricsForcedRotation: with a short validity the serving certificate
 // is replaced by one signed by a CA in the bundle, and the DaemonSet's pods
 // are not restarted (cert-syncer and kube-rbac-proxy pick the files up).
@@ -241,20 +229,21 @@ func TestMetricsForcedRotation(t *testing.T) {
 	// The operator may have re-issued a longer-lived certificate left by an
 	// earlier test; wait until the current one is short-lived.
 	framework.Eventually(t, 2*time.Minute, 2*time.Second, func() (bool, error) {
-		cert, _ := servingCert(t, ctx)
-		return cert.NotAfter.Sub(cert.NotBefore) < 5*time.Minute, nil
+		cert, _, err := servingCert(ctx, kube)
+		return err == nil && cert.NotAfter.Sub(cert.NotBefore) < 5*time.Minute, err
 	}, "a short-lived serving certificate")
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 	podsBefore := pods()
 	ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	require.NoError(t, err)
 
-	first, firstPEM := servingCert(t, ctx)
+	first, firstPEM, err := servingCert(ctx, kube)
+	require.NoError(t, err)
 	var second *x509.Certificate
 	framework.Eventually(t, 3*time.Minute, 2*time.Second, func() (bool, error) {
-		cert, raw := servingCert(t, ctx)
+		cert, raw, err := servingCert(ctx, kube)
 		second = cert
-		return string(raw) != string(firstPEM), nil
+		return err == nil && string(raw) != string(firstPEM), err
 	}, "the serving certificate is rotated")
 	assert.NotEqual(t, first.SerialNumber, second.SerialNumber)
 	assert.True(t, second.NotBefore.After(first.NotBefore) || second.NotBefore.Equal(first.NotBefore))

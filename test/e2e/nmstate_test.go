@@ -46,7 +46,7 @@ var (
 // (leader election makes restarts slow), and the clients.
 type nmstateEnv struct {
 	c    *framework.Cluster
-	op   *framework.Operator
+	op   *framework.Process
 	kube kubernetes.Interface
 }
 

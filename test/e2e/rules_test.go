@@ -21,6 +21,7 @@ package e2e
 // CRI-O's; promtool covers it (test/rules).
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
@@ -48,38 +50,59 @@ var rulesEventOnly = []string{
 
 const rulesTestFor = "15s"
 
+// TestRules proves that every rule and dashboard query of the CRI-O
+// metrics stack returns series from real CRI-Os, and that each scrape
+// fault fires its own alert for its own node only.
 func TestRules(t *testing.T) {
-	start := time.Now()
-	root := framework.RepoRoot(t)
-	base := filepath.Join(root, "_output", "rules")
+	base := filepath.Join(framework.RepoRoot(t), "_output", "rules")
 	_ = os.RemoveAll(base)
-	job := criometrics.OperatorJob
+	nodes := startRulesNodes(t, base)
+	rf, rulesPath := writeRulesWithShortFor(t, base)
+	prom := startRulesPrometheus(t, base, rulesPath, nodes)
+	everyQueryHasSeries(t, prom, nodes, rf)
+	eachFaultFiresItsOwnAlertOnly(t, prom, nodes)
+}
 
-	// Two nodes: a real CRI-O each (hack/crio.sh generates its TLS pair),
-	// the proxy and the kubelet stand-in.
-	type node struct {
-		name    string
-		crio    *framework.CRIO
-		proxy   *framework.MetricsProxy
-		kubelet *framework.FakeKubelet
-	}
+// rulesNode is a node of TestRules: a real CRI-O (hack/crio.sh generates
+// its TLS pair), the proxy in front of its metrics and the kubelet
+// stand-in.
+type rulesNode struct {
+	name    string
+	crio    *framework.CRIO
+	proxy   *framework.MetricsProxy
+	kubelet *framework.FakeKubelet
+	cri     framework.CRI
+}
+
+type rulesFile struct {
+	Groups []struct {
+		Name  string                   `json:"name"`
+		Rules []map[string]interface{} `json:"rules"`
+	} `json:"groups"`
+}
+
+func startRulesNodes(t *testing.T, base string) []*rulesNode {
 	if err := framework.EnsureTool(t, "crio"); err != nil {
 		framework.Unavailable(t, "crio is not available: %v", err)
 	}
-	var nodes []*node
+	var nodes []*rulesNode
 	for _, name := range []string{"rules-n1", "rules-n2"} {
 		dir := filepath.Join(base, name)
 		c := framework.StartCRIO(t, framework.CRIOOptions{Dir: dir, MetricsPort: framework.FreePort(t)})
-		n := &node{name: name, crio: c}
+		n := &rulesNode{name: name, crio: c, cri: framework.DialCRI(t, c.Socket())}
 		n.proxy = framework.StartMetricsProxy(t, c.MetricsPort, filepath.Join(dir, "tls", "ca.crt"))
 		// 20 calls a second: a stopped CRI-O pushes the 5-minute error
 		// rate over the rules' 0.2/s within 3 s, well inside "for".
 		n.kubelet = framework.StartFakeKubelet(t, c.Socket(), 50*time.Millisecond)
 		nodes = append(nodes, n)
 	}
+	return nodes
+}
 
-	// The rules for the operator's job, "for" shortened in this copy only.
-	rule, err := criometrics.RenderPrometheusRule(job, false)
+// writeRulesWithShortFor writes the rules rendered for the operator's job,
+// every alert's "for" shortened in this copy only.
+func writeRulesWithShortFor(t *testing.T, base string) (rulesFile, string) {
+	rule, err := criometrics.RenderPrometheusRule(criometrics.OperatorJob, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +110,7 @@ func TestRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rf struct {
-		Groups []struct {
-			Name  string                   `json:"name"`
-			Rules []map[string]interface{} `json:"rules"`
-		} `json:"groups"`
-	}
+	var rf rulesFile
 	if err := yaml.Unmarshal(plain, &rf); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +133,12 @@ func TestRules(t *testing.T) {
 	if err := os.WriteFile(rulesPath, testRules, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return rf, rulesPath
+}
 
+// startRulesPrometheus scrapes every node's proxy as the operator's job and
+// every kubelet stand-in as job kubelet, with the rules loaded.
+func startRulesPrometheus(t *testing.T, base, rulesPath string, nodes []*rulesNode) *framework.Prometheus {
 	var crioTargets, kubeletTargets []map[string]interface{}
 	for _, n := range nodes {
 		crioTargets = append(crioTargets, map[string]interface{}{"targets": []string{n.proxy.Addr}, "labels": map[string]string{"node": n.name}})
@@ -126,7 +149,7 @@ func TestRules(t *testing.T) {
 		"global":     map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
 		"rule_files": []string{rulesPath},
 		"scrape_configs": []interface{}{
-			map[string]interface{}{"job_name": job, "static_configs": crioTargets},
+			map[string]interface{}{"job_name": criometrics.OperatorJob, "static_configs": crioTargets},
 			map[string]interface{}{"job_name": "kubelet", "static_configs": kubeletTargets},
 		},
 	}
@@ -134,11 +157,17 @@ func TestRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prom := framework.StartPrometheus(t, promDir, string(raw))
+	prom := framework.StartPrometheus(t, filepath.Join(base, "prometheus"), string(raw))
 	prom.WaitTargetsUp(t, 2*len(nodes), time.Minute) // every CRI-O and kubelet target
+	return prom
+}
 
-	// Every recording rule, alert operand and dashboard query has series
-	// (rates need a few scrapes and rule evaluations: retried).
+// everyQueryHasSeries: every recording rule, alert operand and dashboard
+// query has series (rates need a few scrapes and rule evaluations:
+// retried), while CRI calls keep CRI-O's per-operation series growing; and
+// no scrape alert is active before any fault.
+func everyQueryHasSeries(t *testing.T, prom *framework.Prometheus, nodes []*rulesNode, rf rulesFile) {
+	job := criometrics.OperatorJob
 	var queries []string
 	for _, g := range rf.Groups {
 		for _, r := range g.Rules {
@@ -146,7 +175,11 @@ func TestRules(t *testing.T) {
 			if name, ok := r["record"].(string); ok {
 				queries = append(queries, expr, fmt.Sprintf("%s{job=%q}", name, job))
 			} else {
-				queries = append(queries, framework.ValueOperands(expr)...)
+				operands, err := framework.ValueOperands(expr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				queries = append(queries, operands...)
 			}
 		}
 	}
@@ -160,43 +193,7 @@ func TestRules(t *testing.T) {
 		}
 		return false
 	}
-	// CRI calls, repeated while the queries are checked, so that CRI-O's
-	// per-operation series exist and grow (rates), including errors: a
-	// pull from a registry port nothing listens on fails.
-	refused := fmt.Sprintf("127.0.0.1:%d/rules-test/none:latest", framework.FreePort(t))
-	exercise := func() error {
-		for _, n := range nodes {
-			for _, m := range []string{"RuntimeService/Version", "RuntimeService/Status", "RuntimeService/ListPodSandbox",
-				"RuntimeService/ListContainers", "ImageService/ListImages", "ImageService/ImageFsInfo"} {
-				if err := framework.CRICall(n.crio.Socket(), "runtime.v1."+m, nil); err != nil {
-					return fmt.Errorf("node %s: %w", n.name, err)
-				}
-			}
-			if err := framework.CRICall(n.crio.Socket(), "runtime.v1.ImageService/PullImage", framework.PullImageRequest(refused)); err == nil {
-				return fmt.Errorf("node %s: pulling %s succeeded", n.name, refused)
-			}
-		}
-		return nil
-	}
-	if err := exercise(); err != nil {
-		t.Fatal(err)
-	}
-	stopExercise, exerciseDone := make(chan struct{}), make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case <-stopExercise:
-				exerciseDone <- nil
-				return
-			case <-time.After(time.Second):
-			}
-			if err := exercise(); err != nil {
-				exerciseDone <- err
-				return
-			}
-		}
-	}()
-
+	stopExercise := exerciseCRI(t, nodes)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var empty []string
@@ -222,13 +219,61 @@ func TestRules(t *testing.T) {
 	if s, err := prom.QuerySeries(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
 		t.Fatalf("scrape alerts active before any fault: %v %v", s, err)
 	}
-
-	close(stopExercise)
-	if err := <-exerciseDone; err != nil {
+	if err := stopExercise(); err != nil {
 		t.Fatal(err)
 	}
+}
 
-	// Faults: CRI-O stops on n1; n2's proxy rejects Prometheus.
+// exerciseCRI makes CRI calls now and every second until the returned
+// function is called, so that CRI-O's per-operation series exist and grow
+// (rates), including errors: a pull from a registry port nothing listens
+// on fails.
+func exerciseCRI(t *testing.T, nodes []*rulesNode) (stop func() error) {
+	refused := fmt.Sprintf("127.0.0.1:%d/rules-test/none:latest", framework.FreePort(t))
+	exercise := func() error {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		for _, n := range nodes {
+			for m, call := range framework.CRICallsWithoutPod {
+				if err := call(ctx, n.cri); err != nil {
+					return fmt.Errorf("node %s: %s: %w", n.name, m, err)
+				}
+			}
+			if _, err := n.cri.PullImage(ctx, &runtimeapi.PullImageRequest{Image: &runtimeapi.ImageSpec{Image: refused}}); err == nil {
+				return fmt.Errorf("node %s: pulling %s succeeded", n.name, refused)
+			}
+		}
+		return nil
+	}
+	if err := exercise(); err != nil {
+		t.Fatal(err)
+	}
+	stopExercise, exerciseDone := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stopExercise:
+				exerciseDone <- nil
+				return
+			case <-time.After(time.Second):
+			}
+			if err := exercise(); err != nil {
+				exerciseDone <- err
+				return
+			}
+		}
+	}()
+	return func() error {
+		close(stopExercise)
+		return <-exerciseDone
+	}
+}
+
+// eachFaultFiresItsOwnAlertOnly: CRI-O stops on the first node and the
+// second node's proxy rejects Prometheus; CRIONotResponding fires for the
+// first, CRIOMetricsProxyRejectsScrapes for the second, and neither ever
+// for the other node.
+func eachFaultFiresItsOwnAlertOnly(t *testing.T, prom *framework.Prometheus, nodes []*rulesNode) {
 	faultAt := time.Now()
 	framework.StopCRIO(t, nodes[0].crio)
 	nodes[1].proxy.Reject.Store(true)
@@ -258,7 +303,6 @@ func TestRules(t *testing.T) {
 			t.Errorf("%s fired for node %s too", wrong.alert, wrong.node)
 		}
 	}
-	t.Logf("test took %s", time.Since(start).Round(time.Second))
 }
 
 // dashboardQueries returns the panel queries of a rendered dashboard

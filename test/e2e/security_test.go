@@ -8,7 +8,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -97,7 +96,7 @@ func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
 	// minute, would serve it expired for up to a minute (measured: 44 s of
 	// failed scrapes). This operator replaces it at once (past its refresh).
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		cert, _, err := secServingCert(ctx, kube)
+		cert, _, err := servingCert(ctx, kube)
 		return err == nil && cert.NotAfter.Sub(cert.NotBefore) < 5*time.Minute && time.Until(cert.NotAfter) > 2*time.Minute, err
 	}, "the operator to issue a fresh short-lived serving certificate (more than 2 minutes left)")
 	tOperator := time.Now()
@@ -269,7 +268,7 @@ func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
 				return false, err
 			}
 			crioLeaf = st.PeerCertificates[0]
-			want, _, err := secServingCert(ctx, kube)
+			want, _, err := servingCert(ctx, kube)
 			return err == nil && crioLeaf.Equal(want), err
 		}, "CRI-O to serve the certificate of the Secret "+secServingSecret)
 		for _, name := range []string{secServiceName, secServiceName + ".cluster.local", "localhost", "127.0.0.1"} {
@@ -304,7 +303,7 @@ func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
 			var next *x509.Certificate
 			var nextPEM []byte
 			framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
-				cert, raw, err := secServingCert(ctx, kube)
+				cert, raw, err := servingCert(ctx, kube)
 				next, nextPEM = cert, raw
 				return err == nil && !cert.Equal(prev), err
 			}, fmt.Sprintf("rotation %d: the operator replaces the serving certificate", i))
@@ -502,18 +501,18 @@ func secStartProxy(t *testing.T, node *framework.Node, binary, kubeconfig string
 	return p, listen
 }
 
-// secServingCert returns the leaf of the live serving Secret and its PEM.
-func secServingCert(ctx context.Context, kube kubernetes.Interface) (*x509.Certificate, []byte, error) {
+// servingCert returns the leaf of the live CRI-O metrics serving Secret and
+// its PEM.
+func servingCert(ctx context.Context, kube kubernetes.Interface) (*x509.Certificate, []byte, error) {
 	s, err := kube.CoreV1().Secrets(operatorNamespace).Get(ctx, secServingSecret, metav1.GetOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
-	block, _ := pem.Decode(s.Data["tls.crt"])
-	if block == nil {
-		return nil, nil, fmt.Errorf("secret %s holds no PEM certificate", secServingSecret)
+	cert, err := framework.FirstCertificate(s.Data["tls.crt"])
+	if err != nil {
+		return nil, nil, fmt.Errorf("secret %s: %w", secServingSecret, err)
 	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	return cert, s.Data["tls.crt"], err
+	return cert, s.Data["tls.crt"], nil
 }
 
 // secHandshake makes one TLS handshake on a new connection.

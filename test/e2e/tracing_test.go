@@ -55,8 +55,9 @@ tracing_sampling_rate_per_million = %d
 
 func callCRI(t *testing.T, node *framework.PlatformNode) {
 	t.Helper()
+	cri := framework.DialCRI(t, node.CRISocket())
 	for _, m := range crioTracedCalls {
-		require.NoError(t, framework.CRICall(node.CRISocket(), m, nil), "CRI call %s to node %s", m, node.Name)
+		require.NoError(t, framework.CRICallsWithoutPod[m](t.Context(), cri), "CRI call %s to node %s", m, node.Name)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -112,27 +113,25 @@ func Context(t testing.TB, timeout time.Duration) context.Context {
 // Eventually polls condition every interval until it returns true, and fails
 // the test with msg when that does not happen within timeout. An error from
 // condition does not stop the polling (the API may be briefly unavailable);
-// the last one is reported on timeout.
+// the last one is reported on timeout. The tests' one polling helper: code
+// that returns an error instead uses wait.PollUntilContextCancel directly.
 func Eventually(t testing.TB, timeout, interval time.Duration, condition func() (bool, error), msg string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	var lastErr error
-	for {
+	err := wait.PollUntilContextTimeout(context.Background(), interval, timeout, true, func(context.Context) (bool, error) {
 		done, err := condition()
-		if err == nil && done {
-			return
-		}
 		if err != nil {
 			lastErr = err
 		}
-		if time.Now().After(deadline) {
-			if lastErr != nil {
-				t.Fatalf("timed out after %s: %s (last error: %v)", timeout, msg, lastErr)
-			}
-			t.Fatalf("timed out after %s: %s", timeout, msg)
-		}
-		time.Sleep(interval)
+		return err == nil && done, nil
+	})
+	if err == nil {
+		return
 	}
+	if lastErr != nil {
+		t.Fatalf("timed out after %s: %s (last error: %v)", timeout, msg, lastErr)
+	}
+	t.Fatalf("timed out after %s: %s", timeout, msg)
 }
 
 // CreateNamespace creates a namespace named after prefix and deletes it, and

@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -269,7 +270,7 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 		if err := os.MkdirAll(kv.Dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := Poll(Context(t, 2*time.Minute), time.Second, func() (bool, error) {
+		if err := wait.PollUntilContextCancel(Context(t, 2*time.Minute), time.Second, true, func(context.Context) (bool, error) {
 			return kv.sync(ctx) == nil, nil
 		}); err != nil {
 			t.Fatalf("volume %s: %v (last error: %v); the kubelet would not start the pod", v.Name, err, kv.LastError())
@@ -530,13 +531,6 @@ type ContainerOptions struct {
 	NotPaths []string
 }
 
-// Process is a simulated container's process.
-type Process struct {
-	*Operator
-	// Args are the arguments it was started with.
-	Args []string
-}
-
 // StartContainer runs the container name of the node's pod as a local
 // process: the container's command and arguments with $(VAR) references
 // expanded from its environment, and every argument that names a path below
@@ -718,7 +712,8 @@ func (n *Node) StartContainer(t testing.TB, name string, opts ContainerOptions) 
 
 	cmd := exec.Command("setpriv", setpriv...)
 	cmd.Env = env.list()
-	p := &Process{Operator: startLogged(t, cmd, e2eLogPath(t, name)), Args: args}
+	p := startLogged(t, cmd, e2eLogPath(t, name))
+	p.Args = args
 	t.Logf("node %s: container %s runs as process %d (uid %d): %s %q; log: %s", n.Name, name, cmd.Process.Pid, uid, opts.Binary, args, p.LogPath)
 	return p
 }

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -98,7 +100,7 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 	// OLM creates its Deployment, or adopts the one of the same name. The
 	// node operator may delete its own meanwhile: look again then.
 	deployments := o.kube.AppsV1().Deployments(namespace)
-	err = Poll(ctx, 100*time.Millisecond, func() (bool, error) {
+	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		d, err := deployments.Get(ctx, "nmstate-operator", metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
@@ -120,7 +122,7 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 	})
 	require.NoError(t, err, "the OLM install's Deployment")
 	// The cluster runs it: its rollout is over before the test goes on.
-	require.NoError(t, Poll(ctx, 200*time.Millisecond, func() (bool, error) {
+	require.NoError(t, wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
 		d, err := deployments.Get(ctx, "nmstate-operator", metav1.GetOptions{})
 		return err == nil && d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas > 0, nil
 	}), "the OLM install's Deployment does not become available")
@@ -167,7 +169,7 @@ func (o *OLMNMState) Uninstall(t testing.TB) {
 			t.Errorf("deleting %s %s/%s: %v", gvr.Resource, o.Namespace, name, err)
 		}
 	}
-	err := Poll(ctx, 200*time.Millisecond, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
 		d, err := o.kube.AppsV1().Deployments(o.Namespace).Get(ctx, "nmstate-operator", metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil

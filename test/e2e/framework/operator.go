@@ -154,7 +154,7 @@ func (a *Applier) Resource(obj *unstructured.Unstructured) (dynamic.ResourceInte
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, fieldManager string) error {
 	var ri dynamic.ResourceInterface
 	// A CRD applied just before may not be in discovery yet.
-	err := Poll(ctx, time.Second, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 		var err error
 		ri, err = a.Resource(obj)
 		return err == nil, nil
@@ -176,24 +176,6 @@ func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, fie
 	force := true
 	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: fieldManager, Force: &force})
 	return err
-}
-
-// Poll calls cond every interval until it returns true, an error, or ctx ends.
-func Poll(ctx context.Context, interval time.Duration, cond func() (bool, error)) error {
-	for {
-		ok, err := cond()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(interval):
-		}
-	}
 }
 
 // InstallOperatorPrerequisites applies what the CVO would apply before the
@@ -243,19 +225,23 @@ type OperatorOptions struct {
 	NoMCOPolicyStatus bool
 }
 
-// Operator is the operator binary running as a local process.
-type Operator struct {
+// Process is a program running as a local process (the operator, a pod's
+// container, a tool), stopped when the test ends.
+type Process struct {
 	cmd     *exec.Cmd
 	LogPath string
 	// Listen is the address of the process's /metrics, /healthz and
 	// /readyz; empty for a pod's container (StartPodProcess).
 	Listen string
-	done   chan struct{}
+	// Args are the arguments of a pod's container it runs
+	// (Node.StartContainer).
+	Args []string
+	done chan struct{}
 }
 
 // StartOperator runs `cluster-node-operator operator` against the cluster and
 // stops it when the test ends. Its log goes to _output/e2e-logs/.
-func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
+func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	t.Helper()
 	root := RepoRoot(t)
 	binary := os.Getenv("OPERATOR_BINARY")
@@ -307,7 +293,7 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Operator {
 // startLogged starts cmd in a process group of its own (so that Stop and
 // Kill reach its children) with its output in a new file at logPath, and
 // stops it when the test ends.
-func startLogged(t testing.TB, cmd *exec.Cmd, logPath string) *Operator {
+func startLogged(t testing.TB, cmd *exec.Cmd, logPath string) *Process {
 	t.Helper()
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -322,7 +308,7 @@ func startLogged(t testing.TB, cmd *exec.Cmd, logPath string) *Operator {
 		logFile.Close()
 		t.Fatal(err)
 	}
-	o := &Operator{cmd: cmd, LogPath: logPath, done: make(chan struct{})}
+	o := &Process{cmd: cmd, LogPath: logPath, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		logFile.Close()
@@ -333,7 +319,7 @@ func startLogged(t testing.TB, cmd *exec.Cmd, logPath string) *Operator {
 }
 
 // Stop sends SIGTERM and waits for the operator to exit (SIGKILL after 30 s).
-func (o *Operator) Stop() {
+func (o *Process) Stop() {
 	select {
 	case <-o.done:
 		return
@@ -350,7 +336,7 @@ func (o *Operator) Stop() {
 // WaitLeading waits until the process holds the lease and runs its
 // controllers (its /readyz answers 200), so that a status it is then found in
 // is its own and not one a previous process left behind.
-func (o *Operator) WaitLeading(t testing.TB, timeout time.Duration) {
+func (o *Process) WaitLeading(t testing.TB, timeout time.Duration) {
 	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second}
 	var last string
@@ -374,13 +360,13 @@ func (o *Operator) WaitLeading(t testing.TB, timeout time.Duration) {
 }
 
 // Kill sends SIGKILL, as a node failure or OOM kill would.
-func (o *Operator) Kill() {
+func (o *Process) Kill() {
 	_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL)
 	<-o.done
 }
 
 // Exited reports whether the operator process has ended.
-func (o *Operator) Exited() bool {
+func (o *Process) Exited() bool {
 	select {
 	case <-o.done:
 		return true
@@ -407,4 +393,4 @@ func FreePort(t testing.TB) int {
 }
 
 // Pid is the operator's process id.
-func (o *Operator) Pid() int { return o.cmd.Process.Pid }
+func (o *Process) Pid() int { return o.cmd.Process.Pid }

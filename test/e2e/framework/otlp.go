@@ -45,7 +45,7 @@ type OTLPReceiver struct {
 	// SpansPath is the file the receiver appends spans to.
 	SpansPath string
 	// Process is the receiver's process (its log: Process.LogPath).
-	Process *Operator
+	Process *Process
 }
 
 // StartOTLPReceiver builds otlp-receiver when _output/bin lacks it

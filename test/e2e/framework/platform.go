@@ -472,7 +472,7 @@ type PlatformNode struct {
 	// ProxyAddr is where kube-rbac-proxy listens (address:9637).
 	ProxyAddr string
 	// Proxy is the kube-rbac-proxy process, ProxyArgs its arguments.
-	Proxy     *Operator
+	Proxy     *Process
 	ProxyArgs []string
 	// CRIODir is hack/crio.sh's CRIO_DIR for this node.
 	CRIODir string

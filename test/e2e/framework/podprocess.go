@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -67,7 +68,7 @@ type PodProcessOptions struct {
 //
 // It needs root and util-linux (unshare, setpriv, mount). The process shares
 // the machine's network; see RewriteArgs. It is stopped when the test ends.
-func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *Operator {
+func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *Process {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		Unavailable(t, "running a container as a pod-like process needs root (mount namespaces)")
@@ -484,7 +485,7 @@ func stageVolume(ctx context.Context, client kubernetes.Interface, pod *corev1.P
 		var err error
 		// kube-root-ca.crt is published into a new namespace shortly after
 		// it is created; the kubelet waits for it too.
-		_ = Poll(ctx, time.Second, func() (bool, error) {
+		_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 			cm, err = client.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
 			return !apierrors.IsNotFound(err) || (optional != nil && *optional), nil
 		})

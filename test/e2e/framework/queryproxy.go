@@ -44,7 +44,7 @@ type QueryProxy struct {
 
 	dir, certFile, keyFile string
 	ca                     *testCA
-	Process                *Operator
+	Process                *Process
 }
 
 // NewQueryProxy picks the proxy's address and issues its serving

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -276,7 +277,7 @@ func PrepareCVOCluster(t testing.TB, cfg *rest.Config, versions ...string) {
 	probe := &unstructured.Unstructured{}
 	probe.SetAPIVersion("config.openshift.io/v1")
 	probe.SetKind("FeatureGate")
-	if err := Poll(ctx, time.Second, func() (bool, error) { _, err := applier.Resource(probe); return err == nil, nil }); err != nil {
+	if err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) { _, err := applier.Resource(probe); return err == nil, nil }); err != nil {
 		t.Fatalf("FeatureGate is not served: %v", err)
 	}
 	_, err := config.ConfigV1().FeatureGates().Get(ctx, "cluster", metav1.GetOptions{})
@@ -318,7 +319,7 @@ func ResetClusterVersion(t testing.TB, config configclient.Interface) {
 		if err := cvs.Delete(ctx, clusterVersionKey, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatalf("deleting ClusterVersion: %v", err)
 		}
-		if err := Poll(ctx, time.Second, func() (bool, error) {
+		if err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 			_, err := cvs.Get(ctx, clusterVersionKey, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
 		}); err != nil {
@@ -336,7 +337,7 @@ func ResetClusterVersion(t testing.TB, config configclient.Interface) {
 
 // RealCVO is the real cluster-version operator running as a local process.
 type RealCVO struct {
-	*Operator
+	*Process
 	Payload *Payload
 	Config  configclient.Interface
 	// updatePayloads is this machine's directory that the process sees as
@@ -414,7 +415,7 @@ exec "$@"
 	if opts.Profile != "" {
 		env = append(env, "CLUSTER_PROFILE="+opts.Profile)
 	}
-	c.Operator = StartProcess(t, "cluster-version-operator", unshare, args, env)
+	c.Process = StartProcess(t, "cluster-version-operator", unshare, args, env)
 	return c
 }
 

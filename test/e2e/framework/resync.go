@@ -40,7 +40,7 @@ type queueStats struct {
 var queueMetric = regexp.MustCompile(`^workqueue_(adds_total|depth|unfinished_work_seconds)\{name="([^"]+)"\} (\S+)$`)
 
 // queues reads the process's workqueue metrics from its /metrics.
-func (o *Operator) queues() (map[string]queueStats, error) {
+func (o *Process) queues() (map[string]queueStats, error) {
 	client := &http.Client{Timeout: 5 * time.Second}
 	resp, err := client.Get("http://" + o.Listen + "/metrics")
 	if err != nil {
@@ -83,7 +83,7 @@ func (o *Operator) queues() (map[string]queueStats, error) {
 // adds than before, nothing queued, nothing in progress). A check that
 // nothing happens then covers a resync as waiting out the resync period
 // would.
-func (c *Cluster) ResyncNow(t testing.TB, o *Operator) {
+func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
 	t.Helper()
 	if o.Listen == "" {
 		t.Fatal("ResyncNow needs the operator's /metrics (a process started by StartOperator)")
@@ -145,7 +145,7 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Operator) {
 // expired (platform.ServedTTL): the controllers then see an API that
 // appeared or went away since as their next periodic resync would, without
 // the test waiting out the resync period.
-func (c *Cluster) RediscoverNow(t testing.TB, o *Operator) {
+func (c *Cluster) RediscoverNow(t testing.TB, o *Process) {
 	t.Helper()
 	time.Sleep(platform.ServedTTL + time.Second)
 	c.ResyncNow(t, o)

@@ -1,18 +1,15 @@
 package framework
 
 // Helpers of the rule and dashboard e2e test (rules_test.go): CRI calls to a
-// real CRI-O without a CRI client library, a kubelet stand-in whose runtime
-// error counter behaves like the kubelet's, a proxy that can answer 401 as
-// kube-rbac-proxy-crio does after a client CA rotation, PromQL helpers.
+// real CRI-O, a kubelet stand-in whose runtime error counter behaves like
+// the kubelet's, a proxy that can answer 401 as kube-rbac-proxy-crio does
+// after a client CA rotation, the operands of an alert's PromQL.
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -20,59 +17,62 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/prometheus/promql/parser"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
 
-// CRICall makes one unary gRPC call (e.g. "runtime.v1.RuntimeService/Version")
-// with a protobuf-encoded request to CRI-O's socket, over HTTP/2 without TLS
-// as gRPC does on a unix socket. It returns the gRPC status as an error.
-func CRICall(socket, method string, req []byte) error {
-	var protos http.Protocols
-	protos.SetUnencryptedHTTP2(true)
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		Protocols: &protos,
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "unix", socket)
-		},
-	}}
-	defer client.CloseIdleConnections()
-	frame := make([]byte, 5, 5+len(req)) // uncompressed flag and length
-	binary.BigEndian.PutUint32(frame[1:], uint32(len(req)))
-	frame = append(frame, req...)
-	r, err := http.NewRequest(http.MethodPost, "http://crio/"+method, bytes.NewReader(frame))
-	if err != nil {
-		return err
-	}
-	r.Header.Set("Content-Type", "application/grpc")
-	r.Header.Set("TE", "trailers")
-	resp, err := client.Do(r)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return err
-	}
-	status, msg := resp.Trailer.Get("Grpc-Status"), resp.Trailer.Get("Grpc-Message")
-	if status == "" { // a trailers-only response carries it in the headers
-		status, msg = resp.Header.Get("Grpc-Status"), resp.Header.Get("Grpc-Message")
-	}
-	if status != "0" {
-		return fmt.Errorf("%s: HTTP %d, grpc-status %q: %s", method, resp.StatusCode, status, msg)
-	}
-	return nil
+// CRI is a client of one CRI-O's CRI socket (k8s.io/cri-api over gRPC).
+type CRI struct {
+	runtimeapi.RuntimeServiceClient
+	runtimeapi.ImageServiceClient
 }
 
-// PullImageRequest encodes runtime.v1.PullImageRequest{image: {image: ref}}
-// (field 1, a message whose field 1 is the reference).
-func PullImageRequest(ref string) []byte {
-	spec := append([]byte{0x0a}, binary.AppendUvarint(nil, uint64(len(ref)))...)
-	spec = append(spec, ref...)
-	out := append([]byte{0x0a}, binary.AppendUvarint(nil, uint64(len(spec)))...)
-	return append(out, spec...)
+// DialCRI connects to a CRI socket until the test ends. Like the kubelet's
+// client it keeps one connection and reconnects after a CRI-O restart.
+func DialCRI(t testing.TB, socket string) CRI {
+	t.Helper()
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return CRI{runtimeapi.NewRuntimeServiceClient(conn), runtimeapi.NewImageServiceClient(conn)}
+}
+
+// CRICallsWithoutPod are the CRI calls that need no pod or image, by their
+// gRPC method name (what CRI-O names its spans and per-operation series
+// after).
+var CRICallsWithoutPod = map[string]func(context.Context, CRI) error{
+	"runtime.v1.RuntimeService/Version": func(ctx context.Context, c CRI) error {
+		_, err := c.Version(ctx, &runtimeapi.VersionRequest{})
+		return err
+	},
+	"runtime.v1.RuntimeService/Status": func(ctx context.Context, c CRI) error {
+		_, err := c.Status(ctx, &runtimeapi.StatusRequest{})
+		return err
+	},
+	"runtime.v1.RuntimeService/ListPodSandbox": func(ctx context.Context, c CRI) error {
+		_, err := c.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{})
+		return err
+	},
+	"runtime.v1.RuntimeService/ListContainers": func(ctx context.Context, c CRI) error {
+		_, err := c.ListContainers(ctx, &runtimeapi.ListContainersRequest{})
+		return err
+	},
+	"runtime.v1.ImageService/ListImages": func(ctx context.Context, c CRI) error {
+		_, err := c.ListImages(ctx, &runtimeapi.ListImagesRequest{})
+		return err
+	},
+	"runtime.v1.ImageService/ImageFsInfo": func(ctx context.Context, c CRI) error {
+		_, err := c.ImageFsInfo(ctx, &runtimeapi.ImageFsInfoRequest{})
+		return err
+	},
 }
 
 // Socket is the CRI socket of a CRI-O started with StartCRIO.
@@ -111,6 +111,7 @@ func StartFakeKubelet(t testing.TB, socket string, period time.Duration) *FakeKu
 			"kubelet_runtime_operations_errors_total{operation_type=\"version\"} %d\n", k.errors.Load())
 	})}
 	go func() { _ = srv.Serve(l) }()
+	cri := DialCRI(t, socket)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -121,9 +122,11 @@ func StartFakeKubelet(t testing.TB, socket string, period time.Duration) *FakeKu
 				return
 			case <-time.After(period):
 			}
-			if err := CRICall(socket, "runtime.v1.RuntimeService/Version", nil); err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if _, err := cri.Version(ctx, &runtimeapi.VersionRequest{}); err != nil {
 				k.errors.Add(1)
 			}
+			cancel()
 		}
 	}()
 	t.Cleanup(func() {
@@ -205,124 +208,38 @@ func (p *Prometheus) QuerySeries(query string) ([]map[string]string, error) {
 
 // ValueOperands turns an alert expression into queries that return series
 // whenever the data the alert looks at exists, firing or not: the
-// expression is split at its top-level set operators (and, unless, or; the
-// on/ignoring of the right operand dropped), a fully parenthesized operand
-// is split again, and every comparison of an operand gets the bool modifier
-// (`x > 0.2` becomes `x > bool 0.2`, 0 or 1 instead of a filter). Label
-// matchers and strings are left alone.
-func ValueOperands(expr string) []string {
+// expression, parsed by Prometheus' own PromQL parser, is split at its
+// top-level set operators (and, unless, or; their on/ignoring dropped),
+// parentheses around an operand are split again, and every comparison gets
+// the bool modifier (`x > 0.2` becomes `x > bool 0.2`, 0 or 1 instead of a
+// filter).
+func ValueOperands(expr string) ([]string, error) {
+	e, err := parser.ParseExpr(expr)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, op := range splitSetOperators(expr) {
-		op = strings.TrimSpace(op)
-		for _, kw := range []string{"on", "ignoring"} {
-			if rest, ok := strings.CutPrefix(op, kw); ok && strings.HasPrefix(strings.TrimSpace(rest), "(") {
-				rest = strings.TrimSpace(rest)
-				if i := strings.Index(rest, ")"); i >= 0 {
-					op = strings.TrimSpace(rest[i+1:])
-				}
-			}
-		}
-		if inner, ok := enclosed(op); ok {
-			out = append(out, ValueOperands(inner)...)
-			continue
-		}
-		out = append(out, boolComparisons(op))
-	}
-	return out
-}
-
-// scan calls visit for each byte of expr outside label matchers ({...})
-// and strings, with the parenthesis depth.
-func scan(expr string, visit func(i, depth int)) {
-	depth, braces := 0, 0
-	var quote byte
-	for i := 0; i < len(expr); i++ {
-		c := expr[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-			continue
-		case c == '"' || c == '\'' || c == '`':
-			quote = c
-			continue
-		case c == '{':
-			braces++
-			continue
-		case c == '}':
-			braces--
-			continue
-		case braces > 0:
-			continue
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		}
-		visit(i, depth)
-	}
-}
-
-func splitSetOperators(expr string) []string {
-	var parts []string
-	start := 0
-	isWord := func(b byte) bool {
-		return b == '_' || b == ':' || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
-	}
-	scan(expr, func(i, depth int) {
-		if depth != 0 || i < start || (i > 0 && isWord(expr[i-1])) {
+	var split func(parser.Expr)
+	split = func(e parser.Expr) {
+		switch n := e.(type) {
+		case *parser.ParenExpr:
+			split(n.Expr)
 			return
-		}
-		for _, kw := range []string{"and", "unless", "or"} {
-			end := i + len(kw)
-			if strings.HasPrefix(expr[i:], kw) && (end == len(expr) || !isWord(expr[end])) {
-				parts = append(parts, expr[start:i])
-				start = end
+		case *parser.BinaryExpr:
+			if n.Op.IsSetOperator() {
+				split(n.LHS)
+				split(n.RHS)
 				return
 			}
 		}
-	})
-	return append(parts, expr[start:])
-}
-
-// enclosed reports whether s is one parenthesized expression and returns
-// its inside.
-func enclosed(s string) (string, bool) {
-	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
-		return "", false
-	}
-	closedEarly := false
-	scan(s, func(i, depth int) {
-		if depth == 0 && i < len(s)-1 {
-			closedEarly = true
-		}
-	})
-	return s[1 : len(s)-1], !closedEarly
-}
-
-func boolComparisons(expr string) string {
-	var b strings.Builder
-	last := 0
-	scan(expr, func(i, _ int) {
-		if i < last {
-			return
-		}
-		for _, op := range []string{"==", "!=", ">=", "<=", ">", "<"} {
-			if strings.HasPrefix(expr[i:], op) {
-				end := i + len(op)
-				if strings.HasPrefix(strings.TrimSpace(expr[end:]), "bool") {
-					return
-				}
-				b.WriteString(expr[last:end])
-				b.WriteString(" bool")
-				last = end
-				return
+		parser.Inspect(e, func(node parser.Node, _ []parser.Node) error {
+			if b, ok := node.(*parser.BinaryExpr); ok && b.Op.IsComparisonOperator() {
+				b.ReturnBool = true
 			}
-		}
-	})
-	b.WriteString(expr[last:])
-	return b.String()
+			return nil
+		})
+		out = append(out, e.String())
+	}
+	split(e)
+	return out, nil
 }

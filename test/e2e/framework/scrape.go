@@ -28,7 +28,7 @@ import (
 // StartProcess runs binary with args as a local process (for programs that
 // are no container of a pod, e.g. Prometheus) whose output goes to
 // _output/e2e-logs, stopped when the test ends.
-func StartProcess(t testing.TB, name, binary string, args, env []string) *Operator {
+func StartProcess(t testing.TB, name, binary string, args, env []string) *Process {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -155,7 +155,7 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 			n.ProxyAddr = strings.TrimPrefix(a, "--secure-listen-address=")
 		}
 	}
-	WaitListening(t, n.Proxy.Operator, n.ProxyAddr, "kube-rbac-proxy of "+n.Name)
+	WaitListening(t, n.Proxy, n.ProxyAddr, "kube-rbac-proxy of "+n.Name)
 	return n
 }
 
@@ -187,7 +187,7 @@ func FirstCertificate(data []byte) (*x509.Certificate, error) {
 // Prometheus is a real Prometheus on 127.0.0.1.
 type Prometheus struct {
 	URL     string
-	Process *Operator
+	Process *Process
 }
 
 // StartPrometheus runs Debian's prometheus (hack/prometheus.sh) with config
@@ -313,7 +313,7 @@ func (p *Prometheus) WaitTargetsUp(t testing.TB, n int, timeout time.Duration) {
 
 // WaitListening waits until the process listens on addr, and fails the test
 // when it exits first.
-func WaitListening(t testing.TB, proc *Operator, addr, what string) {
+func WaitListening(t testing.TB, proc *Process, addr, what string) {
 	t.Helper()
 	Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
 		if proc.Exited() {

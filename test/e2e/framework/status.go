@@ -181,7 +181,7 @@ func (c *Cluster) WaitForStacks(t testing.TB, timeout time.Duration, want map[no
 // Setup installs what the CVO would, resets the Infrastructure to BareMetal
 // and the NodeOperator to its defaults, starts the operator and waits until
 // the ClusterOperator has settled. It restores the defaults when the test ends.
-func Setup(t testing.TB, opts OperatorOptions) (*Cluster, *Operator) {
+func Setup(t testing.TB, opts OperatorOptions) (*Cluster, *Process) {
 	t.Helper()
 	c := NewCluster(t)
 	InstallOperatorPrerequisites(t, c.Config)
