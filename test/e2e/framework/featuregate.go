@@ -10,6 +10,7 @@ import (
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift/cluster-node-operator/pkg/features"
@@ -96,7 +97,7 @@ func replace(t testing.TB, cfg *rest.Config, spec configv1.FeatureGateSpec, vers
 	if err := fgs.Delete(ctx, "cluster", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatalf("deleting FeatureGate cluster: %v", err)
 	}
-	err := Poll(ctx, 200*time.Millisecond, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		_, err := fgs.Create(ctx, &configv1.FeatureGate{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Spec: spec}, metav1.CreateOptions{})
 		return err == nil, nil
 	})

@@ -376,7 +376,7 @@ func (o *Process) Exited() bool {
 }
 
 // ExitCode is the exit code of an operator process that has ended.
-func (o *Operator) ExitCode() int {
+func (o *Process) ExitCode() int {
 	<-o.done
 	return o.cmd.ProcessState.ExitCode()
 }
