@@ -75,6 +75,8 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		kubeinformers.WithNamespace(operatorclient.OperatorNamespace)), operatorclient.OperatorNamespace, log}
 	nmstateNamespace := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(operatorclient.NMStateNamespace)), operatorclient.NMStateNamespace, log}
+	monitoringConfig := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
+		kubeinformers.WithNamespace(criometrics.MonitoringConfigNamespace)), criometrics.MonitoringConfigNamespace, log}
 	served := stack.FixedServedAPIs(platform.ServedAPIs{})
 	observer := criometrics.NewTLSObserver(dyn, clk, 0)
 	crioPlatform := crioplatform.NewDetector(kube, dyn, clk, crioplatform.LookupTTL)
@@ -114,7 +116,7 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		},
 		"CRIOMetricsDaemonSet": func() []stack.Runnable {
 			return []stack.Runnable{criometrics.NewDaemonSetController(clk, nodeOperators, operatorClient, kube, dyn, served, observer,
-				operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(), config.Config().V1().APIServers(), crioPlatform,
+				operands.Apps().V1().DaemonSets(), operands.Core().V1().ConfigMaps(), config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), crioPlatform,
 				stack.Images{}, factory.NewSyncContext(criometrics.DaemonSetControllerName, recorder), recorder)}
 		},
 		"NMState": func() []stack.Runnable {

@@ -68,6 +68,9 @@ type daemonSetController struct {
 	daemonSets     appslistersv1.DaemonSetLister
 	configMaps     corev1listers.ConfigMapLister
 	apiServers     configlistersv1.APIServerLister
+	// monitoringConfigs holds only the cluster-monitoring operator's
+	// ConfigMap (MonitoringConfigName, by field selector).
+	monitoringConfigs corev1listers.ConfigMapLister
 
 	// serviceMonitorSeen: the ServiceMonitor, the last part built, was seen
 	// since the stack last entered Build. Until the intent changes, the
@@ -93,11 +96,13 @@ const DaemonSetControllerName = "CRIOMetricsDaemonSet"
 // observer says which parts of the own TLS stack exist. syncCtx is its
 // queue, made by factory.NewSyncContext with DaemonSetControllerName, so
 // that the node config controller can wake it (WakeSync) when it has taken
-// the step before the DaemonSet's removal.
+// the step before the DaemonSet's removal. monitoringConfigs is an
+// informer of the namespace MonitoringConfigNamespace that holds only the
+// ConfigMap MonitoringConfigName: its collection profile is in the status.
 func NewDaemonSetController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver,
 	daemonSets appsinformers.DaemonSetInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, crioPlatform *crioplatform.Detector,
+	apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer, crioPlatform *crioplatform.Detector,
 	images stack.Images, syncCtx factory.SyncContext, recorder events.Recorder) factory.Controller {
 	c := &daemonSetController{
 		clock:          clk,
@@ -113,9 +118,11 @@ func NewDaemonSetController(clk clock.PassiveClock, nodeOperators *operatorclien
 		daemonSets:     daemonSets.Lister(),
 		configMaps:     configMaps.Lister(),
 		apiServers:     apiServers.Lister(),
+
+		monitoringConfigs: monitoringConfigs.Lister(),
 	}
 	return factory.New().
-		WithInformers(nodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer()).
+		WithInformers(nodeOperators.Informer(), daemonSets.Informer(), configMaps.Informer(), apiServers.Informer(), monitoringConfigs.Informer()).
 		ResyncEvery(time.Minute).
 		WithSync(c.syncDaemonSet).
 		WithSyncContext(syncCtx).
@@ -142,6 +149,7 @@ func (c *daemonSetController) syncDaemonSet(ctx context.Context, syncCtx factory
 		Intent:           intent,
 		MonitoringServed: served.Monitoring,
 		Now:              c.clock.Now(),
+		Profile:          c.monitoringProfile(),
 	}
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	if intent != Build {
@@ -274,4 +282,14 @@ func (c *daemonSetController) tlsProfile() *configv1.TLSSecurityProfile {
 		return nil
 	}
 	return apiServer.Spec.TLSSecurityProfile
+}
+
+// monitoringProfile is the collection profile from the cache; a missing
+// ConfigMap means the default.
+func (c *daemonSetController) monitoringProfile() MonitoringProfile {
+	cm, err := c.monitoringConfigs.ConfigMaps(MonitoringConfigNamespace).Get(MonitoringConfigName)
+	if err != nil {
+		return ReadMonitoringProfile(nil)
+	}
+	return ReadMonitoringProfile(cm)
 }

@@ -77,6 +77,8 @@ func newDaemonSetFixture(t *testing.T, decision *nodev1alpha1.NodeOperator, kube
 		daemonSets:     f.informers.Apps().V1().DaemonSets().Lister(),
 		configMaps:     f.informers.Core().V1().ConfigMaps().Lister(),
 		apiServers:     configlistersv1.NewAPIServerLister(f.apiServers),
+
+		monitoringConfigs: f.informers.Core().V1().ConfigMaps().Lister(),
 	}
 	return f
 }
