@@ -107,7 +107,7 @@ func ProfileNote(p MonitoringProfile, mode nodev1alpha1.StackMode) string {
 	if p.Profile != ProfileMinimal {
 		return ""
 	}
-	scrape := fmt.Sprintf("it keeps none of the kubelet's runtime-operation metrics, so %s tell a stopped CRI-O from a refusing proxy by the node's Ready condition (kube-state-metrics)",
+	scrape := fmt.Sprintf("the profile keeps none of the kubelet's runtime-operation metrics, so %s tell a stopped CRI-O from a refusing proxy by the node's Ready condition (kube-state-metrics)",
 		strings.Join(scrapeAlerts, " and "))
 	switch mode {
 	case nodev1alpha1.PlatformProxy:
