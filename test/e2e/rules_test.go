@@ -207,7 +207,7 @@ func TestRules(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second)
 	}
-	t.Logf("%d rule and %d dashboard queries return series (those on %s only need to parse: no pull completes, no container is OOM-killed, no kube-state-metrics here)",
+	t.Logf("%d rule and %d dashboard queries return series (those on %s only need to parse: no pull completes, no container is OOM-killed, no pod series of kube-state-metrics here)",
 		len(queries)-len(dashboard), len(dashboard), strings.Join(rulesEventOnly, ", "))
 	if s, err := prom.QuerySeries(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
 		t.Fatalf("scrape alerts active before any fault: %v %v", s, err)
