@@ -16,6 +16,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/unsupportedconfigoverridescontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/utils/clock"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
@@ -128,6 +129,11 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
 	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
+	// The cluster-monitoring operator's configuration, the one ConfigMap:
+	// its collection profile decides which CRI-O series Prometheus keeps.
+	monitoringConfig := kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, 0,
+		kubeinformers.WithNamespace(criometrics.MonitoringConfigNamespace),
+		kubeinformers.WithTweakListOptions(byName(criometrics.MonitoringConfigName)))
 	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient, clk, crioplatform.LookupTTL)
 	served := stack.NewServedAPIs(cl.discovery, stack.ServedAPIsTTL)
 	images := imagesFromEnv()
@@ -188,7 +194,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		// CRI-O metrics.
 		criometrics.NewController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served, crioPlatform,
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-			clusterConfigInformers.Config().V1().APIServers(), images, o.CertTiming, recorder),
+			clusterConfigInformers.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), images, o.CertTiming, recorder),
 
 		// Node settings (CRI-O and kubelet tracing), pool by pool through
 		// our MachineConfigs.
@@ -199,7 +205,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			nmstateNamespace.Apps().V1().Deployments(), images, recorder),
 	}
 
-	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers, crioPlatform} {
+	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers, monitoringConfig, crioPlatform} {
 		informers.Start(ctx.Done())
 	}
 	for _, c := range controllers {

@@ -90,6 +90,9 @@ type controller struct {
 	secrets        corev1listers.SecretLister
 	configMaps     corev1listers.ConfigMapLister
 	apiServers     configlistersv1.APIServerLister
+	// monitoringConfigs holds only the cluster-monitoring operator's
+	// ConfigMap (MonitoringConfigName, by field selector).
+	monitoringConfigs corev1listers.ConfigMapLister
 
 	// waitingSince is when the drop-in MachineConfigs began to wait for
 	// MCO's node disruption policy for the reason waitingFor. In memory
@@ -107,20 +110,23 @@ type controller struct {
 // it owns the Metrics conditions.
 //
 // daemonSets, secrets and configMaps are informers of the operator's
-// namespace; crioPlatform counts the nodes where the platform's proxy
+// namespace; monitoringConfigs is an informer of MonitoringConfigNamespace
+// that holds only the ConfigMap MonitoringConfigName (its collection profile
+// is in the status); crioPlatform counts the nodes where the platform's proxy
 // serves; clk times the first rollout's grace and the disruption policy
 // wait. Rotation is time-driven: the resync honours a short test validity.
 func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, crioPlatform *crioplatform.Detector,
 	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, images stack.Images, timing criometricscerts.Timing, recorder events.Recorder) factory.Controller {
-	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform, daemonSets, secrets, configMaps, apiServers, images, timing, recorder)
+	apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
+	images stack.Images, timing criometricscerts.Timing, recorder events.Recorder) factory.Controller {
+	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform, daemonSets, secrets, configMaps, apiServers, monitoringConfigs, images, timing, recorder)
 	resync := time.Minute
 	if timing.ServingRefresh < 4*time.Minute {
 		resync = timing.ServingRefresh / 4
 	}
 	return factory.New().
-		WithInformers(nodeOperators.Informer(), apiServers.Informer()).
+		WithInformers(nodeOperators.Informer(), apiServers.Informer(), monitoringConfigs.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(criometricscerts.SignerSecretName, criometricscerts.ServingSecretName, criometricscerts.CABundleName),
 			secrets.Informer(), configMaps.Informer()).
 		WithFilteredEventsInformersQueueKeyFunc(func(runtime.Object) string { return rolloutKey },
@@ -133,7 +139,8 @@ func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, crioPlatform *crioplatform.Detector,
 	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, images stack.Images, timing criometricscerts.Timing, recorder events.Recorder) *controller {
+	apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
+	images stack.Images, timing criometricscerts.Timing, recorder events.Recorder) *controller {
 	return &controller{
 		clock:          clk,
 		nodeOperators:  nodeOperators,
@@ -151,6 +158,8 @@ func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 		secrets:        secrets.Lister(),
 		configMaps:     configMaps.Lister(),
 		apiServers:     apiServers.Lister(),
+
+		monitoringConfigs: monitoringConfigs.Lister(),
 	}
 }
 
@@ -172,6 +181,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		Intent:           intent,
 		MonitoringServed: served.Monitoring,
 		Now:              c.clock.Now(),
+		Profile:          c.monitoringProfile(),
 	}
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	var errs []error
@@ -614,4 +624,14 @@ func (c *controller) recordExpiry() {
 		return
 	}
 	certificateExpiry.Set(float64(notAfter.Unix()))
+}
+
+// monitoringProfile is the collection profile from the cache; a missing
+// ConfigMap means the default.
+func (c *controller) monitoringProfile() MonitoringProfile {
+	cm, err := c.monitoringConfigs.ConfigMaps(MonitoringConfigNamespace).Get(MonitoringConfigName)
+	if err != nil {
+		return ReadMonitoringProfile(nil)
+	}
+	return ReadMonitoringProfile(cm)
 }

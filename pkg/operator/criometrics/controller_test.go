@@ -114,7 +114,7 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, stack.FixedServedAPIs(served),
 		crioplatform.NewDetector(f.kube, f.dyn, f.clock, time.Minute),
 		f.informers.Apps().V1().DaemonSets(), f.informers.Core().V1().Secrets(), f.informers.Core().V1().ConfigMaps(),
-		configInformers.Config().V1().APIServers(), testImages, criometricscerts.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
+		configInformers.Config().V1().APIServers(), f.informers.Core().V1().ConfigMaps(), testImages, criometricscerts.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
 	return f
 }
 
