@@ -192,7 +192,8 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), recorder),
 
 		// CRI-O metrics.
-		criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver, recorder),
+		criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kubeClient, dynamicClient, served, tlsObserver,
+			criometrics.NewScrapeAuthLookup(kubeClient, configClient.ConfigV1().ClusterOperators(), clk, criometrics.ScrapeAuthTTL), recorder),
 		criometrics.NewNodeConfigController(nodeOperators, operatorClient, dynamicClient, served, tlsObserver, criometrics.WakeSync(daemonSetSync), recorder),
 		criometrics.NewCertController(nodeOperators, operatorClient, kubeClient, served, tlsObserver,
 			operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(), o.CertTiming, recorder),

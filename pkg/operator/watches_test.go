@@ -103,7 +103,7 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 				stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder)}
 		},
 		"CRIOMetricsStaticResources (library-go)": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kube, dyn, served, observer, recorder)}
+			return []stack.Runnable{criometrics.NewStaticResourcesController(nodeOperators, operatorClient, kube, dyn, served, observer, nil, recorder)}
 		},
 		"CRIOMetricsNodeConfig": func() []stack.Runnable {
 			return []stack.Runnable{criometrics.NewNodeConfigController(nodeOperators, operatorClient, dyn, served, observer, func() {}, recorder)}

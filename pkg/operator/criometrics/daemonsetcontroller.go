@@ -225,7 +225,11 @@ func (c *daemonSetController) apply(ctx context.Context, syncCtx factory.SyncCon
 		return cached, nil, false, problem(ReasonInvalidTLSSecurityProfile,
 			"apiserver.config.openshift.io/cluster spec.tlsSecurityProfile cannot be used: %v; kube-rbac-proxy keeps its previous settings", err), nil
 	}
-	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[criometricscerts.CABundleKey])
+	// The copy of the monitoring client CA, once the static resources
+	// controller has written it (scrapeauth.go).
+	clientCA, _ := c.configMaps.ConfigMaps(namespace).Get(ClientCAConfigMap)
+	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[criometricscerts.CABundleKey],
+		clientCA != nil && holdsCertificate(clientCA.Data[ClientCAKey]))
 	if err != nil {
 		return cached, nil, false, problem(ReasonInvalidConfiguration, "%v", err), nil
 	}

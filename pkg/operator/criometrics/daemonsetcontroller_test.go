@@ -177,7 +177,7 @@ func TestDaemonSetMissingImagesReportedOnce(t *testing.T) {
 // Teardown: the DaemonSet goes only after the ServiceMonitor and the
 // drop-in MachineConfigs, then nothing is written.
 func TestDaemonSetTeardownOrder(t *testing.T) {
-	ds, err := RenderDaemonSet(testImages, nil, "")
+	ds, err := RenderDaemonSet(testImages, nil, "", false)
 	require.NoError(t, err)
 	sm := object(serviceMonitorGVR, "ServiceMonitor", namespace, serviceName)
 	mc := object(machineConfigGVR, "MachineConfig", "", machineConfigNames()[0])

@@ -22,7 +22,7 @@ import (
 // long an edited or deleted object stays wrong, without a watch per kind.
 // observer says which parts of the own TLS stack exist.
 func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver, recorder events.Recorder) stack.Runnable {
+	kube kubernetes.Interface, dyn dynamic.Interface, served *stack.ServedAPIs, observer *TLSObserver, scrapeAuth *ScrapeAuthLookup, recorder events.Recorder) stack.Runnable {
 	clients := resourceapply.NewClientHolder().
 		WithKubernetes(kube).
 		WithDynamicClient(dyn)
@@ -54,7 +54,15 @@ func NewStaticResourcesController(nodeOperators *operatorclient.NodeOperators, o
 	}
 	add(bindata.Asset, staticFiles, build,
 		func(s stack.State) bool { return tearDown(s) && exists(staticFiles...) && tlsStack(s).MayRemoveRest() })
-	add(bindata.Asset, []string{serviceMonitorFile},
+	// The copy of CMO's metrics client CA, once CMO has one; the
+	// ServiceMonitor scrapes with CMO's client certificate where its
+	// scrape class exists (scrapeauth.go).
+	add(scrapeAuthAsset(scrapeAuth), []string{clientCAConfigMapFile},
+		func(s stack.State) bool { return build(s) && scrapeAuth.Get(context.TODO()).ClientCA != "" },
+		func(s stack.State) bool {
+			return tearDown(s) && exists(clientCAConfigMapFile) && tlsStack(s).MayRemoveRest()
+		})
+	add(scrapeAuthAsset(scrapeAuth), []string{serviceMonitorFile},
 		func(s stack.State) bool {
 			return build(s) && monitoring() && tlsStack(s).MayCreateServiceMonitor(served.Get().MachineConfig)
 		},

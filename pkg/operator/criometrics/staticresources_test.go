@@ -63,7 +63,7 @@ func newStaticFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, crs
 	})
 	operator := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
 	served := stack.FixedServedAPIs(platform.ServedAPIs{Monitoring: true, MachineConfig: true, MachineConfiguration: true})
-	f.c = NewStaticResourcesController(f.no.NodeOperators, operator, f.kube, f.dyn, served, NewTLSObserver(f.dyn, clk, 0),
+	f.c = NewStaticResourcesController(f.no.NodeOperators, operator, f.kube, f.dyn, served, NewTLSObserver(f.dyn, clk, 0), nil,
 		events.NewInMemoryRecorder("test", clk)).(*staticresourcecontroller.StaticResourceController)
 	return f
 }
