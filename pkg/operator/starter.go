@@ -192,7 +192,8 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), recorder),
 
 		// CRI-O metrics.
-		criometrics.NewController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served, crioPlatform,
+		criometrics.NewController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served,
+			criometrics.NewScrapeAuthLookup(kubeClient, configClient.ConfigV1().ClusterOperators(), clk, criometrics.ScrapeAuthTTL), crioPlatform,
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
 			clusterConfigInformers.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), images, o.CertTiming, recorder),
 

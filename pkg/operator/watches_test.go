@@ -103,7 +103,7 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 				stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder)}
 		},
 		"CRIOMetrics": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform,
+			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, nil, crioPlatform,
 				operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
 				config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), stack.Images{}, criometricscerts.DefaultTiming, recorder)}
 		},

@@ -79,6 +79,10 @@ var operatorNeeds = func() []need {
 	}
 	add("CRI-O metrics switching order: which parts of the own TLS stack are left, read live (pkg/operator/criometrics/path.go)",
 		operatorNamespace, "", "configmaps", "crio-metrics-ca-bundle", "get")
+	add("CRI-O metrics scrape authentication: CMO's version (its scrape class) and metrics client CA, by name (pkg/operator/criometrics/scrapeauth.go)",
+		"", "config.openshift.io", "clusteroperators", "monitoring", "get")
+	add("CRI-O metrics scrape authentication: CMO's version (its scrape class) and metrics client CA, by name (pkg/operator/criometrics/scrapeauth.go)",
+		"openshift-monitoring", "", "configmaps", "metrics-client-ca", "get")
 	add("platform CRI-O metrics path: kube-rbac-proxy-crio mirror pods, selected by label (pkg/operator/crioplatform)",
 		"openshift-machine-config-operator", "", "pods", "", "list", "watch")
 	add("CRI-O metrics status: the cluster-monitoring operator's configuration (collection profile), cached by name (pkg/operator/criometrics/collectionprofile.go)",

@@ -111,7 +111,7 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 	configInformers := configinformers.NewSharedInformerFactory(
 		configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"}), 0) // never started
 	f.apiServers = configInformers.Config().V1().APIServers().Informer().GetIndexer()
-	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, stack.FixedServedAPIs(served),
+	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, stack.FixedServedAPIs(served), nil,
 		crioplatform.NewDetector(f.kube, f.dyn, f.clock, time.Minute),
 		f.informers.Apps().V1().DaemonSets(), f.informers.Core().V1().Secrets(), f.informers.Core().V1().ConfigMaps(),
 		configInformers.Config().V1().APIServers(), f.informers.Core().V1().ConfigMaps(), testImages, criometricscerts.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))

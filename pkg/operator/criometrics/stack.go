@@ -43,7 +43,7 @@ var (
 // RelatedObjects lists everything the stack can own, derived from its
 // manifests, so that must-gather collects it.
 func RelatedObjects() ([]configv1.ObjectReference, error) {
-	related, err := stack.RelatedObjects(bindata.Asset, append(append([]string{}, staticFiles...), serviceMonitorFile, prometheusRuleFile, dashboardFile, sccFile, dsFile)...)
+	related, err := stack.RelatedObjects(bindata.Asset, append(append([]string{}, staticFiles...), serviceMonitorFile, clientCAConfigMapFile, prometheusRuleFile, dashboardFile, sccFile, dsFile)...)
 	if err != nil {
 		return nil, err
 	}
