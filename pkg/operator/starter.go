@@ -17,6 +17,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/unsupportedconfigoverridescontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -164,6 +165,11 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
 	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
+	// The cluster-monitoring operator's configuration, the one ConfigMap:
+	// its collection profile decides which CRI-O series Prometheus keeps.
+	monitoringConfig := kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, 0,
+		kubeinformers.WithNamespace(criometrics.MonitoringConfigNamespace),
+		kubeinformers.WithTweakListOptions(byName(criometrics.MonitoringConfigName)))
 	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient, clk, crioplatform.LookupTTL)
 	served := platform.NewServedCache(cl.discovery, platform.ServedTTL)
 	images := imagesFromEnv()
@@ -222,9 +228,10 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), recorder),
 
 		// CRI-O metrics.
-		criometrics.NewController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served, crioPlatform,
+		criometrics.NewController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served,
+			criometrics.NewScrapeAuthLookup(kubeClient, configClient.ConfigV1().ClusterOperators(), clk, criometrics.ScrapeAuthTTL), crioPlatform,
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-			clusterConfigInformers.Config().V1().APIServers(), images, o.CertTiming, recorder),
+			clusterConfigInformers.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), images, o.CertTiming, recorder),
 
 		// NMState.
 		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, cl.apiextensions,
@@ -238,7 +245,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			operatorclient.OperatorNamespace, o.NodeSettingsTiming, scrapes, recorder))
 	}
 
-	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers, crioPlatform} {
+	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers, monitoringConfig, crioPlatform} {
 		informers.Start(ctx.Done())
 	}
 	for _, c := range controllers {

@@ -74,6 +74,8 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		kubeinformers.WithNamespace(operatorclient.OperatorNamespace)), operatorclient.OperatorNamespace, log}
 	nmstateNamespace := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(operatorclient.NMStateNamespace)), operatorclient.NMStateNamespace, log}
+	monitoringConfig := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
+		kubeinformers.WithNamespace(criometrics.MonitoringConfigNamespace)), criometrics.MonitoringConfigNamespace, log}
 	served := platform.FixedServed(platform.ServedAPIs{})
 	crioPlatform := crioplatform.NewDetector(kube, dyn, clk, crioplatform.LookupTTL)
 	versions := status.NewVersionGetter()
@@ -101,9 +103,9 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 				stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder)}
 		},
 		"CRIOMetrics": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform,
+			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, nil, crioPlatform,
 				operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-				config.Config().V1().APIServers(), stack.Images{}, certrotation.DefaultTiming, recorder)}
+				config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), stack.Images{}, certrotation.DefaultTiming, recorder)}
 		},
 		"NMState": func() []stack.Runnable {
 			return []stack.Runnable{nmstate.NewController(nodeOperators, operatorClient, kube, dyn, nil,

@@ -7,14 +7,24 @@ package e2e
 // crio-metrics (the operator's path, so the rules are rendered for it) and
 // loads the rendered rules. Every recording rule, every operand of every
 // alert (framework.ValueOperands) and every dashboard query must return
-// series, except those of kube-state-metrics, which this test does not run.
+// series, except kube-state-metrics' pod series, which no stand-in serves.
 // Then CRI-O is stopped on one node and the other node's proxy answers 401,
 // and each node gets its own alert and only that one.
+//
+// A second real Prometheus scrapes the same nodes as the platform does
+// under the cluster-monitoring operator's collection profile "minimal":
+// job crio and the kubelet keep only the names of our fixture of its
+// keep-list (test/rules/cmo-minimal-profile.yaml), with the rules rendered
+// for job crio. There no CRI-O alert is even pending while CRI-O is healthy,
+// CRI-O's own series are gone as the operator's status says, and the same
+// two faults raise the same two alerts, told apart by the node's Ready
+// condition (kube-state-metrics).
 //
 // What stands in for a cluster: the proxy in front of each CRI-O is
 // framework.MetricsProxy (plain HTTP to Prometheus, TLS to CRI-O, 401 on
 // demand), the kubelet of each node is framework.FakeKubelet (job kubelet,
-// metrics_path /metrics, its runtime error counter fed by real CRI calls).
+// metrics_path /metrics, its runtime call and error counters fed by real
+// CRI calls, and the node's Ready condition as job kube-state-metrics).
 // In this copy of the rules only, every alert's "for" is 15s so that the
 // test takes seconds, not 15 minutes. The group crio-metrics-tls-stack is
 // not loaded: it reads the operator's and kube-state-metrics' series, not
@@ -40,7 +50,7 @@ import (
 // Rule and dashboard queries whose metric CRI-O creates only on an event
 // this test cannot cause on a machine without a registry or workloads (a
 // completed image pull, a container killed for running out of memory), or
-// that kube-state-metrics exports, which does not run here. They are still
+// that kube-state-metrics exports for pods, which no stand-in serves. They are still
 // sent to Prometheus, which must accept them.
 var rulesEventOnly = []string{
 	"container_runtime_crio_image_pulls_bytes_total",
@@ -50,124 +60,78 @@ var rulesEventOnly = []string{
 
 const rulesTestFor = "15s"
 
-// TestRules proves that every rule and dashboard query of the CRI-O
-// metrics stack returns series from real CRI-Os, and that each scrape
-// fault fires its own alert for its own node only.
 func TestRules(t *testing.T) {
-	base := filepath.Join(framework.RepoRoot(t), "_output", "rules")
+	start := time.Now()
+	root := framework.RepoRoot(t)
+	base := filepath.Join(root, "_output", "rules")
 	_ = os.RemoveAll(base)
-	nodes := startRulesNodes(t, base)
-	rf, rulesPath := writeRulesWithShortFor(t, base)
-	prom := startRulesPrometheus(t, base, rulesPath, nodes)
-	everyQueryHasSeries(t, prom, nodes, rf)
-	eachFaultFiresItsOwnAlertOnly(t, prom, nodes)
-}
+	job := criometrics.OperatorJob
 
-// rulesNode is a node of TestRules: a real CRI-O (hack/crio.sh generates
-// its TLS pair), the proxy in front of its metrics and the kubelet
-// stand-in.
-type rulesNode struct {
-	name    string
-	crio    *framework.CRIO
-	proxy   *framework.MetricsProxy
-	kubelet *framework.FakeKubelet
-	cri     framework.CRI
-}
-
-type rulesFile struct {
-	Groups []struct {
-		Name  string                   `json:"name"`
-		Rules []map[string]interface{} `json:"rules"`
-	} `json:"groups"`
-}
-
-func startRulesNodes(t *testing.T, base string) []*rulesNode {
+	// Two nodes: a real CRI-O each (hack/crio.sh generates its TLS pair),
+	// the proxy and the kubelet stand-in.
+	type node struct {
+		name    string
+		crio    *framework.CRIO
+		proxy   *framework.MetricsProxy
+		kubelet *framework.FakeKubelet
+		cri     framework.CRI
+	}
 	if err := framework.EnsureTool(t, "crio"); err != nil {
 		framework.Unavailable(t, "crio is not available: %v", err)
 	}
-	var nodes []*rulesNode
+	var nodes []*node
 	for _, name := range []string{"rules-n1", "rules-n2"} {
 		dir := filepath.Join(base, name)
 		c := framework.StartCRIO(t, framework.CRIOOptions{Dir: dir, MetricsPort: framework.FreePort(t)})
-		n := &rulesNode{name: name, crio: c, cri: framework.DialCRI(t, c.Socket())}
+		n := &node{name: name, crio: c, cri: framework.DialCRI(t, c.Socket())}
 		n.proxy = framework.StartMetricsProxy(t, c.MetricsPort, filepath.Join(dir, "tls", "ca.crt"))
 		// 20 calls a second: a stopped CRI-O pushes the 5-minute error
 		// rate over the rules' 0.2/s within 3 s, well inside "for".
-		n.kubelet = framework.StartFakeKubelet(t, c.Socket(), 50*time.Millisecond)
+		n.kubelet = framework.StartFakeKubelet(t, name, c.Socket(), 50*time.Millisecond, 2*time.Second)
 		nodes = append(nodes, n)
 	}
-	return nodes
-}
 
-// writeRulesWithShortFor writes the rules rendered for the operator's job,
-// every alert's "for" shortened in this copy only.
-func writeRulesWithShortFor(t *testing.T, base string) (rulesFile, string) {
-	rule, err := criometrics.RenderPrometheusRule(criometrics.OperatorJob, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := criometrics.RuleFile(rule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rf rulesFile
-	if err := yaml.Unmarshal(plain, &rf); err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range rf.Groups {
-		for _, r := range g.Rules {
-			if _, ok := r["alert"]; ok {
-				r["for"] = rulesTestFor
-			}
-		}
-	}
-	testRules, err := yaml.Marshal(rf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	promDir := filepath.Join(base, "prometheus")
-	if err := os.MkdirAll(promDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	rulesPath := filepath.Join(promDir, "rules.yaml")
-	if err := os.WriteFile(rulesPath, testRules, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return rf, rulesPath
-}
+	rf, rulesPath := writeTestRules(t, job, filepath.Join(base, "prometheus"))
+	minimalDir := filepath.Join(base, "prometheus-minimal")
+	_, minimalRules := writeTestRules(t, criometrics.PlatformJob, minimalDir)
+	keep := minimalKeepRegex(t, root)
 
-// startRulesPrometheus scrapes every node's proxy as the operator's job and
-// every kubelet stand-in as job kubelet, with the rules loaded.
-func startRulesPrometheus(t *testing.T, base, rulesPath string, nodes []*rulesNode) *framework.Prometheus {
 	var crioTargets, kubeletTargets []map[string]interface{}
 	for _, n := range nodes {
 		crioTargets = append(crioTargets, map[string]interface{}{"targets": []string{n.proxy.Addr}, "labels": map[string]string{"node": n.name}})
 		kubeletTargets = append(kubeletTargets, map[string]interface{}{"targets": []string{n.kubelet.Addr},
 			"labels": map[string]string{"node": n.name, "metrics_path": "/metrics"}})
 	}
-	config := map[string]interface{}{
-		"global":     map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
-		"rule_files": []string{rulesPath},
-		"scrape_configs": []interface{}{
-			map[string]interface{}{"job_name": criometrics.OperatorJob, "static_configs": crioTargets},
-			map[string]interface{}{"job_name": "kubelet", "static_configs": kubeletTargets},
-		},
+	// keep: the collection profile's metric relabelling; "" scrapes all.
+	prometheusConfig := func(crioJob, rules, keep string) string {
+		crio := map[string]interface{}{"job_name": crioJob, "static_configs": crioTargets}
+		kubelet := map[string]interface{}{"job_name": "kubelet", "static_configs": kubeletTargets}
+		if keep != "" {
+			relabel := []interface{}{map[string]interface{}{"source_labels": []string{"__name__"}, "regex": keep, "action": "keep"}}
+			crio["metric_relabel_configs"], kubelet["metric_relabel_configs"] = relabel, relabel
+		}
+		config := map[string]interface{}{
+			"global":     map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
+			"rule_files": []string{rules},
+			"scrape_configs": []interface{}{crio, kubelet,
+				map[string]interface{}{"job_name": "kube-state-metrics", "static_configs": kubeletTargets, "metrics_path": "/kube-state-metrics",
+					"honor_labels": true},
+			},
+		}
+		raw, err := json.MarshalIndent(config, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
 	}
-	raw, err := json.MarshalIndent(config, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prom := framework.StartPrometheus(t, filepath.Join(base, "prometheus"), string(raw))
-	prom.WaitTargetsUp(t, 2*len(nodes), time.Minute) // every CRI-O and kubelet target
-	return prom
-}
+	prom := framework.StartPrometheus(t, filepath.Join(base, "prometheus"), prometheusConfig(job, rulesPath, ""))
+	minimal := framework.StartPrometheus(t, minimalDir, prometheusConfig(criometrics.PlatformJob, minimalRules, keep))
+	minimalStart := time.Now()
+	prom.WaitTargetsUp(t, 3*len(nodes), time.Minute) // every CRI-O, kubelet and kube-state-metrics target
+	minimal.WaitTargetsUp(t, 3*len(nodes), time.Minute)
 
-// everyQueryHasSeries: every recording rule, alert operand and dashboard
-// query has series (rates need a few scrapes and rule evaluations:
-// retried), while CRI calls keep CRI-O's per-operation series growing; and
-// no scrape alert is active before any fault.
-func everyQueryHasSeries(t *testing.T, prom *framework.Prometheus, nodes []*rulesNode, rf rulesFile) {
-	job := criometrics.OperatorJob
+	// Every recording rule, alert operand and dashboard query has series
+	// (rates need a few scrapes and rule evaluations: retried).
 	var queries []string
 	for _, g := range rf.Groups {
 		for _, r := range g.Rules {
@@ -193,42 +157,9 @@ func everyQueryHasSeries(t *testing.T, prom *framework.Prometheus, nodes []*rule
 		}
 		return false
 	}
-	stopExercise := exerciseCRI(t, nodes)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		var empty []string
-		for _, q := range queries {
-			series, err := prom.QuerySeries(q)
-			if err != nil {
-				t.Fatal(err) // a query Prometheus refuses
-			}
-			if len(series) == 0 && !eventOnly(q) {
-				empty = append(empty, q)
-			}
-		}
-		if len(empty) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queries without series after a minute of scrapes:\n%s", strings.Join(empty, "\n"))
-		}
-		time.Sleep(2 * time.Second)
-	}
-	t.Logf("%d rule and %d dashboard queries return series (those on %s only need to parse: no pull completes, no container is OOM-killed, no kube-state-metrics here)",
-		len(queries)-len(dashboard), len(dashboard), strings.Join(rulesEventOnly, ", "))
-	if s, err := prom.QuerySeries(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
-		t.Fatalf("scrape alerts active before any fault: %v %v", s, err)
-	}
-	if err := stopExercise(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// exerciseCRI makes CRI calls now and every second until the returned
-// function is called, so that CRI-O's per-operation series exist and grow
-// (rates), including errors: a pull from a registry port nothing listens
-// on fails.
-func exerciseCRI(t *testing.T, nodes []*rulesNode) (stop func() error) {
+	// CRI calls, repeated while the queries are checked, so that CRI-O's
+	// per-operation series exist and grow (rates), including errors: a
+	// pull from a registry port nothing listens on fails.
 	refused := fmt.Sprintf("127.0.0.1:%d/rules-test/none:latest", framework.FreePort(t))
 	exercise := func() error {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -263,46 +194,93 @@ func exerciseCRI(t *testing.T, nodes []*rulesNode) (stop func() error) {
 			}
 		}
 	}()
-	return func() error {
-		close(stopExercise)
-		return <-exerciseDone
-	}
-}
 
-// eachFaultFiresItsOwnAlertOnly: CRI-O stops on the first node and the
-// second node's proxy rejects Prometheus; CRIONotResponding fires for the
-// first, CRIOMetricsProxyRejectsScrapes for the second, and neither ever
-// for the other node.
-func eachFaultFiresItsOwnAlertOnly(t *testing.T, prom *framework.Prometheus, nodes []*rulesNode) {
-	faultAt := time.Now()
-	framework.StopCRIO(t, nodes[0].crio)
-	nodes[1].proxy.Reject.Store(true)
-	firing := func(alert, node string) (bool, error) {
-		s, err := prom.QuerySeries(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", node=%q}`, alert, node))
-		return len(s) > 0, err
-	}
-	framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
-		a, err := firing("CRIONotResponding", nodes[0].name)
-		if err != nil || !a {
-			return false, err
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var empty []string
+		for _, q := range queries {
+			series, err := prom.QuerySeries(q)
+			if err != nil {
+				t.Fatal(err) // a query Prometheus refuses
+			}
+			if len(series) == 0 && !eventOnly(q) {
+				empty = append(empty, q)
+			}
 		}
-		return firing("CRIOMetricsProxyRejectsScrapes", nodes[1].name)
-	}, "CRIONotResponding fires for the node without CRI-O, CRIOMetricsProxyRejectsScrapes for the node whose proxy answers 401")
-	t.Logf("both alerts fire %s after the faults", time.Since(faultAt).Round(time.Second))
-	// Never the other alert for either node, not even briefly.
-	window := int(time.Since(faultAt).Seconds()) + 5
-	for _, wrong := range []struct{ alert, node string }{
-		{"CRIOMetricsProxyRejectsScrapes", nodes[0].name},
-		{"CRIONotResponding", nodes[1].name},
+		if len(empty) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queries without series after a minute of scrapes:\n%s", strings.Join(empty, "\n"))
+		}
+		time.Sleep(2 * time.Second)
+	}
+	t.Logf("%d rule and %d dashboard queries return series (those on %s only need to parse: no pull completes, no container is OOM-killed, no pod series of kube-state-metrics here)",
+		len(queries)-len(dashboard), len(dashboard), strings.Join(rulesEventOnly, ", "))
+	if s, err := prom.QuerySeries(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
+		t.Fatalf("scrape alerts active before any fault: %v %v", s, err)
+	}
+	// The minimal profile while CRI-O is healthy and busy: the one kept
+	// CRI-O series is there, none of those our alerts and panels read
+	// (ProfileNote), and no CRI-O alert was ever pending.
+	healthy := fmt.Sprintf("[%ds]", int(time.Since(minimalStart).Seconds())+1)
+	for q, want := range map[string]bool{
+		`process_start_time_seconds{job="crio"}`:                            true,
+		`{job="crio", __name__!~"up|scrape_.*|process_start_time_seconds"}`: false,
+		`{__name__=~"node_operation:.+", job="crio"}`:                       false,
+		`{__name__=~"kubelet_runtime_operations.*"}`:                        false,
+		`max_over_time(ALERTS{alertname=~"CRIO.*"}` + healthy + `)`:         false,
 	} {
-		s, err := prom.QuerySeries(fmt.Sprintf(`max_over_time(ALERTS{alertname=%q, alertstate="firing", node=%q}[%ds])`, wrong.alert, wrong.node, window))
+		series, err := minimal.QuerySeries(q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(s) > 0 {
-			t.Errorf("%s fired for node %s too", wrong.alert, wrong.node)
+		if (len(series) > 0) != want {
+			t.Errorf("minimal profile: %s returns %v, want series: %v", q, series, want)
 		}
 	}
+
+	close(stopExercise)
+	if err := <-exerciseDone; err != nil {
+		t.Fatal(err)
+	}
+
+	// Faults: CRI-O stops on n1; n2's proxy rejects Prometheus.
+	faultAt := time.Now()
+	framework.StopCRIO(t, nodes[0].crio)
+	nodes[1].proxy.Reject.Store(true)
+	for _, p := range []struct {
+		name string
+		prom *framework.Prometheus
+	}{{"full", prom}, {"minimal", minimal}} {
+		firing := func(alert, node string) (bool, error) {
+			s, err := p.prom.QuerySeries(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", node=%q}`, alert, node))
+			return len(s) > 0, err
+		}
+		framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
+			a, err := firing("CRIONotResponding", nodes[0].name)
+			if err != nil || !a {
+				return false, err
+			}
+			return firing("CRIOMetricsProxyRejectsScrapes", nodes[1].name)
+		}, p.name+" profile: CRIONotResponding fires for the node without CRI-O, CRIOMetricsProxyRejectsScrapes for the node whose proxy answers 401")
+		t.Logf("%s profile: both alerts fire %s after the faults", p.name, time.Since(faultAt).Round(time.Second))
+		// Never the other alert for either node, not even briefly.
+		window := int(time.Since(faultAt).Seconds()) + 5
+		for _, wrong := range []struct{ alert, node string }{
+			{"CRIOMetricsProxyRejectsScrapes", nodes[0].name},
+			{"CRIONotResponding", nodes[1].name},
+		} {
+			s, err := p.prom.QuerySeries(fmt.Sprintf(`max_over_time(ALERTS{alertname=%q, alertstate="firing", node=%q}[%ds])`, wrong.alert, wrong.node, window))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s) > 0 {
+				t.Errorf("%s profile: %s fired for node %s too", p.name, wrong.alert, wrong.node)
+			}
+		}
+	}
+	t.Logf("test took %s", time.Since(start).Round(time.Second))
 }
 
 // dashboardQueries returns the panel queries of a rendered dashboard
@@ -356,4 +334,65 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 		t.Fatal("the dashboard has no queries")
 	}
 	return out
+}
+
+// writeTestRules writes the rules rendered for job, without the TLS-stack
+// group and with every alert's "for" shortened (this copy only), to
+// dir/rules.yaml.
+func writeTestRules(t *testing.T, job, dir string) (rf testRuleFile, path string) {
+	t.Helper()
+	rule, err := criometrics.RenderPrometheusRule(job, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := criometrics.RuleFile(rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(plain, &rf); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range rf.Groups {
+		for _, r := range g.Rules {
+			if _, ok := r["alert"]; ok {
+				r["for"] = rulesTestFor
+			}
+		}
+	}
+	raw, err := yaml.Marshal(rf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(dir, "rules.yaml")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return rf, path
+}
+
+type testRuleFile struct {
+	Groups []struct {
+		Name  string                   `json:"name"`
+		Rules []map[string]interface{} `json:"rules"`
+	} `json:"groups"`
+}
+
+// minimalKeepRegex is the collection profile "minimal"'s metric
+// relabelling: a keep of our fixture's names.
+func minimalKeepRegex(t *testing.T, root string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "test", "rules", "cmo-minimal-profile.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixture struct {
+		Keep []string `json:"keep"`
+	}
+	if err := yaml.Unmarshal(raw, &fixture); err != nil || len(fixture.Keep) == 0 {
+		t.Fatalf("test/rules/cmo-minimal-profile.yaml: %v, %d names", err, len(fixture.Keep))
+	}
+	return "(" + strings.Join(fixture.Keep, "|") + ")"
 }

@@ -3,30 +3,40 @@
 package e2e
 
 // Real scrapes during certificate rotations (GitHub issue 7, item 3): a real
-// Prometheus, configured from the live ServiceMonitor, scrapes three
-// simulated nodes (real kube-rbac-proxy with the DaemonSet's arguments in
-// front of a real CRI-O each, real cert-syncer fed by a kubelet-like
-// projection of the Secret) every second while the serving certificate is
+// Prometheus, configured from the live ServiceMonitor and the scrape class
+// of the cluster-monitoring operator it names (a client certificate, the
+// cluster looking like CMO 4.19+), scrapes three simulated nodes (real
+// kube-rbac-proxy with the DaemonSet's arguments in front of a real CRI-O
+// each, real cert-syncer fed by a kubelet-like projection of the Secret)
+// every second while the serving certificate is
 // rotated SCRAPE_ROTATIONS times (default 20). Not one scrape may fail.
 // Writes _output/bench/scrape-rotation.json.
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
 
+	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -42,26 +52,34 @@ func TestScrapeDuringRotations(t *testing.T) {
 		}
 		rotations = v
 	}
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
 	kube := framework.KubeClient(t)
 	ctx := context.Background()
 	root := framework.RepoRoot(t)
+	// The cluster-monitoring operator of 4.19+: Prometheus scrapes with
+	// prometheus-k8s's client certificate (the PKI's) through the scrape
+	// class, and the operator's kube-rbac-proxy trusts CMO's CA.
+	pki := framework.NewPlatformPKI(t)
+	scrapeAsCMO(t, framework.NewCluster(t), kube, pki, "4.19.0")
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
 
-	// The DaemonSet's pods, one per node (fake under kwok: we run them).
-	pods, err := kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The DaemonSet's pods, one per node (fake under kwok: we run them),
+	// once they trust the client CA.
 	var chosen []*corev1.Pod
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.DeletionTimestamp == nil && p.Status.HostIP != "" && len(chosen) < scrapeNodes {
-			chosen = append(chosen, p)
+	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+		pods, err := kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
+		if err != nil {
+			return false, err
 		}
-	}
-	if len(chosen) < scrapeNodes {
-		t.Fatalf("want %d crio-metrics pods with a hostIP, have %d", scrapeNodes, len(chosen))
-	}
+		chosen = nil
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if p.DeletionTimestamp == nil && p.Status.HostIP != "" && len(chosen) < scrapeNodes &&
+				slices.Contains(p.Spec.Containers[0].Args, "--client-ca-file="+criometrics.ClientCAFile) {
+				chosen = append(chosen, p)
+			}
+		}
+		return len(chosen) == scrapeNodes, nil
+	}, fmt.Sprintf("%d crio-metrics pods with a hostIP whose kube-rbac-proxy trusts the client CA", scrapeNodes))
 	base := filepath.Join(root, "_output", "scrape")
 	nodes := map[string]*framework.ScrapeNode{}
 	mcs := schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
@@ -143,11 +161,14 @@ func TestScrapeDuringRotations(t *testing.T) {
 	if err := os.MkdirAll(promDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sm, err := c.Dynamic.Resource(schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}).
-		Namespace(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var sm *unstructured.Unstructured
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		var err error
+		sm, err = c.Dynamic.Resource(schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}).
+			Namespace(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
+		return err == nil && class == criometrics.ScrapeClass, err
+	}, "the ServiceMonitor to name the scrape class "+criometrics.ScrapeClass)
 	eps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
 	if len(eps) != 1 {
 		t.Fatalf("ServiceMonitor has %d endpoints, want 1", len(eps))
@@ -158,8 +179,8 @@ func TestScrapeDuringRotations(t *testing.T) {
 		return s
 	}
 	cmName, cmKey, serverName := str("tlsConfig", "ca", "configMap", "name"), str("tlsConfig", "ca", "configMap", "key"), str("tlsConfig", "serverName")
-	if cmName == "" || cmKey == "" || serverName == "" || str("bearerTokenFile") == "" || str("scheme") != "https" {
-		t.Fatalf("ServiceMonitor endpoint lacks TLS or bearer token settings: %v", ep)
+	if cmName == "" || cmKey == "" || serverName == "" || str("bearerTokenFile") != "" || str("scheme") != "https" {
+		t.Fatalf("ServiceMonitor endpoint lacks TLS settings or still sends a token: %v", ep)
 	}
 	cm, err := kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, cmName, metav1.GetOptions{})
 	if err != nil {
@@ -169,13 +190,21 @@ func TestScrapeDuringRotations(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte(cm.Data[cmKey]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	token, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokenFile := filepath.Join(promDir, "token")
-	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
-		t.Fatal(err)
+	// The scrape class' files, laid out below promDir as CMO mounts them
+	// into Prometheus; prometheus-operator fills the endpoint's empty
+	// certFile and keyFile from the class and keeps its CA.
+	certFile, keyFile := filepath.Join(promDir, cmoClientCertFile), filepath.Join(promDir, cmoClientKeyFile)
+	for src, dst := range map[string]string{pki.ClientCertFile: certFile, pki.ClientKeyFile: keyFile} {
+		data, err := os.ReadFile(src)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(dst), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(dst, data, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	var statics []map[string]interface{}
 	for _, tg := range targets {
@@ -187,8 +216,7 @@ func TestScrapeDuringRotations(t *testing.T) {
 			"job_name":       "crio-metrics",
 			"scheme":         str("scheme"),
 			"metrics_path":   str("path"),
-			"tls_config":     map[string]string{"ca_file": caFile, "server_name": serverName},
-			"authorization":  map[string]string{"type": "Bearer", "credentials_file": tokenFile},
+			"tls_config":     map[string]string{"ca_file": caFile, "server_name": serverName, "cert_file": certFile, "key_file": keyFile},
 			"static_configs": statics,
 		}},
 	}
@@ -203,7 +231,8 @@ func TestScrapeDuringRotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Prometheus %s scrapes %d targets; %v CRI-O series", prom.URL, len(targets), v)
+	t.Logf("Prometheus %s scrapes %d targets with a client certificate; %v CRI-O series", prom.URL, len(targets), v)
+	scrapeCheckAuthentication(t, ctx, kube, pki, nodes[targets[0].node].ProxyAddr, caFile, serverName)
 
 	// Health as Prometheus reports it, sampled every 500 ms throughout.
 	stopHealth := make(chan struct{})
@@ -337,5 +366,102 @@ func TestScrapeDuringRotations(t *testing.T) {
 	}
 	if len(unhealthy) > 0 {
 		t.Errorf("targets not up in Prometheus at some point:\n%s", strings.Join(unhealthy, "\n"))
+	}
+}
+
+// The scrape class tls-client-certificate-auth of CMO's Prometheus k8s
+// (openshift/cluster-monitoring-operator f581865b,
+// assets/prometheus-k8s/prometheus.yaml): the Secret metrics-client-certs
+// as prometheus-operator mounts it.
+const (
+	cmoClientCertFile = "/etc/prometheus/secrets/metrics-client-certs/tls.crt"
+	cmoClientKeyFile  = "/etc/prometheus/secrets/metrics-client-certs/tls.key"
+)
+
+// scrapeAsCMO makes the cluster look like the cluster-monitoring operator
+// at version: ClusterOperator monitoring and the ConfigMap
+// openshift-monitoring/metrics-client-ca with the CA of pki's client
+// certificate (CMO copies kube-system/extension-apiserver-authentication's
+// client-ca-file). Both, and the operator's copy, are removed afterwards.
+func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, pki *framework.PlatformPKI, version string) {
+	ctx := context.Background()
+	ca, err := os.ReadFile(pki.ClientCAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-monitoring", Name: "metrics-client-ca"},
+		Data: map[string]string{criometrics.ClientCAKey: string(ca)}}
+	_ = kube.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+	if _, err := kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cos := c.Config1.ConfigV1().ClusterOperators()
+	_ = cos.Delete(ctx, "monitoring", metav1.DeleteOptions{})
+	co, err := cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: "monitoring"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	co.Status.Versions = []configv1.OperandVersion{{Name: "operator", Version: version}}
+	if _, err := cos.UpdateStatus(ctx, co, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cos.Delete(ctx, "monitoring", metav1.DeleteOptions{})
+		_ = kube.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+		_ = kube.CoreV1().ConfigMaps(operatorNamespace).Delete(ctx, criometrics.ClientCAConfigMap, metav1.DeleteOptions{})
+	})
+}
+
+// scrapeCheckAuthentication asks one node's kube-rbac-proxy, which trusts
+// CMO's client CA, who gets CRI-O's metrics: prometheus-k8s's certificate
+// alone; not the same user's certificate from another CA; and a token of
+// prometheus-k8s alone, which kube-rbac-proxy still accepts beside client
+// certificates (it authenticates with the union of x509 and TokenReview),
+// as the proxies of CMO's own components do.
+func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernetes.Interface, pki *framework.PlatformPKI, addr, caFile, serverName string) {
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca)
+	token, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(cert *tls.Certificate, token string) int {
+		cfg := &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
+		if cert != nil {
+			cfg.Certificates = []tls.Certificate{*cert}
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode
+	}
+	other := framework.NewPlatformPKI(t).ClientCert
+	for _, c := range []struct {
+		who   string
+		cert  *tls.Certificate
+		token string
+		want  int
+	}{
+		{"prometheus-k8s's certificate alone", &pki.ClientCert, "", http.StatusOK},
+		{"prometheus-k8s's certificate from another CA", &other, "", http.StatusUnauthorized},
+		{"no certificate, no token", nil, "", http.StatusUnauthorized},
+		{"prometheus-k8s's token alone", nil, token, http.StatusOK},
+	} {
+		code := get(c.cert, c.token)
+		if code != c.want {
+			t.Errorf("%s: %d, want %d", c.who, code, c.want)
+		}
+		t.Logf("kube-rbac-proxy with --client-ca-file, %s: %d", c.who, code)
 	}
 }

@@ -82,8 +82,14 @@ var operatorNeeds = func() []need {
 	}
 	add("CRI-O metrics switching order: which parts of the own TLS stack are left, read live (pkg/operator/criometrics/path.go)",
 		operatorNamespace, "", "configmaps", "crio-metrics-ca-bundle", "get")
+	add("CRI-O metrics scrape authentication: CMO's version (its scrape class) and metrics client CA, by name (pkg/operator/criometrics/scrapeauth.go)",
+		"", "config.openshift.io", "clusteroperators", "monitoring", "get")
+	add("CRI-O metrics scrape authentication: CMO's version (its scrape class) and metrics client CA, by name (pkg/operator/criometrics/scrapeauth.go)",
+		"openshift-monitoring", "", "configmaps", "metrics-client-ca", "get")
 	add("platform CRI-O metrics path: kube-rbac-proxy-crio mirror pods, selected by label (pkg/operator/crioplatform)",
 		"openshift-machine-config-operator", "", "pods", "", "list", "watch")
+	add("CRI-O metrics status: the cluster-monitoring operator's configuration (collection profile), cached by name (pkg/operator/criometrics/collectionprofile.go)",
+		"openshift-monitoring", "", "configmaps", "cluster-monitoring-config", "list", "watch")
 	add("NMState: an NMState operator installed by OLM in any namespace, where the stack steps aside (pkg/operator/nmstate/provider.go)",
 		"", "operators.coreos.com", "clusterserviceversions", "", "list")
 	add("NMState: a Subscription to the NMState operator's package, in any namespace (pkg/operator/nmstate/provider.go)",

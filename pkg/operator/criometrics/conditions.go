@@ -66,6 +66,9 @@ type observation struct {
 	DaemonSet *appsv1.DaemonSet
 	// Now is when the observation was made (the first rollout's grace).
 	Now time.Time
+	// Profile is the platform Prometheus' collection profile
+	// (collectionprofile.go): what it leaves our alerts and dashboard.
+	Profile MonitoringProfile
 }
 
 type condition struct {
@@ -128,7 +131,8 @@ func stackConditions(o observation) conditions {
 		return out
 
 	case o.Intent == TearDown:
-		out.Available = condition{true, ReasonPlatformProxy, stack.Join(PlatformProxyNodes(o.PlatformProxies), o.Decision.Message)}
+		out.Available = condition{true, ReasonPlatformProxy, stack.Join(PlatformProxyNodes(o.PlatformProxies), o.Decision.Message,
+			ProfileNote(o.Profile, nodev1alpha1.PlatformProxy))}
 		if reason, message, ok := SwitchStatus(TearDown, nodev1alpha1.PlatformProxy, o.TLS, o.MonitoringServed); ok {
 			out.Progressing = condition{true, reason, message}
 		}
@@ -147,7 +151,8 @@ func stackConditions(o observation) conditions {
 	}
 
 	rollout := Rollout(o.DaemonSet, o.Now)
-	out.Available = condition{rollout.Available, ReasonAsExpected, stack.Join(rollout.Message, o.Decision.Message)}
+	out.Available = condition{rollout.Available, ReasonAsExpected, stack.Join(rollout.Message, o.Decision.Message,
+		ProfileNote(o.Profile, nodev1alpha1.OperatorTLS))}
 	switch {
 	case rollout.Deploying:
 		out.Available.Reason = ReasonDeploying

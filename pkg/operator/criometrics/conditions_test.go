@@ -81,6 +81,26 @@ func TestConditionsFor(t *testing.T) {
 			Degraded:    condition{false, ReasonAsExpected, ""},
 		},
 	}, {
+		// The profile only adds to the message: never Degraded.
+		name: "platform path, settled, collection profile minimal",
+		obs:  observation{Decision: onPlatform, Intent: TearDown, MonitoringServed: true, PlatformProxies: 3, Profile: MonitoringProfile{Profile: ProfileMinimal}},
+		want: conditions{
+			Available: condition{true, ReasonPlatformProxy, "kube-rbac-proxy-crio serves CRI-O metrics on 3 nodes; platform; " +
+				ProfileNote(MonitoringProfile{Profile: ProfileMinimal}, nodev1alpha1.PlatformProxy)},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
+		name: "own TLS stack, settled, monitoring configuration unreadable",
+		obs: observation{Decision: own, Intent: Build, TLS: full, MonitoringServed: true, DaemonSet: ds(2, 2, 3, 3, 3, 3), Now: later,
+			Profile: MonitoringProfile{Problem: "broken"}},
+		want: conditions{
+			Available: condition{true, ReasonAsExpected, "CRI-O metrics served over TLS on 3 of 3 nodes; own; " +
+				ProfileNote(MonitoringProfile{Problem: "broken"}, nodev1alpha1.OperatorTLS)},
+			Progressing: condition{false, ReasonAsExpected, ""},
+			Degraded:    condition{false, ReasonAsExpected, ""},
+		},
+	}, {
 		name: "off, removal under way",
 		obs:  observation{Decision: off, Intent: TearDown, TLS: TLSStack{ServiceMonitor: true, Rest: true}, MonitoringServed: true},
 		want: conditions{

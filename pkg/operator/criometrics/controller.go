@@ -82,6 +82,7 @@ type controller struct {
 	clients        *resourceapply.ClientHolder
 	cache          resourceapply.ResourceCache
 	served         *platform.ServedCache
+	scrapeAuth     *ScrapeAuthLookup
 	crioPlatform   *crioplatform.Detector
 	rotation       *certrotation.Rotation
 	images         stack.Images
@@ -90,6 +91,9 @@ type controller struct {
 	secrets        corev1listers.SecretLister
 	configMaps     corev1listers.ConfigMapLister
 	apiServers     configlistersv1.APIServerLister
+	// monitoringConfigs holds only the cluster-monitoring operator's
+	// ConfigMap (MonitoringConfigName, by field selector).
+	monitoringConfigs corev1listers.ConfigMapLister
 
 	// waitingSince is when the drop-in MachineConfigs began to wait for
 	// MCO's node disruption policy for the reason waitingFor. In memory
@@ -97,6 +101,12 @@ type controller struct {
 	// MetricsDegraded already reports it (reportedPersisting).
 	waitingSince time.Time
 	waitingFor   string
+	// clientCACopied: this process applied the copy of CMO's metrics
+	// client CA, holding a certificate, and has not removed it since. With
+	// the cached copy it decides --client-ca-file, so that a DaemonSet
+	// event's sync that runs before the cache holds our own write renders
+	// the same DaemonSet.
+	clientCACopied bool
 }
 
 // NewController returns the one controller of the CRI-O metrics stack. It
@@ -104,24 +114,30 @@ type controller struct {
 // path: RBAC, Service, SCC, certificates (library-go certrotation), the
 // DaemonSet, the drop-in MachineConfigs (once MCO's node disruption policy
 // lists our entry), the ServiceMonitor, and the alerts and dashboard; and
-// it owns the Metrics conditions.
+// it owns the Metrics conditions. scrapeAuth says how the platform
+// Prometheus authenticates (scrapeauth.go): the copy of CMO's metrics client
+// CA, the DaemonSet's --client-ca-file and the ServiceMonitor follow it;
+// nil means a bearer token.
 //
 // daemonSets, secrets and configMaps are informers of the operator's
-// namespace; crioPlatform counts the nodes where the platform's proxy
+// namespace; monitoringConfigs is an informer of MonitoringConfigNamespace
+// that holds only the ConfigMap MonitoringConfigName (its collection profile
+// is in the status); crioPlatform counts the nodes where the platform's proxy
 // serves; clk times the first rollout's grace and the disruption policy
 // wait. Rotation is time-driven: the resync honours a short test validity.
 func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, crioPlatform *crioplatform.Detector,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, scrapeAuth *ScrapeAuthLookup, crioPlatform *crioplatform.Detector,
 	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, images stack.Images, timing certrotation.Timing, recorder events.Recorder) factory.Controller {
-	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, crioPlatform, daemonSets, secrets, configMaps, apiServers, images, timing, recorder)
+	apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
+	images stack.Images, timing certrotation.Timing, recorder events.Recorder) factory.Controller {
+	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, scrapeAuth, crioPlatform, daemonSets, secrets, configMaps, apiServers, monitoringConfigs, images, timing, recorder)
 	resync := time.Minute
 	if timing.ServingRefresh < 4*time.Minute {
 		resync = timing.ServingRefresh / 4
 	}
 	return factory.New().
-		WithInformers(nodeOperators.Informer(), apiServers.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(certrotation.SignerSecretName, certrotation.ServingSecretName, certrotation.CABundleName),
+		WithInformers(nodeOperators.Informer(), apiServers.Informer(), monitoringConfigs.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(certrotation.SignerSecretName, certrotation.ServingSecretName, certrotation.CABundleName, ClientCAConfigMap),
 			secrets.Informer(), configMaps.Informer()).
 		WithFilteredEventsInformersQueueKeyFunc(func(runtime.Object) string { return rolloutKey },
 			factory.NamesFilter(DaemonSetName), daemonSets.Informer()).
@@ -131,9 +147,10 @@ func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 }
 
 func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, crioPlatform *crioplatform.Detector,
+	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, scrapeAuth *ScrapeAuthLookup, crioPlatform *crioplatform.Detector,
 	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, images stack.Images, timing certrotation.Timing, recorder events.Recorder) *controller {
+	apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
+	images stack.Images, timing certrotation.Timing, recorder events.Recorder) *controller {
 	return &controller{
 		clock:          clk,
 		nodeOperators:  nodeOperators,
@@ -143,6 +160,7 @@ func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 		clients:        resourceapply.NewClientHolder().WithKubernetes(kube).WithDynamicClient(dyn),
 		cache:          resourceapply.NewResourceCache(),
 		served:         served,
+		scrapeAuth:     scrapeAuth,
 		crioPlatform:   crioPlatform,
 		rotation:       certrotation.New(namespace, serviceName, timing, kube, secrets, configMaps, recorder),
 		images:         images,
@@ -151,6 +169,8 @@ func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 		secrets:        secrets.Lister(),
 		configMaps:     configMaps.Lister(),
 		apiServers:     apiServers.Lister(),
+
+		monitoringConfigs: monitoringConfigs.Lister(),
 	}
 }
 
@@ -172,6 +192,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		Intent:           intent,
 		MonitoringServed: served.Monitoring,
 		Now:              c.clock.Now(),
+		Profile:          c.monitoringProfile(),
 	}
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	var errs []error
@@ -229,7 +250,7 @@ func (c *controller) reportedPersisting(wait string) bool {
 }
 
 // build applies the own TLS stack in order: the rest (RBAC, Service, SCC,
-// certificates), the DaemonSet, the drop-in MachineConfigs, and the
+// certificates, the copy of CMO's metrics client CA), the DaemonSet, the drop-in MachineConfigs, and the
 // ServiceMonitor once a proxy serves and CRI-O has the drop-in (path.go);
 // and the alerts and dashboard. A sync woken by the DaemonSet (full false)
 // takes only the DaemonSet's steps. Each step is a no-op when in place.
@@ -255,10 +276,22 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 		}
 		c.recordExpiry()
 	}
+	// Read in light syncs too (a cached answer, at most one look a
+	// minute): a ServiceMonitor created there must say the same.
+	auth := c.scrapeAuth.Get(ctx)
+	if full && auth.ClientCA != "" {
+		// Before the DaemonSet, which mounts it.
+		if err := c.applyFiles(ctx, recorder, scrapeAuthAsset(auth), clientCAConfigMapFile); err != nil {
+			fail(ReasonApplyFailed, err)
+		} else {
+			c.clientCACopied = true
+		}
+	}
 
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	var err error
-	o.DaemonSet, generation, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o)
+	var clientCA bool
+	o.DaemonSet, generation, clientCA, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -285,7 +318,10 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 		}
 	}
 	if served.Monitoring && (o.TLS.ServiceMonitor || o.TLS.MayCreateServiceMonitor(served.MachineConfig)) {
-		if err := c.applyFiles(ctx, recorder, bindata.Asset, serviceMonitorFile); err != nil {
+		// A client certificate only where kube-rbac-proxy is told to trust
+		// it: otherwise every scrape would be refused.
+		auth.ClientCertificate = auth.ClientCertificate && clientCA
+		if err := c.applyFiles(ctx, recorder, scrapeAuthAsset(auth), serviceMonitorFile); err != nil {
 			fail(ReasonApplyFailed, err)
 		} else {
 			o.TLS.ServiceMonitor = true
@@ -388,8 +424,12 @@ func (c *controller) certificatesLeft() bool {
 			return true
 		}
 	}
-	_, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
-	return !apierrors.IsNotFound(err)
+	for _, name := range []string{certrotation.CABundleName, ClientCAConfigMap} {
+		if _, err := c.configMaps.ConfigMaps(namespace).Get(name); !apierrors.IsNotFound(err) {
+			return true
+		}
+	}
+	return false
 }
 
 // applyMonitoring keeps the alerts and the dashboard, which serve both
@@ -527,7 +567,8 @@ func (c *controller) deleteDaemonSet(ctx context.Context, recorder events.Record
 	return true, nil
 }
 
-// removeRest deletes the RBAC, Service, SCC and certificates, reading
+// removeRest deletes the RBAC, Service, SCC, certificates and the client
+// CA copy (after the DaemonSet that mounts it), reading
 // first so that what is gone costs no DELETE.
 func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) error {
 	var errs []error
@@ -546,52 +587,61 @@ func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) e
 			errs = append(errs, err)
 		}
 	}
-	if _, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName); !apierrors.IsNotFound(err) {
-		if err := core.ConfigMaps(namespace).Delete(ctx, certrotation.CABundleName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	for _, name := range []string{certrotation.CABundleName, ClientCAConfigMap} {
+		if _, err := c.configMaps.ConfigMaps(namespace).Get(name); apierrors.IsNotFound(err) {
+			continue
+		}
+		if err := core.ConfigMaps(namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 	}
+	c.clientCACopied = false
 	return errors.Join(errs...)
 }
 
 // applyDaemonSet renders and applies the DaemonSet once the CA bundle
-// exists. A problem that stops it goes to the status, with the cached
-// DaemonSet; err is for a failed request, retried.
+// exists; clientCA says it was rendered with --client-ca-file. A problem
+// that stops it goes to the status, with the cached DaemonSet; err is for a
+// failed request, retried.
 func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation) (
-	ds *appsv1.DaemonSet, generation *applyoperatorv1.GenerationStatusApplyConfiguration, waiting bool, err error) {
+	ds *appsv1.DaemonSet, generation *applyoperatorv1.GenerationStatusApplyConfiguration, clientCA, waiting bool, err error) {
 	cached, _ := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
 	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
 	switch {
 	case apierrors.IsNotFound(err):
-		return cached, nil, true, nil
+		return cached, nil, false, true, nil
 	case err != nil:
-		return cached, nil, false, err
+		return cached, nil, false, false, err
 	}
 	tlsArgs, err := TLSArgs(c.tlsProfile())
 	if err != nil {
 		o.addProblem(ReasonInvalidTLSSecurityProfile,
 			"apiserver.config.openshift.io/cluster spec.tlsSecurityProfile cannot be used: %v; kube-rbac-proxy keeps its previous settings", err)
-		return cached, nil, false, nil
+		return cached, nil, false, false, nil
 	}
-	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[certrotation.CABundleKey])
+	// kube-rbac-proxy exits without the file: only once the copy holds a
+	// certificate.
+	copied, _ := c.configMaps.ConfigMaps(namespace).Get(ClientCAConfigMap)
+	clientCA = c.clientCACopied || copied != nil && holdsCertificate(copied.Data[ClientCAKey])
+	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[certrotation.CABundleKey], clientCA)
 	if err != nil {
 		o.addProblem(ReasonInvalidConfiguration, "%v", err)
-		return cached, nil, false, nil
+		return cached, nil, false, false, nil
 	}
 	_, opStatus, _, err := c.operatorClient.GetOperatorState()
 	if err != nil {
-		return cached, nil, false, err
+		return cached, nil, false, false, err
 	}
 	applied, _, err := resourceapply.ApplyDaemonSet(ctx, c.kube.AppsV1(), recorder, required,
 		resourcemerge.ExpectedDaemonSetGeneration(required, opStatus.Generations))
 	if err != nil {
 		o.addProblem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, DaemonSetName, err)
-		return cached, nil, false, err
+		return cached, nil, false, false, err
 	}
 	generation = applyoperatorv1.GenerationStatus().
 		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
 		WithLastGeneration(applied.Generation)
-	return applied, generation, false, nil
+	return applied, generation, clientCA, false, nil
 }
 
 // tlsProfile is the cluster's TLS security profile; nil (Intermediate) when
@@ -614,4 +664,14 @@ func (c *controller) recordExpiry() {
 		return
 	}
 	certificateExpiry.Set(float64(notAfter.Unix()))
+}
+
+// monitoringProfile is the collection profile from the cache; a missing
+// ConfigMap means the default.
+func (c *controller) monitoringProfile() MonitoringProfile {
+	cm, err := c.monitoringConfigs.ConfigMaps(MonitoringConfigNamespace).Get(MonitoringConfigName)
+	if err != nil {
+		return ReadMonitoringProfile(nil)
+	}
+	return ReadMonitoringProfile(cm)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -111,10 +112,10 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 	configInformers := configinformers.NewSharedInformerFactory(
 		configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"}), 0) // never started
 	f.apiServers = configInformers.Config().V1().APIServers().Informer().GetIndexer()
-	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, platform.FixedServed(served),
+	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, platform.FixedServed(served), nil,
 		crioplatform.NewDetector(f.kube, f.dyn, f.clock, time.Minute),
 		f.informers.Apps().V1().DaemonSets(), f.informers.Core().V1().Secrets(), f.informers.Core().V1().ConfigMaps(),
-		configInformers.Config().V1().APIServers(), testImages, certrotation.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
+		configInformers.Config().V1().APIServers(), f.informers.Core().V1().ConfigMaps(), testImages, certrotation.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
 	return f
 }
 
@@ -412,4 +413,44 @@ func TestHeld(t *testing.T) {
 			assert.Empty(t, f.conditions())
 		})
 	}
+}
+
+// With CMO's metrics client CA, the copy is built just before the DaemonSet
+// that trusts it, the ServiceMonitor names CMO's scrape class, nothing is
+// written at steady state, and the copy goes with the rest, after the
+// DaemonSet.
+func TestClientCACopyOrder(t *testing.T) {
+	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
+	cmo := kubefake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: monitoringNamespace, Name: cmoClientCAConfigMap},
+		Data: map[string]string{ClientCAKey: testCA}})
+	f.c.scrapeAuth = NewScrapeAuthLookup(cmo, fakeClusterOperators{monitoringOperator: {ObjectMeta: metav1.ObjectMeta{Name: monitoringOperator},
+		Status: configv1.ClusterOperatorStatus{Versions: []configv1.OperandVersion{{Name: "operator", Version: "4.19.0"}}}}}, f.clock, time.Minute)
+	copied := "configmaps " + ClientCAConfigMap
+
+	assert.Equal(t, concat(restCreated, monitoringCreated, certsCreated, []string{"create " + copied}), f.sync())
+	assert.Equal(t, concat([]string{"create daemonsets " + DaemonSetName}, mcsApplied), f.sync())
+	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, ds.Spec.Template.Spec.Containers[0].Args, "--client-ca-file="+ClientCAFile)
+	f.rollOut(3)
+	writes, _ := f.syncKey(rolloutKey)
+	assert.Equal(t, []string{"create servicemonitors crio-metrics"}, writes)
+	sm, err := f.dyn.Resource(platform.ServiceMonitorGVR).Namespace(namespace).Get(context.Background(), serviceName, metav1.GetOptions{})
+	require.NoError(t, err)
+	class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
+	assert.Equal(t, ScrapeClass, class)
+	f.clock.Step(time.Hour)
+	assert.Empty(t, f.sync(), "steady state")
+
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Status = metricsDecision(false, "").Status })
+	var steps [][]string
+	for next := true; next; {
+		var writes []string
+		writes, next = f.syncKey(factory.DefaultQueueKey)
+		steps = append(steps, writes)
+		require.Less(t, len(steps), 10)
+	}
+	require.Len(t, steps, 5)
+	assert.Equal(t, []string{"delete daemonsets " + DaemonSetName}, steps[2])
+	assert.Contains(t, steps[3], "delete "+copied, "the copy goes after the DaemonSet that mounts it")
 }

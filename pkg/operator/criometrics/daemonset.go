@@ -19,7 +19,11 @@ const caBundleHashAnnotation = "nodeoperator.openshift.io/ca-bundle-hash"
 
 // RenderDaemonSet returns the desired DaemonSet. It is pure so that what
 // changes the pod template (and so rolls every node) is easy to test.
-func RenderDaemonSet(images stack.Images, tlsArgs []string, caBundle string) (*appsv1.DaemonSet, error) {
+// clientCA adds --client-ca-file: only once the copy holds a CA, as
+// kube-rbac-proxy exits when that file is missing. The CA's content is
+// not hashed: kube-rbac-proxy reloads the file when it changes, and
+// bearer tokens keep working beside certificates.
+func RenderDaemonSet(images stack.Images, tlsArgs []string, caBundle string, clientCA bool) (*appsv1.DaemonSet, error) {
 	if images.KubeRBACProxy == "" || images.CertSyncer == "" {
 		return nil, fmt.Errorf("the KUBE_RBAC_PROXY_IMAGE and OPERATOR_IMAGE environment variables must name the operand images")
 	}
@@ -34,6 +38,9 @@ func RenderDaemonSet(images stack.Images, tlsArgs []string, caBundle string) (*a
 		return nil, fmt.Errorf("metrics/daemonset.yaml: first container is %q, want kube-rbac-proxy", proxy.Name)
 	}
 	proxy.Args = append(proxy.Args, tlsArgs...)
+	if clientCA {
+		proxy.Args = append(proxy.Args, "--client-ca-file="+ClientCAFile)
+	}
 
 	sum := sha256.Sum256([]byte(caBundle))
 	ds.Spec.Template.Annotations[caBundleHashAnnotation] = hex.EncodeToString(sum[:8])

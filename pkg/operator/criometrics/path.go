@@ -58,7 +58,8 @@ type TLSStack struct {
 	DaemonSet      bool
 	// DaemonSetServes: a node's kube-rbac-proxy is available.
 	DaemonSetServes bool
-	// Rest: the Service, SCC or certificates are still there.
+	// Rest: the Service, SCC, certificates or the client CA copy are
+	// still there.
 	Rest bool
 }
 
@@ -68,7 +69,8 @@ func (t TLSStack) MayRemoveMachineConfigs() bool { return !t.ServiceMonitor }
 // MayRemoveDaemonSet: CRI-O is on its way back to plain HTTP.
 func (t TLSStack) MayRemoveDaemonSet() bool { return !t.ServiceMonitor && !t.MachineConfigs }
 
-// MayRemoveRest (RBAC, Service, SCC, certificates): nothing uses them.
+// MayRemoveRest (RBAC, Service, SCC, certificates, the client CA copy):
+// nothing uses them.
 func (t TLSStack) MayRemoveRest() bool { return t.MayRemoveDaemonSet() && !t.DaemonSet }
 
 // MayCreateServiceMonitor: the proxy serves and CRI-O gets the drop-in that

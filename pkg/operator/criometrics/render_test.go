@@ -50,7 +50,7 @@ func TestRenderDaemonSet(t *testing.T) {
 	tls12, err := TLSArgs(nil)
 	require.NoError(t, err)
 
-	ds, err := RenderDaemonSet(images, tls12, "bundle-1")
+	ds, err := RenderDaemonSet(images, tls12, "bundle-1", false)
 	require.NoError(t, err)
 	spec := ds.Spec.Template.Spec
 	assert.Equal(t, "example/krp:1", spec.Containers[0].Image)
@@ -90,15 +90,21 @@ func TestRenderDaemonSet(t *testing.T) {
 	seStrategy, _, _ := unstructured.NestedString(scc.Object, "seLinuxContext", "type")
 	assert.Equal(t, "RunAsAny", seStrategy, "the SCC must admit cert-syncer's spc_t")
 
-	same, err := RenderDaemonSet(images, tls12, "bundle-1")
+	same, err := RenderDaemonSet(images, tls12, "bundle-1", false)
 	require.NoError(t, err)
 	assert.Equal(t, ds.Spec.Template, same.Spec.Template, "rendering is deterministic")
 
-	newCA, err := RenderDaemonSet(images, tls12, "bundle-2")
+	newCA, err := RenderDaemonSet(images, tls12, "bundle-2", false)
 	require.NoError(t, err)
 	assert.NotEqual(t, ds.Spec.Template.Annotations[caBundleHashAnnotation], newCA.Spec.Template.Annotations[caBundleHashAnnotation],
 		"a new CA bundle rolls the pods: kube-rbac-proxy reads its upstream CA only at start")
 
-	_, err = RenderDaemonSet(stack.Images{}, tls12, "bundle-1")
+	withClientCA, err := RenderDaemonSet(images, tls12, "bundle-1", true)
+	require.NoError(t, err)
+	assert.NotContains(t, spec.Containers[0].Args, "--client-ca-file="+ClientCAFile, "kube-rbac-proxy exits without the file")
+	assert.Equal(t, append(append([]string{}, spec.Containers[0].Args...), "--client-ca-file="+ClientCAFile),
+		withClientCA.Spec.Template.Spec.Containers[0].Args, "the client CA adds only its flag")
+
+	_, err = RenderDaemonSet(stack.Images{}, tls12, "bundle-1", false)
 	assert.Error(t, err, "missing images are an error, not an empty image")
 }

@@ -41,7 +41,9 @@ var (
 )
 
 // RelatedObjects lists everything the stack can own, derived from its
-// manifests, so that must-gather collects it.
+// manifests, so that must-gather collects it. The client CA copy is left
+// out: it exists only where CMO has a CA, every listed object must resolve,
+// and must-gather takes it with the operator's namespace.
 func RelatedObjects() ([]configv1.ObjectReference, error) {
 	related, err := stack.RelatedObjects(bindata.Asset, append(append([]string{}, staticFiles...), serviceMonitorFile, prometheusRuleFile, dashboardFile, sccFile, dsFile)...)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -252,6 +253,10 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 			kv = &KubeletVolume{Name: v.Name, Dir: n.volumeDir("kubernetes.io~configmap", v.Name), mode: src.DefaultMode, items: src.Items,
 				get: func(ctx context.Context) (map[string][]byte, string, error) {
 					cm, err := n.client.CoreV1().ConfigMaps(n.namespace).Get(ctx, src.Name, metav1.GetOptions{})
+					if apierrors.IsNotFound(err) && src.Optional != nil && *src.Optional {
+						// The kubelet mounts a missing optional ConfigMap empty.
+						return map[string][]byte{}, "", nil
+					}
 					if err != nil {
 						return nil, "", err
 					}

@@ -89,26 +89,45 @@ func StopCRIO(t testing.TB, c *CRIO) {
 	}
 }
 
-// FakeKubelet serves, on 127.0.0.1, the one kubelet metric the rules read
-// besides up: kubelet_runtime_operations_errors_total. Like the kubelet's
-// PLEG it calls CRI-O every Period and counts the calls that fail.
+// FakeKubelet serves, on 127.0.0.1, the kubelet metrics the rules read
+// besides up: kubelet_runtime_operations_total and
+// kubelet_runtime_operations_errors_total. Like the kubelet's PLEG it calls
+// CRI-O every Period and counts the calls and those that fail. On
+// /kube-state-metrics it serves what kube-state-metrics reports of its
+// node's Ready condition, which the kubelet sets to False ("container
+// runtime is down", k8s.io/kubernetes v1.36 pkg/kubelet/runtime.go) once no
+// runtime call has succeeded for 30 s; runtimeDownAfter stands for those
+// 30 s, shortened as the test's "for" durations are.
 type FakeKubelet struct {
-	Addr   string
-	errors atomic.Int64
+	Addr          string
+	calls, errors atomic.Int64
+	lastOK        atomic.Int64 // unix nanoseconds
 }
 
-// StartFakeKubelet starts the stand-in for the kubelet of a node whose
+// StartFakeKubelet starts the stand-in for the kubelet of node, whose
 // CRI-O listens on socket, until the test ends.
-func StartFakeKubelet(t testing.TB, socket string, period time.Duration) *FakeKubelet {
+func StartFakeKubelet(t testing.TB, node, socket string, period, runtimeDownAfter time.Duration) *FakeKubelet {
 	t.Helper()
 	k := &FakeKubelet{Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(t))}
+	k.lastOK.Store(time.Now().UnixNano())
 	l, err := net.Listen("tcp", k.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintf(w, "# TYPE kubelet_runtime_operations_errors_total counter\n"+
-			"kubelet_runtime_operations_errors_total{operation_type=\"version\"} %d\n", k.errors.Load())
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/kube-state-metrics" {
+			ready := 0
+			if time.Since(time.Unix(0, k.lastOK.Load())) < runtimeDownAfter {
+				ready = 1
+			}
+			fmt.Fprintf(w, "# TYPE kube_node_status_condition gauge\n"+
+				"kube_node_status_condition{node=%q,condition=\"Ready\",status=\"true\"} %d\n", node, ready)
+			return
+		}
+		fmt.Fprintf(w, "# TYPE kubelet_runtime_operations_total counter\n"+
+			"kubelet_runtime_operations_total{operation_type=\"version\"} %d\n"+
+			"# TYPE kubelet_runtime_operations_errors_total counter\n"+
+			"kubelet_runtime_operations_errors_total{operation_type=\"version\"} %d\n", k.calls.Load(), k.errors.Load())
 	})}
 	go func() { _ = srv.Serve(l) }()
 	cri := DialCRI(t, socket)
@@ -122,9 +141,12 @@ func StartFakeKubelet(t testing.TB, socket string, period time.Duration) *FakeKu
 				return
 			case <-time.After(period):
 			}
+			k.calls.Add(1)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			if _, err := cri.Version(ctx, &runtimeapi.VersionRequest{}); err != nil {
 				k.errors.Add(1)
+			} else {
+				k.lastOK.Store(time.Now().UnixNano())
 			}
 			cancel()
 		}

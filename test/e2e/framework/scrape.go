@@ -130,7 +130,7 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 
 	var probeCA string
 	for _, v := range pod.Spec.Volumes {
-		if v.ConfigMap != nil {
+		if v.ConfigMap != nil && v.ConfigMap.Name == "crio-metrics-ca-bundle" {
 			probeCA = n.Volume(v.Name).Path("ca-bundle.crt")
 		}
 	}
