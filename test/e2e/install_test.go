@@ -1021,6 +1021,10 @@ const (
 	// OpenTelemetry operator's API is served, so that the operator keeps
 	// its per-node collector. The failure shows like an install's.
 	scenarioNodeTracing rbacScenario = "node tracing through the collector"
+	// scenarioOldSpelling: an install whose NodeOperator uses the previous
+	// release's spelling (a stack's managementState), which the operator
+	// converts with a patch of the spec. The failure shows like an install's.
+	scenarioOldSpelling rbacScenario = "NodeOperator in the previous release's spelling"
 )
 
 func scenarioFor(c ruleCase) rbacScenario {
@@ -1037,6 +1041,8 @@ func scenarioFor(c ruleCase) rbacScenario {
 		return scenarioEventOwner
 	case c.has("opentelemetrycollectors", "patch"):
 		return scenarioNodeTracing
+	case c.has("nodeoperators", "patch"):
+		return scenarioOldSpelling
 	}
 	onlyUpdateDelete := true
 	for _, v := range c.rule.Verbs {
@@ -1403,6 +1409,12 @@ func (in *installation) runScenarioWith(t *testing.T, sc rbacScenario, serviceAc
 		}
 		if sc != scenarioNoNodeOperator {
 			in.createNodeOperator(ctx)
+		}
+	}
+	if sc == scenarioOldSpelling {
+		patch := []byte(`{"spec":{"metrics":{"managementState":"Managed"}}}`)
+		if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if sc == scenarioNodeTracing {
