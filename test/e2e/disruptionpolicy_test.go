@@ -292,8 +292,10 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	}
 	restored := false
 	restore := func() {
-		// Applied as hack/local-cluster.sh up applied it.
-		localCluster(t, "apply", "local-cluster", crdFile)
+		// Applied as hack/local-cluster.sh up applied it: openshift/api's
+		// file for the Default feature set, whatever the cluster's (local-cluster
+		// apply would skip it, as the CVO would, on a TechPreview cluster).
+		kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=local-cluster", "-f", crdFile)
 		kubectl("wait", "--for=condition=Established", "--timeout=120s", crd)
 		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
 			return framework.Served(t, framework.KubeClient(t), machineConfigurationGVR), nil

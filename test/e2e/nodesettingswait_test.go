@@ -154,7 +154,7 @@ func TestNodeSettingsWaitsForDisruptionPolicyStatus(t *testing.T) {
 
 	t.Log("4. tracing off: the MachineConfig goes, with a restart, no reboot")
 	e2 := len(s.Events())
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": map[string]interface{}{"tracing": nil}})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": nil})
 	waitPhaseAfter(t, c, done.Target, nodesettings.PhaseComplete)
 	assert.Empty(t, ours())
 	ev = s.Events()[e2:]
