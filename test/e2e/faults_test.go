@@ -191,16 +191,14 @@ func (s rolloutState) minTLSVersion() string {
 
 func (s rolloutState) apply(t *testing.T, c *framework.Cluster) {
 	t.Helper()
-	state := func(on bool) nodev1alpha1.StackState {
+	// On: the knob removed (BareMetal: both on by default); off: Disabled.
+	knob := func(on bool) interface{} {
 		if on {
-			return nodev1alpha1.StackState("") // BareMetal: both on
+			return nil
 		}
-		return nodev1alpha1.StackDisabled
+		return map[string]interface{}{"state": string(nodev1alpha1.StackDisabled), "managementState": nil}
 	}
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{
-		"metrics": map[string]interface{}{"state": nilIfEmpty(string(state(s.metrics))), "managementState": nil},
-		"nmstate": map[string]interface{}{"state": nilIfEmpty(string(state(s.nmstate))), "managementState": nil},
-	})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": knob(s.metrics), "nmstate": knob(s.nmstate)})
 	switch s.tlsProfile {
 	case "":
 		setTLSProfile(t, c, nil)
@@ -209,13 +207,6 @@ func (s rolloutState) apply(t *testing.T, c *framework.Cluster) {
 	case configv1.TLSProfileModernType:
 		setTLSProfile(t, c, &configv1.TLSSecurityProfile{Type: s.tlsProfile, Modern: &configv1.ModernTLSProfile{}})
 	}
-}
-
-func nilIfEmpty(s string) interface{} {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // operandInventory lists what matters for duplicates and orphans.
