@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -1098,22 +1099,14 @@ func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 	t.Logf("%d of the %d rules selected (E2E_RBAC_SWEEP=%q)", selected, len(cases), mode)
 }
 
-// roleNamespaces are where the release grants the operator a Role: its own
-// namespace, MCO's (the kube-rbac-proxy-crio mirror pods) and
-// openshift-config-managed (the console's CRI-O dashboard).
-var roleNamespaces = []string{operatorNamespace, "openshift-machine-config-operator", "openshift-config-managed"}
-
-// roleNamespaces are those of roleNamespaces where the release of the
-// cluster's profile has a Role of the operator (the hosted profile has only
-// the operator's own).
+// roleNamespaces are where the release of the cluster's profile grants the
+// operator a Role (its own namespace first), read from the release so that a
+// new Role is swept and copied to the reduced ServiceAccount without an edit.
 func (in *installation) roleNamespaces() []string {
-	var out []string
-	for _, ns := range roleNamespaces {
-		for _, m := range in.rel.Manifests {
-			if m.Object.GetKind() == "Role" && m.Object.GetName() == nodeOperatorName && m.Object.GetNamespace() == ns {
-				out = append(out, ns)
-				break
-			}
+	out := []string{operatorNamespace}
+	for _, m := range in.rel.Manifests {
+		if ns := m.Object.GetNamespace(); m.Object.GetKind() == "Role" && m.Object.GetName() == nodeOperatorName && !slices.Contains(out, ns) {
+			out = append(out, ns)
 		}
 	}
 	return out
@@ -1357,7 +1350,7 @@ func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
 func (in *installation) deleteReducedRBAC(ctx context.Context) {
 	_ = in.kube.RbacV1().ClusterRoleBindings().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
 	_ = in.kube.RbacV1().ClusterRoles().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-	for _, ns := range roleNamespaces {
+	for _, ns := range in.roleNamespaces() {
 		_ = in.kube.RbacV1().RoleBindings(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
 		_ = in.kube.RbacV1().Roles(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
 	}
