@@ -373,7 +373,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 		spans := onNode.WaitForSpans(t, crioTracingService, called, len(crioTracedCalls), time.Minute)
 		t.Logf("pool %s: node %s's CRI-O exported %d spans to the collector's address", pool, w.nodes[pool].Name, len(spans))
 	}
-	assert.Equal(t, framework.OperatorNamespace+"/"+nodesettings.CollectorName, viaCollector.Collector)
+	assert.Equal(t, nodev1alpha1.OpenTelemetryCollectorReference{Namespace: framework.OperatorNamespace, Name: nodesettings.CollectorName}, viaCollector.OpenTelemetryCollector)
 	c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
 		want := configv1.ObjectReference{Group: "opentelemetry.io", Resource: "opentelemetrycollectors", Namespace: framework.OperatorNamespace, Name: nodesettings.CollectorName}
 		if !slices.Contains(co.Status.RelatedObjects, want) {
@@ -393,7 +393,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 	end()
 	_, err = c.Dynamic.Resource(otelCollectorGVR).Namespace(framework.OperatorNamespace).Get(context.Background(), nodesettings.CollectorName, metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "our OpenTelemetryCollector deleted once no pool points at it (%v)", err)
-	assert.Empty(t, off.Collector)
+	assert.Zero(t, off.OpenTelemetryCollector)
 	// The canary selects the worker role too: until the worker pool's turn
 	// its nodes keep the worker pool's drop-in (removing the canary's own
 	// MachineConfig changes nothing on them), so the canary's node changes

@@ -236,8 +236,8 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	status := statusFromRollout(s.Rollout)
-	if collector != nil || (current != nil && current.Collector != "" && !c.collectorGone) {
-		status.Collector = c.namespace + "/" + CollectorName
+	if _, recorded := collectorOf(current); collector != nil || (recorded && !c.collectorGone) {
+		status.OpenTelemetryCollector = nodev1alpha1.OpenTelemetryCollectorReference{Namespace: c.namespace, Name: CollectorName}
 	}
 	if err := c.record(ctx, status, conditionsFor(s.Rollout, notes)); err != nil {
 		return 0, err
@@ -785,7 +785,9 @@ func applyStatus(s *nodev1alpha1.NodeSettingsStatus) *applynodev1alpha1.NodeSett
 	out := applynodev1alpha1.NodeSettingsStatus().WithPhase(s.Phase)
 	set(func(v string) { out.WithTarget(v) }, s.Target)
 	set(func(v string) { out.WithMessage(v) }, s.Message)
-	set(func(v string) { out.WithCollector(v) }, s.Collector)
+	if ref := s.OpenTelemetryCollector; ref.Name != "" {
+		out.WithOpenTelemetryCollector(applynodev1alpha1.OpenTelemetryCollectorReference().WithNamespace(ref.Namespace).WithName(ref.Name))
+	}
 	for _, p := range s.Pools {
 		pool := applynodev1alpha1.NodeSettingsPoolStatus().WithName(p.Name).WithState(p.State)
 		if p.Since != nil {
@@ -811,8 +813,8 @@ func RelatedObjects(s *nodev1alpha1.NodeSettingsStatus) []configv1.ObjectReferen
 		return nil
 	}
 	out := []configv1.ObjectReference{{Group: platform.MachineConfigurationGVR.Group, Resource: platform.MachineConfigurationGVR.Resource, Name: nodedisruption.MachineConfigurationName}}
-	if ns, name, ok := strings.Cut(s.Collector, "/"); ok {
-		out = append(out, configv1.ObjectReference{Group: platform.OpenTelemetryCollectorGVR.Group, Resource: platform.OpenTelemetryCollectorGVR.Resource, Namespace: ns, Name: name})
+	if ref, ok := collectorOf(s); ok {
+		out = append(out, configv1.ObjectReference{Group: platform.OpenTelemetryCollectorGVR.Group, Resource: platform.OpenTelemetryCollectorGVR.Resource, Namespace: ref.Namespace, Name: ref.Name})
 	}
 	for _, p := range s.Pools {
 		out = append(out, configv1.ObjectReference{Group: platform.MachineConfigPoolGVR.Group, Resource: platform.MachineConfigPoolGVR.Resource, Name: p.Name})
@@ -821,6 +823,21 @@ func RelatedObjects(s *nodev1alpha1.NodeSettingsStatus) []configv1.ObjectReferen
 		}
 	}
 	return out
+}
+
+// collectorOf is the recorded OpenTelemetryCollector: the typed field, or
+// the deprecated "namespace/name" of status the previous release wrote
+// (docs/api.md, "Compatibility"), until this release's first status write
+// replaces it.
+func collectorOf(s *nodev1alpha1.NodeSettingsStatus) (nodev1alpha1.OpenTelemetryCollectorReference, bool) {
+	if s == nil {
+		return nodev1alpha1.OpenTelemetryCollectorReference{}, false
+	}
+	if s.OpenTelemetryCollector.Name != "" {
+		return s.OpenTelemetryCollector, true
+	}
+	ns, name, ok := strings.Cut(s.Collector, "/")
+	return nodev1alpha1.OpenTelemetryCollectorReference{Namespace: ns, Name: name}, ok && ns != "" && name != ""
 }
 
 func statusFromRollout(r Rollout) *nodev1alpha1.NodeSettingsStatus {
