@@ -616,7 +616,7 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 	f.run(nil)
 	paths := func(pool string) []string {
 		var out []string
-		for p := range ourFiles(mco.get(platform.MachineConfigGVR, MachineConfigName(pool))) {
+		for p := range oursIn(t, mco.get(platform.MachineConfigGVR, MachineConfigName(pool))) {
 			out = append(out, p)
 		}
 		sort.Strings(out)
@@ -765,7 +765,7 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",
 	}, mcoWrites(mco.writes))
-	files := ourFiles(mco.get(platform.MachineConfigGVR, MachineConfigName("worker")))
+	files := oursIn(t, mco.get(platform.MachineConfigGVR, MachineConfigName("worker")))
 	assert.Contains(t, files[CRIODropInPath], `tracing_endpoint = "127.0.0.1:9417"`)
 	obj, err := mco.client.Tracker().Get(platform.OpenTelemetryCollectorGVR, "openshift-cluster-node-operator", CollectorName)
 	require.NoError(t, err)
