@@ -106,7 +106,7 @@ in_shard api hack/local-cluster.sh up
 in_shard nodes hack/local-cluster.sh up
 nodes_log=$root/_output/e2e-shard-nodes.log
 start=$(date +%s)
-in_shard nodes "${gotest[@]}" -run "$nodes_shard" ./test/e2e >"$nodes_log" 2>&1 &
+in_shard nodes "${gotest[@]}" -run "$nodes_shard" ./test/e2e/... >"$nodes_log" 2>&1 &
 nodes_pid=$!
 api_rc=0
 in_shard api "${gotest[@]}" -skip "$nodes_shard" ./test/e2e/... 2>&1 || api_rc=$?

@@ -288,24 +288,21 @@ func (in *installation) applyWithoutPrecreate(ctx context.Context, hooks framewo
 
 // waitHealthy waits until the ClusterOperator satisfies the CVO.
 func (in *installation) waitHealthy(ctx context.Context, expected *configv1.ClusterOperator, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
 	var last error
-	for time.Now().Before(deadline) {
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		if in.operator != nil && in.operator.Exited() {
-			return fmt.Errorf("the operator exited:\n%s", in.logTail(30))
+			return false, fmt.Errorf("the operator exited")
 		}
 		actual, err := in.config.ConfigV1().ClusterOperators().Get(ctx, expected.Name, metav1.GetOptions{})
-		if err == nil {
+		if last = err; err == nil {
 			last = framework.ClusterOperatorHealth(expected, actual)
-			if last == nil {
-				return nil
-			}
-		} else {
-			last = err
 		}
-		time.Sleep(250 * time.Millisecond)
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("after %s: %v (%v)\n%s", timeout, err, last, in.logTail(30))
 	}
-	return fmt.Errorf("after %s: %v\n%s", timeout, last, in.logTail(30))
+	return nil
 }
 
 // expectedClusterOperator is the release's ClusterOperator manifest.
@@ -711,29 +708,31 @@ func (in *installation) scrape(path, token string) (int, string, error) {
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: operatorMetricsServerName, MinVersion: tls.VersionTLS12},
 	}}
+	var code int
+	var body []byte
 	var lastErr error
 	// The process may have just started serving.
-	for i := 0; i < 20; i++ {
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, 20*time.Second, true, func(context.Context) (bool, error) {
 		req, _ := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(in.listenPort)+path, nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
 		resp, err := client.Do(req)
-		if err != nil {
-			lastErr = err
-			time.Sleep(time.Second)
-			continue
+		if lastErr = err; err != nil {
+			return false, nil
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode >= 500 {
-			lastErr = fmt.Errorf("HTTP %d: %s", resp.StatusCode, body)
-			time.Sleep(time.Second)
-			continue
+		defer resp.Body.Close()
+		code = resp.StatusCode
+		body, _ = io.ReadAll(resp.Body)
+		if code >= 500 {
+			lastErr = fmt.Errorf("HTTP %d: %s", code, body)
 		}
-		return resp.StatusCode, string(body), nil
+		return code < 500, nil
+	})
+	if err != nil {
+		return 0, "", fmt.Errorf("%w: %v", err, lastErr)
 	}
-	return 0, "", lastErr
+	return code, string(body), nil
 }
 
 // testConfinement: the operator's RBAC lets it create Deployments anywhere
@@ -1227,13 +1226,10 @@ var absenceScenarios = map[rbacScenario]bool{
 // success) to show.
 func (in *installation) awaitOutcome(t *testing.T, sc rbacScenario, c ruleCase, failed bool) error {
 	var last error
-	deadline := time.Now().Add(visibleTimeout)
-	for time.Now().Before(deadline) {
-		if last = in.outcome(t, sc, c, failed); last == nil {
-			return nil
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	_ = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, visibleTimeout, true, func(context.Context) (bool, error) {
+		last = in.outcome(t, sc, c, failed)
+		return last == nil, nil
+	})
 	return last
 }
 
@@ -1574,14 +1570,13 @@ func (in *installation) precreateClusterOperator(ctx context.Context) {
 // CVO does for a create-only manifest.
 func (in *installation) createNodeOperator(ctx context.Context) {
 	obj := in.rel.Find("NodeOperator", "cluster").DeepCopy()
-	var err error
-	for i := 0; i < 30; i++ {
-		if _, err = in.dyn.Resource(nodeOperatorsResource).Create(ctx, obj, metav1.CreateOptions{}); err == nil || apierrors.IsAlreadyExists(err) {
-			return
-		}
-		time.Sleep(time.Second)
+	var last error
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, last = in.dyn.Resource(nodeOperatorsResource).Create(ctx, obj, metav1.CreateOptions{})
+		return last == nil || apierrors.IsAlreadyExists(last), nil
+	}); err != nil {
+		in.t.Fatalf("creating NodeOperator cluster: %v (%v)", err, last)
 	}
-	in.t.Fatalf("creating NodeOperator cluster: %v", err)
 }
 
 // outcome returns nil when the scenario's outcome is the failure (failed

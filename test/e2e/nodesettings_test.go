@@ -217,12 +217,12 @@ func TestNodeSettingsTracing(t *testing.T) {
 	w.s = framework.StartMCOStandIn(t, c.Config, []*framework.PlatformNode{w.nodes["master"], w.nodes["worker"], w.nodes["canary"]})
 	defer w.s.Stop()
 	for _, p := range w.order {
-		waitStandInPool(t, c, p, "pool "+p+" rendered and updated", poolSettled)
+		framework.WaitStandInPool(t, c, p, "pool "+p+" rendered and updated", framework.PoolSettled)
 	}
 	w.startMonitoring(t, query, operatorToken)
 	// What administrators own: an entry of the node disruption policy, and
 	// MCO's MachineConfigs and pools.
-	applyStandInPolicy(t, c, map[string]string{adminPolicyPath: "crio.service"})
+	framework.ApplyStandInPolicy(t, c, map[string]string{adminPolicyPath: "crio.service"})
 	adminBefore := adminObjects(t, c)
 	// Leave the knobs at their defaults for the next test (this runs before
 	// the operator stops).
@@ -244,20 +244,20 @@ func TestNodeSettingsTracing(t *testing.T) {
 	w.assertPoolByPool(t, e0, w.order...)
 	ev := w.s.Events()[e0:]
 	for pool, n := range w.nodes {
-		dropIn, err := crioDropIn(n, nodesettings.CRIODropInPath)
+		dropIn, err := framework.CRIODropIn(n, nodesettings.CRIODropInPath)
 		require.NoError(t, err, "pool %s: our drop-in in CRI-O's directory", pool)
 		assert.Contains(t, dropIn, fmt.Sprintf("tracing_endpoint = %q", w.recv.Addr))
 		assert.Contains(t, dropIn, "tracing_sampling_rate_per_million = 1000000")
-		assert.Equal(t, 1, countEvents(ev, n.Name, framework.MCOServiceRestarted, "crio.service"), "pool %s: one CRI-O restart", pool)
+		assert.Equal(t, 1, framework.CountEvents(ev, n.Name, framework.MCOServiceRestarted, "crio.service"), "pool %s: one CRI-O restart", pool)
 		kubelet, err := os.ReadFile(n.HostPath(nodesettings.KubeletDropInPath))
 		require.NoError(t, err, "pool %s: our kubelet drop-in (the fixture's kubelet unit passes --config-dir)", pool)
 		assert.Contains(t, string(kubelet), fmt.Sprintf("endpoint: %q", w.recv.Addr))
-		assert.Equal(t, 1, countEvents(ev, n.Name, framework.MCOServiceRestarted, "kubelet.service"), "pool %s: one kubelet restart for its drop-in", pool)
-		assert.Equal(t, 1, countEvents(ev, n.Name, framework.MCODependentRestarted, "kubelet.service"), "pool %s: one more with CRI-O's (Requires=crio.service)", pool)
+		assert.Equal(t, 1, framework.CountEvents(ev, n.Name, framework.MCOServiceRestarted, "kubelet.service"), "pool %s: one kubelet restart for its drop-in", pool)
+		assert.Equal(t, 1, framework.CountEvents(ev, n.Name, framework.MCODependentRestarted, "kubelet.service"), "pool %s: one more with CRI-O's (Requires=crio.service)", pool)
 		assert.Equal(t, nodesettings.Done, nodesettings.PoolState(poolStatus(on, pool).State), pool)
 	}
 	assert.Zero(t, w.s.Reboots(), "no node rebooted: the disruption policy entries were in place first")
-	assert.Zero(t, countEvents(ev, "", framework.MCODrained, ""), "no node drained")
+	assert.Zero(t, framework.CountEvents(ev, "", framework.MCODrained, ""), "no node drained")
 	w.assertSpansFrom(t)
 	assertDestinationNote(t, c)
 	assert.Greater(t, w.gateQueries(t), queriesBefore, "the gate asked Prometheus whether CRI-O's metrics were scraped")
@@ -292,7 +292,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 		p := poolStatus(stopped, pool)
 		assert.Equal(t, nodesettings.Held, nodesettings.PoolState(p.State), pool)
 		assert.Equal(t, poolStatus(on, pool).Revision, p.Revision, "pool %s keeps its revision", pool)
-		assert.Zero(t, countEvents(w.s.Events()[e1:], w.nodes[pool].Name, "", ""), "nothing happens on pool %s's node", pool)
+		assert.Zero(t, framework.CountEvents(w.s.Events()[e1:], w.nodes[pool].Name, "", ""), "nothing happens on pool %s's node", pool)
 	}
 	no, err := c.NodeOperator(context.Background())
 	require.NoError(t, err)
@@ -303,12 +303,12 @@ func TestNodeSettingsTracing(t *testing.T) {
 	t.Logf("NodeSettingsDegraded: %s", d.Message)
 	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
 		p := framework.GetMCOPool(t, c.Config, "canary")
-		return poolSettled(p) && p.DegradedCount == 0, nil
+		return framework.PoolSettled(p) && p.DegradedCount == 0, nil
 	}, "pool canary updated and no longer degraded")
-	dropIn, err := crioDropIn(w.nodes["canary"], nodesettings.CRIODropInPath)
+	dropIn, err := framework.CRIODropIn(w.nodes["canary"], nodesettings.CRIODropInPath)
 	require.NoError(t, err)
 	assert.Contains(t, dropIn, "tracing_sampling_rate_per_million = 1000000", "the canary runs the last good drop-in")
-	assert.NoError(t, crioHealthy(w.nodes["canary"]), "CRI-O healthy on the canary again")
+	assert.NoError(t, framework.CRIOHealthy(w.nodes["canary"]), "CRI-O healthy on the canary again")
 	assert.Zero(t, w.s.Reboots())
 	failTook := time.Since(phase)
 
@@ -325,16 +325,16 @@ func TestNodeSettingsTracing(t *testing.T) {
 	assert.Equal(t, nodesettings.Reverted, nodesettings.PoolState(k.State))
 	assert.Equal(t, poolStatus(on, "canary").Revision, k.Revision, "the canary is back at its last good revision")
 	assert.Contains(t, hung.Message, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node `+w.nodes["canary"].Name)
-	assert.Zero(t, countEvents(w.s.Events()[e1b:], w.nodes["canary"].Name, framework.MCONodeDegraded, ""), "MCO saw nothing wrong: only the scrapes did")
+	assert.Zero(t, framework.CountEvents(w.s.Events()[e1b:], w.nodes["canary"].Name, framework.MCONodeDegraded, ""), "MCO saw nothing wrong: only the scrapes did")
 	for _, pool := range []string{"worker", "master"} {
 		assert.Equal(t, nodesettings.Held, nodesettings.PoolState(poolStatus(hung, pool).State), pool)
-		assert.Zero(t, countEvents(w.s.Events()[e1b:], w.nodes[pool].Name, "", ""), "nothing happens on pool %s's node", pool)
+		assert.Zero(t, framework.CountEvents(w.s.Events()[e1b:], w.nodes[pool].Name, "", ""), "nothing happens on pool %s's node", pool)
 	}
 	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
 		p := framework.GetMCOPool(t, c.Config, "canary")
-		return poolSettled(p) && crioHealthy(w.nodes["canary"]) == nil, nil
+		return framework.PoolSettled(p) && framework.CRIOHealthy(w.nodes["canary"]) == nil, nil
 	}, "pool canary updated back and its CRI-O answering")
-	dropIn, err = crioDropIn(w.nodes["canary"], nodesettings.CRIODropInPath)
+	dropIn, err = framework.CRIODropIn(w.nodes["canary"], nodesettings.CRIODropInPath)
 	require.NoError(t, err)
 	assert.Contains(t, dropIn, "tracing_sampling_rate_per_million = 1000000", "the canary runs the last good drop-in")
 	stopped = hung
@@ -363,7 +363,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 		assert.False(t, collector.GetCreationTimestamp().Time.After(w.s.Events()[first].Time), "the collector exists before the first node is pointed at it")
 	}
 	for pool, n := range w.nodes {
-		dropIn, err := crioDropIn(n, nodesettings.CRIODropInPath)
+		dropIn, err := framework.CRIODropIn(n, nodesettings.CRIODropInPath)
 		require.NoError(t, err, pool)
 		assert.Contains(t, dropIn, fmt.Sprintf("tracing_endpoint = %q", nodesettings.CollectorEndpoint), "pool %s: CRI-O sends to the collector on its node", pool)
 	}
@@ -405,11 +405,11 @@ func TestNodeSettingsTracing(t *testing.T) {
 			"the canary's node changes in the stand-in's sync that takes the worker pool's change, not before (events %v)", ev[e2:])
 	}
 	for pool, n := range w.nodes {
-		_, err := crioDropIn(n, nodesettings.CRIODropInPath)
+		_, err := framework.CRIODropIn(n, nodesettings.CRIODropInPath)
 		assert.True(t, os.IsNotExist(err), "pool %s: drop-in removed (%v)", pool, err)
 		_, err = os.Stat(n.HostPath(nodesettings.KubeletDropInPath))
 		assert.True(t, os.IsNotExist(err), "pool %s: kubelet drop-in removed (%v)", pool, err)
-		assert.NoError(t, crioHealthy(n), "pool %s: CRI-O healthy", pool)
+		assert.NoError(t, framework.CRIOHealthy(n), "pool %s: CRI-O healthy", pool)
 		assert.Equal(t, "", poolStatus(off, pool).Revision, pool)
 	}
 	for _, pool := range w.order {

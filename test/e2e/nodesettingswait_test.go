@@ -68,7 +68,7 @@ func TestNodeSettingsWaitsForDisruptionPolicyStatus(t *testing.T) {
 	recv := framework.StartOTLPReceiver(t)
 	s := framework.StartMCOStandIn(t, c.Config, []*framework.PlatformNode{n}, framework.WithoutMCOOperator())
 	defer s.Stop()
-	w0 := waitStandInPool(t, c, "worker", "pool worker rendered and updated", poolSettled)
+	w0 := framework.WaitStandInPool(t, c, "worker", "pool worker rendered and updated", framework.PoolSettled)
 	t.Cleanup(func() { c.ResetNodeOperator(t) })
 
 	no0 := mustNodeOperator(t, c)
@@ -96,7 +96,7 @@ func TestNodeSettingsWaitsForDisruptionPolicyStatus(t *testing.T) {
 		// A few of the operator's looks (every 2 s) later, still nothing.
 		time.Sleep(6 * time.Second)
 		assert.Empty(t, ours(), "a MachineConfig of ours while: %s", wait)
-		assert.Zero(t, countEvents(s.Events()[e0:], node, "", ""), "something happened on the node while: %s", wait)
+		assert.Zero(t, framework.CountEvents(s.Events()[e0:], node, "", ""), "something happened on the node while: %s", wait)
 	}
 	on := map[string]interface{}{"tracing": map[string]interface{}{
 		"endpoint": recv.Addr, "crio": map[string]interface{}{"samplingRatePerMillion": 1000000},
@@ -140,11 +140,11 @@ func TestNodeSettingsWaitsForDisruptionPolicyStatus(t *testing.T) {
 		}
 	}
 	assert.True(t, synced >= 0 && rendered > synced, "the status was computed before the pool was rendered with our MachineConfig (events %v)", ev)
-	assert.Equal(t, 1, countEvents(ev, node, framework.MCOServiceRestarted, "crio.service"), "one CRI-O restart")
-	assert.Equal(t, 1, countEvents(ev, node, framework.MCODependentRestarted, "kubelet.service"), "the kubelet restarts with CRI-O")
-	assert.Zero(t, countEvents(ev, "", framework.MCORebooted, ""), "no reboot")
-	assert.Zero(t, countEvents(ev, "", framework.MCODrained, ""), "no drain")
-	dropIn, err := crioDropIn(n, nodesettings.CRIODropInPath)
+	assert.Equal(t, 1, framework.CountEvents(ev, node, framework.MCOServiceRestarted, "crio.service"), "one CRI-O restart")
+	assert.Equal(t, 1, framework.CountEvents(ev, node, framework.MCODependentRestarted, "kubelet.service"), "the kubelet restarts with CRI-O")
+	assert.Zero(t, framework.CountEvents(ev, "", framework.MCORebooted, ""), "no reboot")
+	assert.Zero(t, framework.CountEvents(ev, "", framework.MCODrained, ""), "no drain")
+	dropIn, err := framework.CRIODropIn(n, nodesettings.CRIODropInPath)
 	require.NoError(t, err)
 	assert.Contains(t, dropIn, "tracing_sampling_rate_per_million = 1000000")
 	no := mustNodeOperator(t, c)
@@ -158,8 +158,8 @@ func TestNodeSettingsWaitsForDisruptionPolicyStatus(t *testing.T) {
 	waitPhaseAfter(t, c, done.Target, nodesettings.PhaseComplete)
 	assert.Empty(t, ours())
 	ev = s.Events()[e2:]
-	assert.Equal(t, 1, countEvents(ev, node, framework.MCOFileRemoved, nodesettings.CRIODropInPath))
-	assert.Equal(t, 1, countEvents(ev, node, framework.MCOServiceRestarted, "crio.service"))
+	assert.Equal(t, 1, framework.CountEvents(ev, node, framework.MCOFileRemoved, nodesettings.CRIODropInPath))
+	assert.Equal(t, 1, framework.CountEvents(ev, node, framework.MCOServiceRestarted, "crio.service"))
 	assert.Zero(t, s.Reboots(), "no node rebooted, ever")
 	assert.Zero(t, s.Count("", framework.MCODrained, ""), "no node drained, ever")
 }

@@ -464,7 +464,6 @@ func secStartProxy(t *testing.T, node *framework.Node, binary, kubeconfig string
 	var listen string
 	p := node.StartContainer(t, "kube-rbac-proxy", framework.ContainerOptions{
 		Binary:    binary,
-		NotPaths:  []string{"--allow-paths", "--ignore-paths"},
 		ExtraArgs: []string{"--kubeconfig=" + kubeconfig},
 		RewriteArgs: func(args []string) []string {
 			out := make([]string, len(args))

@@ -40,6 +40,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -362,12 +364,6 @@ func (s *MCOStandIn) Count(node string, kind MCOEventKind, detail string) int {
 // Reboots counts the reboots the node disruption policy asked for on any
 // node (the stand-in records them and reboots nothing).
 func (s *MCOStandIn) Reboots() int { return s.Count("", MCORebooted, "") }
-
-// Restarts counts the restarts of a unit on a node (empty: any node),
-// asked for by the policy or brought by a unit it Requires=.
-func (s *MCOStandIn) Restarts(node, unit string) int {
-	return s.Count(node, MCOServiceRestarted, unit) + s.Count(node, MCODependentRestarted, unit)
-}
 
 // ---------------------------------------------------------------------------
 // One sync: render, node controller, daemons, status.
@@ -1641,4 +1637,96 @@ func MCONodeCondition(t testing.TB, admin *rest.Config, node, typ string) (statu
 	current, _, _ = unstructured.NestedString(u.Object, "status", "configVersion", "current")
 	desired, _, _ = unstructured.NestedString(u.Object, "status", "configVersion", "desired")
 	return status, message, current, desired
+}
+
+// ---------------------------------------------------------------------------
+// Helpers of the tests that drive the stand-in.
+
+// ApplyStandInPolicy adds node disruption policy entries (path -> service
+// to restart) to MachineConfiguration cluster with a field manager of its
+// own, and takes them out when the test ends.
+func ApplyStandInPolicy(t testing.TB, c *Cluster, restarts map[string]string) {
+	t.Helper()
+	apply := func(files []interface{}) error {
+		body := map[string]interface{}{
+			"apiVersion": "operator.openshift.io/v1",
+			"kind":       "MachineConfiguration",
+			"metadata":   map[string]interface{}{"name": "cluster"},
+		}
+		if files != nil {
+			body["spec"] = map[string]interface{}{"nodeDisruptionPolicy": map[string]interface{}{"files": files}}
+		}
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		_, err = c.Dynamic.Resource(MachineConfigurationGVR).Patch(context.Background(), "cluster", types.ApplyPatchType, data,
+			metav1.PatchOptions{FieldManager: "e2e-mco-standin-test", Force: ptr(true)})
+		return err
+	}
+	var files []interface{}
+	for p, svc := range restarts {
+		files = append(files, map[string]interface{}{"path": p, "actions": []interface{}{
+			map[string]interface{}{"type": "Restart", "restart": map[string]interface{}{"serviceName": svc}},
+		}})
+	}
+	if err := apply(files); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := apply(nil); err != nil {
+			t.Errorf("taking the stand-in test's node disruption policy entries out: %v", err)
+		}
+	})
+}
+
+func WaitStandInPool(t testing.TB, c *Cluster, name, what string, ok func(MCOPool) bool) MCOPool {
+	t.Helper()
+	var p MCOPool
+	Eventually(t, 3*time.Minute, 200*time.Millisecond, func() (bool, error) {
+		p = GetMCOPool(t, c.Config, name)
+		return ok(p), nil
+	}, fmt.Sprintf("%s (%s)", what, p))
+	t.Logf("%s", p)
+	return p
+}
+
+func PoolSettled(p MCOPool) bool {
+	return p.Target != "" && p.Current == p.Target && p.Condition("Updated") && !p.Condition("Updating") && !p.Condition("Degraded") &&
+		p.MachineCount == p.Updated && p.ObservedGeneration == p.Generation
+}
+
+// CRIOHealthy GETs the node's CRI-O metrics (plain HTTP, 00-default's
+// endpoint on the node's address).
+func CRIOHealthy(n *PlatformNode) error {
+	client := &http.Client{Timeout: 3 * time.Second}
+	resp, err := client.Get("http://" + n.MetricsAddr + "/metrics")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "\ncontainer_runtime_crio_") {
+		return fmt.Errorf("HTTP %d without CRI-O metrics", resp.StatusCode)
+	}
+	return nil
+}
+
+// CRIODropIn reads a drop-in from the directory the node's real CRI-O reads.
+func CRIODropIn(n *PlatformNode, path string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(n.CRIODir, "crio.conf.d", filepath.Base(path)))
+	return string(b), err
+}
+
+func CountEvents(events []MCOEvent, node string, kind MCOEventKind, detail string) int {
+	c := 0
+	for _, e := range events {
+		if (kind == "" || e.Kind == kind) && (node == "" || e.Node == node) && (detail == "" || e.Detail == detail) {
+			c++
+		}
+	}
+	return c
 }

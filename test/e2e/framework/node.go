@@ -12,8 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -42,10 +41,8 @@ import (
 //     in sync with the live objects the way the kubelet does it (atomic
 //     writer: a timestamped directory, the "..data" symlink swapped by
 //     rename, top-level symlinks into "..data"), see KubeletVolume;
-//   - containers of that pod run as local processes with their own
-//     arguments, paths rewritten to the volumes' directories, under their
-//     securityContext's user, no-new-privileges and capability drop
-//     (setpriv), see StartContainer.
+//   - containers of that pod run as local processes (StartPodProcess) with
+//     those volumes mounted where the pod mounts them, see StartContainer.
 //
 // It shares the machine's network: the node's IP is 127.0.0.1. Everything is
 // removed when the test ends. It needs root (hostPath directories owned by
@@ -58,6 +55,7 @@ type Node struct {
 	// Name is the node's name.
 	Name string
 
+	admin     *rest.Config
 	client    kubernetes.Interface
 	namespace string
 	podName   string
@@ -101,6 +99,7 @@ func NewNode(t testing.TB, admin *rest.Config, namespace string, spec corev1.Pod
 		Root:      root,
 		IP:        "127.0.0.1",
 		Name:      "e2e-node-" + filepath.Base(root)[len("e2e-node-"):],
+		admin:     admin,
 		client:    client,
 		namespace: namespace,
 		podName:   "e2e-pod-" + uid[:8],
@@ -523,204 +522,49 @@ func (n *Node) WriteServiceAccountKubeconfig(t testing.TB, admin *rest.Config, n
 type ContainerOptions struct {
 	// Binary is the local file the container's image would run.
 	Binary string
-	// RewriteArgs may change the arguments after $(VAR) expansion and path
-	// rewriting, e.g. to move a listening port that is taken on this
-	// machine or to point at a port another simulated component listens on.
+	// RewriteArgs may change the arguments after $(VAR) expansion, e.g. to
+	// move a listening port that is taken on this machine or to point at a
+	// port another simulated component listens on.
 	RewriteArgs func([]string) []string
 	// ExtraArgs are appended, e.g. --kubeconfig where a pod would use its
 	// in-cluster configuration.
 	ExtraArgs []string
-	// NotPaths are flags whose absolute values are no file paths (e.g.
-	// kube-rbac-proxy's --allow-paths=/metrics) and stay as they are. Any
-	// other absolute value must lie below a volume mount.
-	NotPaths []string
 }
 
 // StartContainer runs the container name of the node's pod as a local
-// process: the container's command and arguments with $(VAR) references
-// expanded from its environment, and every argument that names a path below
-// one of its volume mounts rewritten to where that volume lives on this node
-// (an absolute path outside every mount fails the test); under the
-// securityContext's user (group: runAsGroup, else the same as the user),
-// without new privileges and capabilities when it says so. Stopped when the
-// test ends.
+// process with StartPodProcess: its Secret and ConfigMap volumes are the
+// node's kubelet projections (MountVolumes), which follow the live objects,
+// and its hostPath volumes lie below the node's root. Stopped when the test
+// ends.
 func (n *Node) StartContainer(t testing.TB, name string, opts ContainerOptions) *Process {
 	t.Helper()
-	var c *corev1.Container
-	for i := range n.spec.Containers {
-		if n.spec.Containers[i].Name == name {
-			c = &n.spec.Containers[i]
-		}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: n.podName, Namespace: n.namespace, UID: types.UID(n.podUID)},
+		Spec:       *n.spec.DeepCopy(),
+		Status:     corev1.PodStatus{HostIP: n.IP, PodIP: n.IP},
 	}
-	if c == nil {
-		t.Fatalf("the pod has no container %s", name)
+	pod.Spec.NodeName = n.Name
+	c := containerOf(t, pod, name)
+	entry := name
+	if len(c.Command) > 0 {
+		entry = path.Base(c.Command[0])
 	}
-
-	// Environment, as the kubelet builds it for a hostNetwork pod.
-	env := &environment{values: map[string]string{}}
-	env.set("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
-	env.set("HOSTNAME", n.Name)
-	for _, e := range c.Env {
-		switch {
-		case e.ValueFrom == nil:
-			env.set(e.Name, expandVars(e.Value, env))
-		case e.ValueFrom.FieldRef != nil:
-			switch fp := e.ValueFrom.FieldRef.FieldPath; fp {
-			case "status.hostIP", "status.podIP":
-				env.set(e.Name, n.IP)
-			case "spec.nodeName":
-				env.set(e.Name, n.Name)
-			case "metadata.name":
-				env.set(e.Name, n.podName)
-			case "metadata.namespace":
-				env.set(e.Name, n.namespace)
-			default:
-				t.Fatalf("container %s env %s: field %s is not simulated", name, e.Name, fp)
+	n.mu.Lock()
+	volumes := map[string]string{}
+	for v, kv := range n.volumes {
+		volumes[v] = kv.Dir
+	}
+	n.mu.Unlock()
+	return StartPodProcess(t, n.admin, PodProcessOptions{
+		Pod: pod, Container: name, Binaries: map[string]string{entry: opts.Binary},
+		Volumes: volumes, HostRoot: n.Root,
+		RewriteArgs: func(args []string) []string {
+			if opts.RewriteArgs != nil {
+				args = opts.RewriteArgs(args)
 			}
-		default:
-			t.Fatalf("container %s env %s: only values and fieldRefs are simulated", name, e.Name)
-		}
-	}
-
-	// Volume mounts: mountPath -> directory on this node, longest first.
-	type mount struct{ at, dir string }
-	var mounts []mount
-	for _, m := range c.VolumeMounts {
-		if m.SubPath != "" || m.SubPathExpr != "" {
-			t.Fatalf("container %s mount %s: subPath is not simulated", name, m.Name)
-		}
-		var vol *corev1.Volume
-		for i := range n.spec.Volumes {
-			if n.spec.Volumes[i].Name == m.Name {
-				vol = &n.spec.Volumes[i]
-			}
-		}
-		if vol == nil {
-			t.Fatalf("container %s mounts %s, which is no volume of the pod", name, m.Name)
-		}
-		var dir string
-		switch {
-		case vol.HostPath != nil:
-			dir = n.HostPath(vol.HostPath.Path)
-			typ := corev1.HostPathUnset
-			if vol.HostPath.Type != nil {
-				typ = *vol.HostPath.Type
-			}
-			switch typ {
-			case corev1.HostPathDirectoryOrCreate:
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			case corev1.HostPathDirectory:
-				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-					t.Fatalf("hostPath %s is not a directory on the node; the kubelet would not start the pod", vol.HostPath.Path)
-				}
-			}
-		case vol.Secret != nil || vol.ConfigMap != nil:
-			kv := n.Volume(m.Name)
-			if kv == nil {
-				t.Fatalf("volume %s is not mounted; call MountVolumes first", m.Name)
-			}
-			dir = kv.Dir
-		default:
-			t.Fatalf("volume %s: only hostPath, secret and configMap volumes are simulated", m.Name)
-		}
-		mounts = append(mounts, mount{path.Clean(m.MountPath), dir})
-	}
-	sort.Slice(mounts, func(i, j int) bool { return len(mounts[i].at) > len(mounts[j].at) })
-	rewritePath := func(p string) (string, bool) {
-		for _, m := range mounts {
-			if p == m.at || strings.HasPrefix(p, m.at+"/") {
-				return m.dir + p[len(m.at):], true
-			}
-		}
-		return p, false
-	}
-
-	var args []string
-	for _, a := range c.Args {
-		a = expandVars(a, env)
-		prefix, value := "", a
-		if strings.HasPrefix(a, "-") {
-			if i := strings.Index(a, "="); i >= 0 {
-				prefix, value = a[:i+1], a[i+1:]
-			} else {
-				prefix, value = a, ""
-			}
-		}
-		if strings.HasPrefix(value, "/") && !slices.Contains(opts.NotPaths, strings.TrimSuffix(prefix, "=")) {
-			local, ok := rewritePath(value)
-			if !ok {
-				t.Fatalf("container %s argument %q names %s, which is below none of its volume mounts", name, a, value)
-			}
-			value = local
-		}
-		args = append(args, prefix+value)
-	}
-	if opts.RewriteArgs != nil {
-		args = opts.RewriteArgs(args)
-	}
-	args = append(args, opts.ExtraArgs...)
-	if len(c.Command) > 1 {
-		t.Fatalf("container %s: a command with arguments is not simulated", name)
-	}
-
-	// Security context.
-	uid := int64(0)
-	var gid *int64
-	psc, csc := n.spec.SecurityContext, c.SecurityContext
-	if psc != nil {
-		if psc.RunAsUser != nil {
-			uid = *psc.RunAsUser
-		}
-		gid = psc.RunAsGroup
-	}
-	noNewPrivs, dropAll, nonRoot := false, false, psc != nil && psc.RunAsNonRoot != nil && *psc.RunAsNonRoot
-	if csc != nil {
-		if csc.RunAsUser != nil {
-			uid = *csc.RunAsUser
-		}
-		if csc.RunAsGroup != nil {
-			gid = csc.RunAsGroup
-		}
-		if csc.RunAsNonRoot != nil {
-			nonRoot = *csc.RunAsNonRoot
-		}
-		if csc.Privileged != nil && *csc.Privileged {
-			t.Fatalf("container %s: privileged containers are not simulated", name)
-		}
-		noNewPrivs = csc.AllowPrivilegeEscalation != nil && !*csc.AllowPrivilegeEscalation
-		if csc.Capabilities != nil {
-			for _, d := range csc.Capabilities.Drop {
-				dropAll = dropAll || d == "ALL"
-			}
-			if len(csc.Capabilities.Add) > 0 {
-				t.Fatalf("container %s: added capabilities are not simulated", name)
-			}
-		}
-	}
-	if nonRoot && uid == 0 {
-		t.Fatalf("container %s must run as non-root but would run as root", name)
-	}
-	g := uid
-	if gid != nil {
-		g = *gid
-	}
-	setpriv := []string{"--reuid=" + strconv.FormatInt(uid, 10), "--regid=" + strconv.FormatInt(g, 10), "--clear-groups"}
-	if noNewPrivs {
-		setpriv = append(setpriv, "--no-new-privs")
-	}
-	if dropAll {
-		setpriv = append(setpriv, "--bounding-set=-all", "--inh-caps=-all")
-	}
-	setpriv = append(append(setpriv, "--", opts.Binary), args...)
-
-	cmd := exec.Command("setpriv", setpriv...)
-	cmd.Env = env.list()
-	p := startLogged(t, cmd, e2eLogPath(t, name))
-	p.Args = args
-	t.Logf("node %s: container %s runs as process %d (uid %d): %s %q; log: %s", n.Name, name, cmd.Process.Pid, uid, opts.Binary, args, p.LogPath)
-	return p
+			return append(args, opts.ExtraArgs...)
+		},
+	})
 }
 
 // e2eLogPath returns a new log file path under _output/e2e-logs.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
@@ -52,22 +53,16 @@ func (c *Cluster) WaitForNodeOperator(t testing.TB, timeout, interval time.Durat
 	t.Helper()
 	var last *nodev1alpha1.NodeOperator
 	why := "not read yet"
-	deadline := time.Now().Add(timeout)
-	for {
-		no, err := c.NodeOperator(context.Background())
-		if err != nil {
-			why = err.Error()
-		} else {
-			last = no
-			if why = ok(no); why == "" {
-				return no
-			}
+	if err := wait.PollUntilContextTimeout(context.Background(), interval, timeout, true, func(ctx context.Context) (bool, error) {
+		no, err := c.NodeOperator(ctx)
+		if why = fmt.Sprint(err); err == nil {
+			last, why = no, ok(no)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for the NodeOperator: %s\n%s", timeout, why, DescribeNodeOperator(last))
-		}
-		time.Sleep(interval)
+		return why == "", nil
+	}); err != nil {
+		t.Fatalf("waiting %s for the NodeOperator: %v: %s\n%s", timeout, err, why, DescribeNodeOperator(last))
 	}
+	return last
 }
 
 // ConditionIs returns a check for WaitForNodeOperator: the condition has the

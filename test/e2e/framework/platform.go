@@ -305,10 +305,6 @@ func (p *PlatformObjects) Remove(t testing.TB) {
 	p.removed = true
 }
 
-// RemovePlatformCRIOMetrics removes what InstallPlatformCRIOMetrics created
-// but MCO's namespace (Remove).
-func RemovePlatformCRIOMetrics(t testing.TB, p *PlatformObjects) { p.Remove(t) }
-
 // ---------------------------------------------------------------------------
 // PKI
 

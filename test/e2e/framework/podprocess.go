@@ -32,10 +32,18 @@ type PodProcessOptions struct {
 	// ServiceAccountName runs the container as another ServiceAccount of the
 	// pod's namespace than the pod's own. Its tokens are not bound to the pod.
 	ServiceAccountName string
-	// Binaries maps the base name of the container's command to the local
-	// file that the image would run, e.g. "cluster-node-operator" to
+	// Binaries maps the base name of the container's command (its name when
+	// it sets none: the image's entrypoint) to the local file that the image
+	// would run, e.g. "cluster-node-operator" to
 	// _output/bin/cluster-node-operator.
 	Binaries map[string]string
+	// Volumes maps volume names to directories of this machine that are
+	// bind-mounted as they are (e.g. a Node's kubelet projections, which
+	// follow the live objects) instead of a copy made at the start.
+	Volumes map[string]string
+	// HostRoot is the "/" of the node the pod runs on, for hostPath
+	// volumes (Node.Root); without it a hostPath volume fails the test.
+	HostRoot string
 	// RewriteArgs may change the container's arguments. The process shares
 	// the machine's network, which a pod would not: use it to move a
 	// listening port, and nothing else.
@@ -59,7 +67,8 @@ type PodProcessOptions struct {
 //     its nearest existing ancestor, in that namespace only): Secrets and ConfigMaps with their keys, projected
 //     ServiceAccount tokens minted with the TokenRequest API (bound to the pod
 //     when the ServiceAccount is the pod's), kube-root-ca.crt and the
-//     namespace, emptyDirs as tmpfs; read-only mounts read-only. So the
+//     namespace, emptyDirs as tmpfs, hostPath volumes bind-mounted from
+//     below HostRoot; read-only mounts read-only. So the
 //     process finds its in-cluster configuration where client-go looks for
 //     it, and authenticates as the ServiceAccount, not as the test;
 //   - the securityContext: the user (non-root), no new privileges, no
@@ -118,7 +127,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		argv = append(argv, expand(a))
 	}
 	if len(c.Command) == 0 {
-		t.Fatalf("container %s sets no command; this helper cannot know the image's entrypoint", c.Name)
+		argv = append([]string{c.Name}, argv...)
 	}
 	binary := opts.Binaries[path.Base(argv[0])]
 	if binary == "" {
@@ -138,7 +147,8 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	// The host's /run (and /var/run) is replaced by an empty tmpfs, in which
 	// the pod's mounts below /run are made.
 	script.WriteString("mount -n -t tmpfs -o mode=0755 tmpfs /run\n")
-	// A mount point elsewhere that this machine lacks (an image would have
+	// A mount point elsewhere that this machine lacks (a top-level directory
+	// such as /host is made, empty, on this machine: "/" is not overlaid) (an image would have
 	// it, e.g. /etc/tls/private) is made in the mount namespace only: its
 	// nearest existing ancestor directory is covered with an overlay whose
 	// writable layer is a tmpfs, and the directory created there. Nothing is
@@ -158,7 +168,10 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 			anc = path.Dir(anc)
 		}
 		if anc == "/" {
-			t.Fatalf("mount point %s: no directory of its path but / exists on this machine; overlaying / is not supported", target)
+			anc = "/" + strings.Split(target, "/")[1]
+			if err := os.MkdirAll(anc, 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if !overlays[anc] {
 			overlays[anc] = true
@@ -199,6 +212,16 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 			t.Fatal(err)
 		}
 		mode := "0755"
+		if local, ok := opts.Volumes[m.Name]; ok || v.HostPath != nil {
+			if !ok {
+				local = hostPathDir(t, opts.HostRoot, v.HostPath)
+			}
+			fmt.Fprintf(&script, "mkdir -p %q\nmount -n --bind %q %q\n", target, local, target)
+			if m.ReadOnly {
+				fmt.Fprintf(&script, "mount -n -o remount,bind,ro %q\n", target)
+			}
+			continue
+		}
 		switch {
 		case v.EmptyDir != nil:
 			mode = "1777"
@@ -279,9 +302,31 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	cmd := exec.Command("unshare", args...)
 	cmd.Env = env.list()
 	o := startLogged(t, cmd, e2eLogPath(t, c.Name))
+	o.Args = argv[1:]
 	t.Logf("container %s of pod %s/%s runs as local process %d (uid %d, ServiceAccount %s): %q; log: %s",
 		c.Name, pod.Namespace, pod.Name, cmd.Process.Pid, uid, sa, argv, o.LogPath)
 	return o
+}
+
+// hostPathDir is where a hostPath volume lives below the node's root, made
+// or checked as its type says.
+func hostPathDir(t testing.TB, root string, hp *corev1.HostPathVolumeSource) string {
+	t.Helper()
+	if root == "" {
+		t.Fatalf("hostPath %s: the pod runs on no node (HostRoot)", hp.Path)
+	}
+	dir := filepath.Join(root, hp.Path)
+	switch {
+	case hp.Type != nil && *hp.Type == corev1.HostPathDirectoryOrCreate:
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	case hp.Type != nil && *hp.Type == corev1.HostPathDirectory:
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			t.Fatalf("hostPath %s is not a directory on the node; the kubelet would not start the pod", hp.Path)
+		}
+	}
+	return dir
 }
 
 func containerOf(t testing.TB, pod *corev1.Pod, name string) corev1.Container {

@@ -465,35 +465,6 @@ func (c *RealCVO) ClusterVersion(ctx context.Context) (*configv1.ClusterVersion,
 	return c.Config.ConfigV1().ClusterVersions().Get(ctx, clusterVersionKey, metav1.GetOptions{})
 }
 
-// WaitForClusterVersion waits until ClusterVersion version satisfies ok,
-// which returns what is missing ("" when satisfied); it fails the test,
-// with the ClusterVersion's status and the CVO's log, when the CVO exits or
-// the time is up.
-func (c *RealCVO) WaitForClusterVersion(t testing.TB, timeout time.Duration, ok func(*configv1.ClusterVersion) string) *configv1.ClusterVersion {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var last *configv1.ClusterVersion
-	why := "not read yet"
-	for {
-		if c.Exited() {
-			t.Fatalf("the CVO exited while waiting (%s)\n%s\n%s", why, DescribeClusterVersion(last), c.LogTail(40))
-		}
-		cv, err := c.ClusterVersion(context.Background())
-		if err != nil {
-			why = err.Error()
-		} else {
-			last, why = cv, ok(cv)
-			if why == "" {
-				return cv
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ClusterVersion after %s: %s\n%s\n%s", timeout, why, DescribeClusterVersion(last), c.LogTail(40))
-		}
-		time.Sleep(time.Second)
-	}
-}
-
 // CVCondition returns the ClusterVersion's condition of a type, or nil.
 func CVCondition(cv *configv1.ClusterVersion, typ configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
 	for i := range cv.Status.Conditions {

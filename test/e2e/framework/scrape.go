@@ -138,8 +138,7 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 
 	kubeconfig := n.WriteServiceAccountKubeconfig(t, admin, pod.Namespace, pod.Spec.ServiceAccountName)
 	n.Proxy = n.StartContainer(t, "kube-rbac-proxy", ContainerOptions{
-		Binary:   filepath.Join(root, "_output", "bin", "kube-rbac-proxy"),
-		NotPaths: []string{"--allow-paths", "--ignore-paths"},
+		Binary: filepath.Join(root, "_output", "bin", "kube-rbac-proxy"),
 		RewriteArgs: func(args []string) []string {
 			for i, a := range args {
 				if strings.HasPrefix(a, "--upstream=https://127.0.0.1:9537/") {

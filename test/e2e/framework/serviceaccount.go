@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
@@ -68,20 +66,6 @@ func ServiceAccountConfig(t testing.TB, admin *rest.Config, namespace, name stri
 	cfg.BearerToken = token
 	cfg.UserAgent = "cluster-node-operator-e2e-" + name
 	return cfg
-}
-
-// ServiceAccountKubeconfig writes a kubeconfig that authenticates as the
-// ServiceAccount namespace/name with a token from the TokenRequest API, for
-// tools such as kubectl, and returns its path. It is removed when the test
-// ends.
-func ServiceAccountKubeconfig(t testing.TB, admin *rest.Config, namespace, name string) string {
-	t.Helper()
-	kc := serviceAccountKubeconfig(t, admin, namespace, name)
-	path := filepath.Join(t.TempDir(), name+".kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // serviceAccountKubeconfig is a kubeconfig that authenticates as the
