@@ -64,6 +64,8 @@ func deployment(generation, observed int64, updated, available int32, availableC
 }
 
 func TestConditionsFor(t *testing.T) {
+	// calm: a condition with nothing to report.
+	calm := condition{false, ReasonAsExpected, ""}
 	ready := deployment(1, 1, 1, 1, corev1.ConditionTrue)
 	stuck := deployment(2, 2, 0, 1, corev1.ConditionTrue, appsv1.DeploymentCondition{
 		Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
@@ -77,83 +79,49 @@ func TestConditionsFor(t *testing.T) {
 	}{{
 		name: "off and nothing left: the decision's message says how to opt in",
 		obs:  observation{Decision: offOnAWS},
-		want: conditions{
-			Available:   condition{true, "NotDefaultOnPlatform", offOnAWS.Message},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, "NotDefaultOnPlatform", offOnAWS.Message}, calm, calm},
 	}, {
 		name: "hosted control plane: the reason is in the message",
 		obs:  observation{Decision: hosted},
-		want: conditions{
-			Available:   condition{true, "HostedControlPlane", hosted.Message},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, "HostedControlPlane", hosted.Message}, calm, calm},
 	}, {
 		name: "off with an administrator's NMState kept",
 		obs:  observation{Decision: offOnAWS, CR: crAdopted},
-		want: conditions{
-			Available:   condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NMState nmstate, created by an administrator, is kept"},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NMState nmstate, created by an administrator, is kept"}, calm, calm},
 	}, {
 		name: "removing: progressing, still available",
 		obs:  observation{Decision: offOnAWS, Remaining: []string{"Namespace openshift-nmstate"}},
-		want: conditions{
-			Available:   condition{true, ReasonRemoving, offOnAWS.Message + "; removing: deleting Namespace openshift-nmstate"},
-			Progressing: condition{true, ReasonRemoving, "removing the NMState stack: deleting Namespace openshift-nmstate"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, ReasonRemoving, offOnAWS.Message + "; removing: deleting Namespace openshift-nmstate"},
+			condition{true, ReasonRemoving, "removing the NMState stack: deleting Namespace openshift-nmstate"}, calm},
 	}, {
 		name: "on, nothing created yet",
 		obs:  observation{Decision: onByDefault},
-		want: conditions{
-			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: Deployment openshift-nmstate/nmstate-operator not created yet"},
-			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: creating Deployment openshift-nmstate/nmstate-operator"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: Deployment openshift-nmstate/nmstate-operator not created yet"},
+			condition{true, ReasonDeploying, "deploying the NMState stack: creating Deployment openshift-nmstate/nmstate-operator"}, calm},
 	}, {
 		name: "on, waiting for the namespace of the last opt-out to go",
 		obs:  observation{Decision: onByDefault, Waiting: "namespace openshift-nmstate to finish terminating"},
-		want: conditions{
-			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: waiting for namespace openshift-nmstate to finish terminating"},
-			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: waiting for namespace openshift-nmstate to finish terminating"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: waiting for namespace openshift-nmstate to finish terminating"},
+			condition{true, ReasonDeploying, "deploying the NMState stack: waiting for namespace openshift-nmstate to finish terminating"}, calm},
 	}, {
 		name: "on, Deployment created, not observed yet",
 		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse)},
-		want: conditions{
-			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
-			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
+			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"}, calm},
 	}, {
 		name: "on, Deployment created long ago and still not rolled out: unavailable",
 		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
-		want: conditions{
-			Available:   condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
-			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
+			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"}, calm},
 	}, {
 		name: "on, Deployment available, CR not there yet: still deploying (both are required)",
 		obs:  observation{Decision: onByDefault, Deployment: ready},
-		want: conditions{
-			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: NMState nmstate is created once the Deployment is available"},
-			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: NMState nmstate is created once the Deployment is available"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: NMState nmstate is created once the Deployment is available"},
+			condition{true, ReasonDeploying, "deploying the NMState stack: NMState nmstate is created once the Deployment is available"}, calm},
 	}, {
 		name: "on and settled, our CR",
 		obs:  observation{Decision: onByDefault, Deployment: ready, CR: crOurs},
-		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported}, calm, calm},
 	}, {
 		name: "on and settled, adopted CR",
 		obs:  observation{Decision: onByDefault, Deployment: ready, CR: crAdopted},
@@ -170,67 +138,44 @@ func TestConditionsFor(t *testing.T) {
 			d.Status.Replicas = 2 // the old pod is still there
 			return d
 		}()},
-		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
-			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 1/1 replicas updated, 1 available"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
+			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 1/1 replicas updated, 1 available"}, calm},
 	}, {
 		name: "on, first pod created, not ready yet: deploying, still available (the Deployment is rolled out as far as its controller is concerned)",
 		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse)},
-		want: conditions{
-			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
-			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
+			condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
+			calm},
 	}, {
 		name: "on with an administrator's NMState, first pod not ready yet at the end of the grace: deploying, still available",
 		obs:  observation{Decision: onByDefault, CR: crAdopted, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace - time.Second)},
-		want: conditions{
-			Available:   condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
-			Progressing: condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
+			condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
+			calm},
 	}, {
 		name: "on, first pod still not ready after the grace: unavailable",
 		obs:  observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace)},
-		want: conditions{
-			Available:   condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}, calm, calm},
 	}, {
 		name: "on, pod lost with its node, Deployment created long ago: unavailable but not progressing (no new spec)",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
-		want: conditions{
-			Available:   condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}, calm, calm},
 	}, {
 		name: "on, rollout stuck past its deadline: degraded at once (the Deployment controller waited)",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: stuck},
-		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
-			Progressing: condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 1 available"},
-			Degraded:    condition{true, ReasonRolloutStuck, `Deployment openshift-nmstate/nmstate-operator does not roll out: ReplicaSet "nmstate-operator-2" has timed out progressing.`},
-		},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
+			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 1 available"},
+			condition{true, ReasonRolloutStuck, `Deployment openshift-nmstate/nmstate-operator does not roll out: ReplicaSet "nmstate-operator-2" has timed out progressing.`}},
 	}, {
 		name: "sync failing, stack available: degraded at once (the ClusterOperator follows after the inertia)",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, SyncError: errors.New("boom")},
-		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{true, ReasonSyncFailing, "boom"},
-		},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
+			calm, condition{true, ReasonSyncFailing, "boom"}},
 	}, {
 		name: "removal failing: degraded",
 		obs:  observation{Decision: offOnAWS, SyncError: errors.New("deleting ClusterRole nmstate-operator: forbidden")},
-		want: conditions{
-			Available:   condition{true, "NotDefaultOnPlatform", offOnAWS.Message},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{true, ReasonSyncFailing, "deleting ClusterRole nmstate-operator: forbidden"},
-		},
+		want: conditions{condition{true, "NotDefaultOnPlatform", offOnAWS.Message},
+			calm, condition{true, ReasonSyncFailing, "deleting ClusterRole nmstate-operator: forbidden"}},
 	}, {
 		name: "on, an NMState operator installed by OLM: available, the stack steps aside and says how to take over",
 		obs:  observation{Decision: onByDefault, Provider: olmCSV},
@@ -254,19 +199,11 @@ func TestConditionsFor(t *testing.T) {
 	}, {
 		name: "the NMState operator has not reported yet: available, and says so",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready},
-		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported}, calm, calm},
 	}, {
 		name: "handler available",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("True", t0), Now: t0.Add(time.Hour)},
-		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler available"},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler available"}, calm, calm},
 	}, {
 		name: "handler rolling out, within the grace: still available, with the operand's message",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("False", t0), Now: t0.Add(HandlerGrace - time.Second)},
@@ -290,11 +227,8 @@ func TestConditionsFor(t *testing.T) {
 		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Now: t0, Operand: operandStatus{Reported: true,
 			Available: operandCondition{Status: "False", Reason: "InternalError", Message: "failed applying RBAC: forbidden", Since: t0},
 			Degraded:  operandCondition{Status: "True", Reason: "InternalError", Message: "failed applying RBAC: forbidden", Since: t0}}},
-		want: conditions{
-			Available:   condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler not available yet: InternalError: failed applying RBAC: forbidden"},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{true, ReasonHandlerDegraded, "the NMState operator reports NMState nmstate degraded: InternalError: failed applying RBAC: forbidden"},
-		},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler not available yet: InternalError: failed applying RBAC: forbidden"},
+			calm, condition{true, ReasonHandlerDegraded, "the NMState operator reports NMState nmstate degraded: InternalError: failed applying RBAC: forbidden"}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, conditionsFor(tc.obs))

@@ -148,6 +148,17 @@ func (f *fixture) condition(suffix string) operatorv1.OperatorCondition {
 	return *c
 }
 
+// editDeployment plays someone who changes the Deployment's image.
+func (f *fixture) editDeployment() {
+	f.t.Helper()
+	d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
+	require.NoError(f.t, err)
+	d.Spec.Template.Spec.Containers[0].Image = "quay.io/someone/else:1"
+	d.Generation++
+	_, err = f.kube.AppsV1().Deployments(Namespace).Update(context.Background(), d, metav1.UpdateOptions{})
+	require.NoError(f.t, err)
+}
+
 // makeAvailable plays the Deployment controller and kubelet.
 func (f *fixture) makeAvailable() {
 	f.t.Helper()
@@ -186,13 +197,6 @@ func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Available").Status)
 	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status)
 
-	d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
-	require.NoError(t, err)
-	c := d.Spec.Template.Spec.Containers[0]
-	assert.Equal(t, testImages.NMStateOperator, c.Image)
-	assert.Contains(t, c.Env, corev1.EnvVar{Name: "RELATED_IMAGE_HANDLER_IMAGE", Value: testImages.NMStateHandler})
-	assert.Contains(t, c.Env, corev1.EnvVar{Name: "KUBE_RBAC_PROXY_IMAGE", Value: testImages.KubeRBACProxy})
-
 	f.makeAvailable()
 	writes = f.sync()
 	assert.Equal(t, []string{"create nmstates"}, writes, "NMState created once the Deployment is available")
@@ -209,14 +213,9 @@ func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 	}
 
 	// Someone edits the Deployment: it is put back, once.
-	d, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
-	require.NoError(t, err)
-	d.Spec.Template.Spec.Containers[0].Image = "quay.io/someone/else:1"
-	d.Generation++
-	_, err = f.kube.AppsV1().Deployments(Namespace).Update(context.Background(), d, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	f.editDeployment()
 	assert.Equal(t, []string{"update deployments"}, f.sync())
-	d, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
+	d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, testImages.NMStateOperator, d.Spec.Template.Spec.Containers[0].Image)
 
@@ -242,12 +241,7 @@ func TestNoDeploymentUpdateWhileTheStatusIsNotSeenYet(t *testing.T) {
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 
 	// Someone edits the Deployment: it is still put back.
-	d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
-	require.NoError(t, err)
-	d.Spec.Template.Spec.Containers[0].Image = "quay.io/someone/else:1"
-	d.Generation++
-	_, err = f.kube.AppsV1().Deployments(Namespace).Update(context.Background(), d, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	f.editDeployment()
 	assert.Contains(t, f.sync(), "update deployments")
 	assert.NotContains(t, f.sync(), "update deployments")
 }

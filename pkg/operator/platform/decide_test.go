@@ -153,16 +153,28 @@ func TestDecideMessagesTellTheAdministratorWhatToDo(t *testing.T) {
 	assert.Contains(t, got.NMState.Message, "spec.nmstate.state=Disabled to opt out")
 }
 
-func TestDecideUnknownOrEmptyPlatformIsNone(t *testing.T) {
-	for _, platform := range []configv1.PlatformType{"", "SomethingNew", "baremetal"} {
-		t.Run(string(platform), func(t *testing.T) {
-			got := Decide(Input{Infrastructure: infra(platform, configv1.HighlyAvailableTopologyMode)})
-			assert.Equal(t, configv1.NonePlatformType, got.Platform)
-			assert.True(t, got.Metrics.Enabled)
-			assert.False(t, got.NMState.Enabled)
+// TestDecidePlatformOf: an unknown or empty platform is None (NMState not
+// deployed by default), and an Infrastructure with only the deprecated
+// status.platform is read from it.
+func TestDecidePlatformOf(t *testing.T) {
+	for _, tc := range []struct {
+		infra   *configv1.Infrastructure
+		want    configv1.PlatformType
+		nmstate bool
+	}{
+		{infra("", configv1.HighlyAvailableTopologyMode), configv1.NonePlatformType, false},
+		{infra("SomethingNew", configv1.HighlyAvailableTopologyMode), configv1.NonePlatformType, false},
+		{infra("baremetal", configv1.HighlyAvailableTopologyMode), configv1.NonePlatformType, false},
+		{&configv1.Infrastructure{Status: configv1.InfrastructureStatus{Platform: configv1.BareMetalPlatformType}}, configv1.BareMetalPlatformType, true},
+	} {
+		got := Decide(Input{Infrastructure: tc.infra})
+		assert.Equal(t, tc.want, got.Platform)
+		assert.True(t, got.Metrics.Enabled)
+		assert.Equal(t, tc.nmstate, got.NMState.Enabled)
+		if !tc.nmstate {
 			assert.Equal(t, ReasonNotDefaultOnPlatform, got.NMState.Reason)
 			assert.Contains(t, got.NMState.Message, "platform None")
-		})
+		}
 	}
 }
 
@@ -175,13 +187,6 @@ func TestDecideInfrastructureWithoutPlatformStatusKeepsLastDecision(t *testing.T
 	assert.Contains(t, got.InfrastructureProblem, "no status.platformStatus")
 	assert.True(t, got.NMState.Enabled)
 	assert.Equal(t, ReasonPlatformDefault, got.NMState.Reason)
-}
-
-func TestDecideFallsBackToDeprecatedStatusPlatform(t *testing.T) {
-	in := &configv1.Infrastructure{Status: configv1.InfrastructureStatus{Platform: configv1.BareMetalPlatformType}}
-	got := Decide(Input{Infrastructure: in})
-	assert.Equal(t, configv1.BareMetalPlatformType, got.Platform)
-	assert.True(t, got.NMState.Enabled)
 }
 
 func TestDecideMissingInfrastructureKeepsLastDecision(t *testing.T) {
@@ -255,14 +260,4 @@ func TestDecideMetricsModeFollowsThePlatformPath(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(got.Metrics.Message, "CRI-O metrics"), got.Metrics.Message)
 		})
 	}
-}
-
-func TestDecidePlatformPathDoesNotNeedMachineConfigAPI(t *testing.T) {
-	got := Decide(Input{
-		Infrastructure:      infra(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode),
-		Served:              ServedAPIs{Monitoring: true},
-		PlatformCRIOMetrics: PlatformCRIOMetrics{MirrorPods: 2},
-	})
-	assert.Equal(t, nodev1alpha1.PlatformProxy, got.Metrics.Mode)
-	assert.Empty(t, got.Metrics.Skipped, "no drop-in is wanted where the platform serves CRI-O metrics")
 }
