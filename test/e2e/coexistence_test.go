@@ -762,4 +762,3 @@ func TestCoexistenceSwitch(t *testing.T) {
 	switchBack(t, c, w, events)
 	assert.True(t, reasons.seen("SwitchingToOperatorTLS"), "MetricsProgressing reasons seen: %s", reasons)
 }
-

@@ -120,16 +120,11 @@ func assertNoDropInMachineConfigs(t *testing.T, c *framework.Cluster, why string
 	}
 }
 
-// TestMetricsNodeDisruptionPolicy: the CRI-O drop-in MachineConfigs wait
-// for MCO's node disruption policy. Without MachineConfiguration cluster,
-// and then with it but before MCO's operator has listed our entry in its
-// status, the rest of the stack deploys and no drop-in MachineConfig
-// appears (MetricsProgressing says why). The entry (restart
-// crio.service) is applied to the spec as soon as the object exists, owned
-// by a field manager of its own that touches nothing else; once the status
-// lists it (the MCO stand-in's operator part), the MachineConfigs follow.
-// The entry is left in place when the stack is removed.
-func TestMetricsNodeDisruptionPolicy(t *testing.T) {
+// startWithoutMachineConfiguration starts from nothing, the operator not
+// running: no MachineConfiguration cluster, no drop-in MachineConfigs. One
+// is left when the test ends, as hack/local-cluster.sh does.
+func startWithoutMachineConfiguration(t *testing.T) *framework.Cluster {
+	t.Helper()
 	c := framework.NewCluster(t)
 	if !framework.Served(t, framework.KubeClient(t), machineConfigurationGVR) || !framework.Served(t, framework.KubeClient(t), machineConfigGVR) {
 		framework.Unavailable(t, "operator.openshift.io/v1 machineconfigurations or machineconfiguration.openshift.io/v1 machineconfigs is not served (LCP_MACHINECONFIG_CRDS=0?)")
@@ -147,15 +142,27 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 		}
 	})
 
-	// Start from nothing: no MachineConfiguration, no drop-in
-	// MachineConfigs (the operator is not running).
 	deleteMachineConfiguration(t, c)
 	for _, name := range dropInMachineConfigs {
 		if err := c.Dynamic.Resource(machineConfigGVR).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
 		}
 	}
+	return c
+}
 
+// TestMetricsNodeDisruptionPolicy: the CRI-O drop-in MachineConfigs wait
+// for MCO's node disruption policy. Without MachineConfiguration cluster,
+// and then with it but before MCO's operator has listed our entry in its
+// status, the rest of the stack deploys and no drop-in MachineConfig
+// appears (MetricsProgressing says why). The entry (restart
+// crio.service) is applied to the spec as soon as the object exists, owned
+// by a field manager of its own that touches nothing else; once the status
+// lists it (the MCO stand-in's operator part), the MachineConfigs follow.
+// The entry is left in place when the stack is removed.
+func TestMetricsNodeDisruptionPolicy(t *testing.T) {
+	c := startWithoutMachineConfiguration(t)
+	ctx := context.Background()
 	// Without MachineConfiguration cluster: the stack deploys but for the
 	// drop-in MachineConfigs and the ServiceMonitor that waits for them.
 	// No stand-in for MCO's operator yet: this test plays it.

@@ -291,13 +291,16 @@ func (e *secEnv) whoMayConnect(t *testing.T) {
 }
 
 // forcedRotation: through secRotations rotations of the serving
-// certificate, cert-syncer rewrites the node's files in place (same
-// inodes and modes, as CRI-O's watch needs), CRI-O (same process, started
-// once) loads and serves each new certificate, kube-rbac-proxy (same
-// process) serves a rotated one too, and no scrape through the proxy nor
-// handshake with CRI-O fails meanwhile; the CA bundle does not change.
+// certificate (each signed by the bundle's CA for the Service's names,
+// localhost and 127.0.0.1), cert-syncer rewrites the node's files in place
+// (same inodes and modes, as CRI-O's watch needs), CRI-O (same process,
+// started once) loads and serves each new certificate, kube-rbac-proxy
+// (same process) serves a rotated one too, and no scrape through the proxy
+// nor handshake with CRI-O fails meanwhile; neither the CA bundle nor the
+// DaemonSet changes, and its pods are not restarted.
 func (e *secEnv) forcedRotation(t *testing.T) {
 	bundleAtStart := string(e.bundle.File("ca-bundle.crt"))
+	rolloutBefore := crioMetricsRollout(t)
 	inodes := map[string]uint64{e.hostCert: secInode(t, e.hostCert), e.hostKey: secInode(t, e.hostKey)}
 	crioPid, err := e.crio.Pid()
 	require.NoError(t, err)
@@ -337,6 +340,24 @@ func (e *secEnv) forcedRotation(t *testing.T) {
 	assert.Empty(t, res.handshakeFailures, "CRI-O keeps serving a valid certificate while it rotates")
 	assert.GreaterOrEqual(t, len(res.crioSerials), secRotations+1, "every rotation reached CRI-O")
 	assert.Equal(t, bundleAtStart, string(e.bundle.File("ca-bundle.crt")), "the CA bundle did not change (the signer keeps its long timing)")
+	assert.Equal(t, rolloutBefore, crioMetricsRollout(t), "rotations change neither the DaemonSet nor its pods")
+}
+
+// crioMetricsRollout is the DaemonSet's generation and its pods' UIDs.
+func crioMetricsRollout(t *testing.T) []string {
+	t.Helper()
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, secDaemonSet, metav1.GetOptions{})
+	require.NoError(t, err)
+	pods, err := kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
+	require.NoError(t, err)
+	out := []string{fmt.Sprint("generation ", ds.Generation)}
+	for _, p := range pods.Items {
+		out = append(out, p.Spec.NodeName+" "+string(p.UID))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // waitRotation waits for the operator's next certificate after prev, for
@@ -364,6 +385,10 @@ func (e *secEnv) waitRotation(t *testing.T, i int, prev *x509.Certificate) *x509
 		st, err := secHandshake(e.crioAddr, &tls.Config{RootCAs: e.roots})
 		return err == nil && st.PeerCertificates[0].Equal(next), err
 	}, fmt.Sprintf("rotation %d: CRI-O serves the new certificate", i))
+	for _, name := range []string{secServiceName, secServiceName + ".cluster.local", "localhost", "127.0.0.1"} {
+		_, err := next.Verify(x509.VerifyOptions{Roots: e.roots, DNSName: name})
+		assert.NoError(t, err, "rotation %d: signed by the bundle's CA for %s", i, name)
+	}
 	loaded := fmt.Sprintf("Metrics certificate is valid between %s and %s", next.NotBefore.UTC(), next.NotAfter.UTC())
 	require.NotEmpty(t, e.crio.LogLines(loaded), "CRI-O logged loading the certificate valid from %s", next.NotBefore)
 	return next
