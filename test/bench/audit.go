@@ -110,6 +110,9 @@ type windowStats struct {
 	Writes        int            // create/update/patch/delete(collection), leases excluded
 	WritesBy      map[string]int // "verb resource" -> count
 	LeaseWrites   int
+	Reads         int            // get/list, leases excluded
+	ReadsBy       map[string]int // "verb resource name" -> count
+	LeaseReads    int
 	Watches       int
 	WatchesBy     map[string]int
 	AllRequests   int
@@ -124,7 +127,7 @@ func isLease(e *auditEvent) bool {
 }
 
 func summarise(events []auditEvent, from, to time.Time) windowStats {
-	s := windowStats{Window: to.Sub(from), WritesBy: map[string]int{}, WatchesBy: map[string]int{}}
+	s := windowStats{Window: to.Sub(from), WritesBy: map[string]int{}, ReadsBy: map[string]int{}, WatchesBy: map[string]int{}}
 	for i := range events {
 		e := &events[i]
 		// a watch still open at the end (by its timeoutSeconds) will be
@@ -162,6 +165,11 @@ func summarise(events []auditEvent, from, to time.Time) windowStats {
 			s.WatchesBy[e.resource()]++
 		case writeVerbs[e.Verb] && isLease(e):
 			s.LeaseWrites++
+		case (e.Verb == "get" || e.Verb == "list") && isLease(e):
+			s.LeaseReads++
+		case e.Verb == "get" || e.Verb == "list":
+			s.Reads++
+			s.ReadsBy[e.Verb+" "+e.resource()+" "+nameOf(e)]++
 		case writeVerbs[e.Verb]:
 			s.Writes++
 			s.WritesBy[e.Verb+" "+e.resource()+" "+nameOf(e)]++

@@ -231,6 +231,7 @@ func steadyAndCertSyncer(t *testing.T, root string, res *results, op *framework.
 	if auditLog == "" {
 		res.set(row{"API writes at steady state (excl. leases)", "not measured (BENCH_AUDIT_LOG unset)", "0", "n/a"})
 		res.set(row{"watch requests per hour", "not measured (BENCH_AUDIT_LOG unset)", "<= 40", "n/a"})
+		res.set(row{"API reads (GET/LIST) per minute at steady state (excl. leases)", "not measured (BENCH_AUDIT_LOG unset)", "<= 10", "n/a"})
 		return
 	}
 	time.Sleep(2 * time.Second) // the audit backend writes asynchronously
@@ -252,6 +253,8 @@ func steadyAndCertSyncer(t *testing.T, root string, res *results, op *framework.
 		s.Window.Round(time.Second), from.UTC().Format(time.RFC3339), from.Sub(availableAt).Seconds(), to.UTC().Format(time.RFC3339), s.AllRequests)
 	res.note("writes in the window (excluding leases): %d\n%s", s.Writes, formatCounts(s.WritesBy))
 	res.note("lease writes (leader election renewals) in the window: %d (%.1f/min)", s.LeaseWrites, float64(s.LeaseWrites)/s.Window.Minutes())
+	res.note("reads (get/list, excluding leases) in the window: %d\n%s", s.Reads, formatCounts(s.ReadsBy))
+	res.note("lease reads (leader election) in the window: %d", s.LeaseReads)
 	res.note("watch requests in the window: %d\n%s", s.Watches, formatCounts(s.WatchesBy))
 	res.note("watches opened from start to Settled+grace: %d\n%s", start.Watches, formatCounts(start.WatchesBy))
 	res.note("watches open at the end of the window: %d (%d without timeoutSeconds); re-open rate implied by their timeoutSeconds: %.1f/hour; expected over time (each timeout uniform in [5,10) or [30,60) min): %.1f/hour",
@@ -260,6 +263,10 @@ func steadyAndCertSyncer(t *testing.T, root string, res *results, op *framework.
 	res.set(row{"API writes at steady state (excl. leases)",
 		fmt.Sprintf("%d in %s (+%d lease renewals)", s.Writes, s.Window.Round(time.Second), s.LeaseWrites),
 		"0 besides lease renewals", passFail(s.Writes == 0)})
+	readsPerMin := float64(s.Reads) / s.Window.Minutes()
+	res.set(row{"API reads (GET/LIST) per minute at steady state (excl. leases)",
+		fmt.Sprintf("%.1f/min (%d in %s)", readsPerMin, s.Reads, s.Window.Round(time.Second)),
+		"<= 10", passFail(readsPerMin <= 10)})
 	perHour := float64(s.Watches) * float64(time.Hour) / float64(s.Window)
 	// judged on the larger of the measured rate and the long-run expectation
 	worst := math.Max(perHour, s.ExpectedWPH)

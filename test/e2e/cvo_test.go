@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
@@ -476,6 +477,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	upFrom, upDone := update("update", payloadN1)
 	// Converted once, the deprecated field kept in step for N.
 	stacksOn("N+1", map[string]interface{}{"state": "Enabled", "managementState": "Managed"})
+	replayOldNodeSettingsStatus(t, nodeOperators)
 	downFrom, downDone := update("downgrade", payloadN)
 	// N's CRD prunes state; N reads managementState and enabled.
 	stacksOn("N after the downgrade", map[string]interface{}{"managementState": "Managed"})
@@ -502,6 +504,24 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	if d := time.Since(testStart); d > 20*time.Minute {
 		t.Errorf("the update test took %s, more than 20 minutes", d.Round(time.Second))
 	}
+}
+
+// replayOldNodeSettingsStatus sends, as a dry run, the node settings status
+// write of release N's operator (its applyStatus at 480bc96: field manager
+// NodeSettings, "" for every string without a value, the collector as
+// "namespace/name") for a pool the stored status does not hold, against
+// N+1's schema: N's operator still writes status after the CVO applied
+// N+1's CRD, and ratcheting would keep none of these values. Refused, N
+// would lose its records until its successor starts (docs/api.md,
+// "Upgrade window"). The suite's feature set serves status.nodeSettings.
+func replayOldNodeSettingsStatus(t *testing.T, nodeOperators dynamic.NamespaceableResourceInterface) {
+	t.Helper()
+	old := &unstructured.Unstructured{}
+	require.NoError(t, old.UnmarshalJSON([]byte(`{"apiVersion":"nodeoperator.openshift.io/v1alpha1","kind":"NodeOperator","metadata":{"name":"cluster"},
+		"status":{"nodeSettings":{"target":"","phase":"RollingOut","message":"","collector":"openshift-cluster-node-operator/node-tracing","pools":[
+		{"name":"e2e-replay","target":"","revision":"","lastGood":"","rollbackTo":"","state":"Pending","since":"2026-01-01T00:00:00Z","reason":"","message":""}]}}}`)))
+	_, err := nodeOperators.ApplyStatus(framework.Context(t, time.Minute), "cluster", old, metav1.ApplyOptions{FieldManager: "NodeSettings", DryRun: []string{metav1.DryRunAll}})
+	assert.NoError(t, err, "N+1's schema refuses release N's node settings status write")
 }
 
 // oldSpellingSpec is an administrator's edit in release N's spelling: the

@@ -20,8 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +41,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -176,12 +177,38 @@ func newInstallationFor(t *testing.T, profile string) *installation {
 	// disruption policy status, without which the operator's
 	// MachineConfigs wait (framework.StartOperator does the same).
 	framework.StartMCOPolicyStatus(t, cfg)
+	in.publishMetricsClientCA()
 	if in.present() {
 		t.Logf("the cluster is not fresh (a previous run left the operator installed); removing it first")
 		in.uninstall()
 	}
 	t.Cleanup(in.uninstall)
 	return in
+}
+
+// publishMetricsClientCA plays CMO (4.19 and later), which copies the
+// cluster's client CA into openshift-monitoring/metrics-client-ca: the
+// operator copies it on for kube-rbac-proxy, so the release's rules for
+// that copy are needed on every current cluster.
+func (in *installation) publishMetricsClientCA() {
+	ctx := framework.Context(in.t, time.Minute)
+	ca := in.cfg.CAData
+	if len(ca) == 0 {
+		var err error
+		if ca, err = os.ReadFile(in.cfg.CAFile); err != nil {
+			in.t.Fatal(err)
+		}
+	}
+	_, err := in.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "openshift-monitoring"}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		in.t.Fatal(err)
+	}
+	cms := in.kube.CoreV1().ConfigMaps("openshift-monitoring")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "metrics-client-ca"}, Data: map[string]string{criometrics.ClientCAKey: string(ca)}}
+	if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		in.t.Fatal(err)
+	}
+	in.t.Cleanup(func() { _ = cms.Delete(context.Background(), cm.Name, metav1.DeleteOptions{}) })
 }
 
 // present reports whether anything of the operator is installed.

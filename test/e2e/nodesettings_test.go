@@ -387,7 +387,7 @@ func (w *nodeSettingsWorld) throughCollector(t *testing.T, stopped *nodev1alpha1
 		callCRI(t, w.nodes[pool])
 		onNode.WaitForSpans(t, crioTracingService, called, len(crioTracedCalls), time.Minute)
 	}
-	assert.Equal(t, framework.OperatorNamespace+"/"+nodesettings.CollectorName, s.Collector)
+	assert.Equal(t, nodev1alpha1.OpenTelemetryCollectorReference{Namespace: framework.OperatorNamespace, Name: nodesettings.CollectorName}, s.OpenTelemetryCollector)
 	w.c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
 		want := configv1.ObjectReference{Group: "opentelemetry.io", Resource: "opentelemetrycollectors", Namespace: framework.OperatorNamespace, Name: nodesettings.CollectorName}
 		if !slices.Contains(co.Status.RelatedObjects, want) {
@@ -410,7 +410,7 @@ func (w *nodeSettingsWorld) turnOff(t *testing.T, viaCollector *nodev1alpha1.Nod
 	end()
 	_, err := w.c.Dynamic.Resource(otelCollectorGVR).Namespace(framework.OperatorNamespace).Get(context.Background(), nodesettings.CollectorName, metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "our OpenTelemetryCollector deleted once no pool points at it (%v)", err)
-	assert.Empty(t, off.Collector)
+	assert.Zero(t, off.OpenTelemetryCollector)
 	// The canary selects the worker role too: until the worker pool's turn
 	// its nodes keep the worker pool's drop-in (removing the canary's own
 	// MachineConfig changes nothing on them), so the canary's node changes

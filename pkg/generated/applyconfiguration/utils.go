@@ -32,6 +32,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &nodeoperatorv1alpha1.NodeSettingsStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodeTracing"):
 		return &nodeoperatorv1alpha1.NodeTracingApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("OpenTelemetryCollectorReference"):
+		return &nodeoperatorv1alpha1.OpenTelemetryCollectorReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StackConfig"):
 		return &nodeoperatorv1alpha1.StackConfigApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StackContainer"):

@@ -12,19 +12,20 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperator":           schema_pkg_apis_nodeoperator_v1alpha1_NodeOperator(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorList":       schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorList(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorSpec":       schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorSpec(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorStatus":     schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettings":           schema_pkg_apis_nodeoperator_v1alpha1_NodeSettings(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsPoolStatus": schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsPoolStatus(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsRollout":    schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsRollout(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsStatus":     schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeTracing":            schema_pkg_apis_nodeoperator_v1alpha1_NodeTracing(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig":            schema_pkg_apis_nodeoperator_v1alpha1_StackConfig(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackContainer":         schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackStatus":            schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref),
-		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling":        schema_pkg_apis_nodeoperator_v1alpha1_TracingSampling(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperator":                    schema_pkg_apis_nodeoperator_v1alpha1_NodeOperator(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorList":                schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorList(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorSpec":                schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorSpec(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeOperatorStatus":              schema_pkg_apis_nodeoperator_v1alpha1_NodeOperatorStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettings":                    schema_pkg_apis_nodeoperator_v1alpha1_NodeSettings(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsPoolStatus":          schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsPoolStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsRollout":             schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsRollout(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsStatus":              schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeTracing":                     schema_pkg_apis_nodeoperator_v1alpha1_NodeTracing(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.OpenTelemetryCollectorReference": schema_pkg_apis_nodeoperator_v1alpha1_OpenTelemetryCollectorReference(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackConfig":                     schema_pkg_apis_nodeoperator_v1alpha1_StackConfig(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackContainer":                  schema_pkg_apis_nodeoperator_v1alpha1_StackContainer(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.StackStatus":                     schema_pkg_apis_nodeoperator_v1alpha1_StackStatus(ref),
+		"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling":                 schema_pkg_apis_nodeoperator_v1alpha1_TracingSampling(ref),
 	}
 }
 
@@ -445,7 +446,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.Referen
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "NodeSettingsStatus is the recorded state of the latest rollout; a restarted operator carries on from it.",
+				Description: "NodeSettingsStatus is the recorded state of the latest rollout; a restarted operator carries on from it. Its strings, and those of its pools, are omitted when they say nothing; \"\" means the same. The operator of the previous release writes \"\" for them, and during an upgrade it writes status after the new schema is in place (the API server's ratcheting keeps only unchanged values), so \"\" stays valid until that release is out of the upgrade window.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"target": {
@@ -490,9 +491,16 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.Referen
 							},
 						},
 					},
+					"openTelemetryCollector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "openTelemetryCollector is the operator's OpenTelemetryCollector (opentelemetry.io/v1beta1) while it exists: where the OpenTelemetry operator's API is served, CRI-O and the kubelet send spans to a collector on their node, which exports them to the endpoint. When omitted, this means the operator runs no collector.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.OpenTelemetryCollectorReference"),
+						},
+					},
 					"collector": {
 						SchemaProps: spec.SchemaProps{
-							Description: "collector names the operator's OpenTelemetryCollector (namespace/name) while it exists: where the OpenTelemetry operator's API is served, CRI-O and the kubelet send spans to a collector on their node, which exports them to the endpoint. When omitted, this means the operator runs no collector.",
+							Description: "collector is deprecated: read openTelemetryCollector. The operator of the previous release wrote the same collector here as \"namespace/name\"; this release reads it from status that release wrote and removes it with its first status write. It stays in the schema so that the previous release's status writes, which carry it, are not refused during an upgrade. When omitted, this means openTelemetryCollector alone tells.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -501,7 +509,7 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeSettingsStatus(ref common.Referen
 			},
 		},
 		Dependencies: []string{
-			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsPoolStatus"},
+			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.NodeSettingsPoolStatus", "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.OpenTelemetryCollectorReference"},
 	}
 }
 
@@ -537,6 +545,34 @@ func schema_pkg_apis_nodeoperator_v1alpha1_NodeTracing(ref common.ReferenceCallb
 		},
 		Dependencies: []string{
 			"github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1.TracingSampling"},
+	}
+}
+
+func schema_pkg_apis_nodeoperator_v1alpha1_OpenTelemetryCollectorReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "OpenTelemetryCollectorReference names an OpenTelemetryCollector (opentelemetry.io): the resource is fixed by the field that holds it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the OpenTelemetryCollector, a DNS-1123 label of at most 63 characters.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the OpenTelemetryCollector, a DNS-1123 subdomain of at most 253 characters.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"namespace", "name"},
+			},
+		},
 	}
 }
 

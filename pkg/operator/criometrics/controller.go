@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,12 +102,6 @@ type controller struct {
 	// MetricsDegraded already reports it (reportedPersisting).
 	waitingSince time.Time
 	waitingFor   string
-	// clientCACopied: this process applied the copy of CMO's metrics
-	// client CA, holding a certificate, and has not removed it since. With
-	// the cached copy it decides --client-ca-file, so that a DaemonSet
-	// event's sync that runs before the cache holds our own write renders
-	// the same DaemonSet.
-	clientCACopied bool
 }
 
 // NewController returns the one controller of the CRI-O metrics stack. It
@@ -279,19 +274,20 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 	// Read in light syncs too (a cached answer, at most one look a
 	// minute): a ServiceMonitor created there must say the same.
 	auth := c.scrapeAuth.Get(ctx)
+	wroteCopy := false
 	if full && auth.ClientCA != "" {
 		// Before the DaemonSet, which mounts it.
 		if err := c.applyFiles(ctx, recorder, scrapeAuthAsset(auth), clientCAConfigMapFile); err != nil {
 			fail(ReasonApplyFailed, err)
 		} else {
-			c.clientCACopied = true
+			wroteCopy = holdsCertificate(auth.ClientCA)
 		}
 	}
 
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	var err error
 	var clientCA bool
-	o.DaemonSet, generation, clientCA, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o)
+	o.DaemonSet, generation, clientCA, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o, wroteCopy, !full)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -595,7 +591,6 @@ func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) e
 			errs = append(errs, err)
 		}
 	}
-	c.clientCACopied = false
 	return errors.Join(errs...)
 }
 
@@ -603,7 +598,13 @@ func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) e
 // exists; clientCA says it was rendered with --client-ca-file. A problem
 // that stops it goes to the status, with the cached DaemonSet; err is for a
 // failed request, retried.
-func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation) (
+//
+// wroteCopy: this sync applied the copy of CMO's client CA, holding a
+// certificate. light: a DaemonSet event's sync, which keeps the cached
+// DaemonSet's --client-ca-file while the cache may not hold the copy a
+// full sync just wrote yet. So the choice follows from this sync and the
+// caches alone, the same after a restart.
+func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation, wroteCopy, light bool) (
 	ds *appsv1.DaemonSet, generation *applyoperatorv1.GenerationStatusApplyConfiguration, clientCA, waiting bool, err error) {
 	cached, _ := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
 	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
@@ -622,7 +623,8 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 	// kube-rbac-proxy exits without the file: only once the copy holds a
 	// certificate.
 	copied, _ := c.configMaps.ConfigMaps(namespace).Get(ClientCAConfigMap)
-	clientCA = c.clientCACopied || copied != nil && holdsCertificate(copied.Data[ClientCAKey])
+	clientCA = wroteCopy || copied != nil && holdsCertificate(copied.Data[ClientCAKey]) ||
+		light && cached != nil && mountsClientCA(cached)
 	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[certrotation.CABundleKey], clientCA)
 	if err != nil {
 		o.addProblem(ReasonInvalidConfiguration, "%v", err)
@@ -642,6 +644,15 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
 		WithLastGeneration(applied.Generation)
 	return applied, generation, clientCA, false, nil
+}
+
+func mountsClientCA(ds *appsv1.DaemonSet) bool {
+	for _, ctr := range ds.Spec.Template.Spec.Containers {
+		if slices.Contains(ctr.Args, "--client-ca-file="+ClientCAFile) {
+			return true
+		}
+	}
+	return false
 }
 
 // tlsProfile is the cluster's TLS security profile; nil (Intermediate) when

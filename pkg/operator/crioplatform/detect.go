@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -162,7 +163,11 @@ func (d *Detector) lookUp(ctx context.Context, served, fresh bool) lookup {
 				l.problems = append(l.problems, fmt.Sprintf("machineconfigs %s: %v", name, err))
 				continue
 			}
-			if CarriesStaticPod(mc) {
+			carries, err := CarriesStaticPod(mc)
+			switch {
+			case err != nil:
+				l.problems = append(l.problems, err.Error())
+			case carries:
 				l.machineConfigs = append(l.machineConfigs, name)
 			}
 		}
@@ -173,14 +178,21 @@ func (d *Detector) lookUp(ctx context.Context, served, fresh bool) lookup {
 
 // CarriesStaticPod reports whether a MachineConfig lays down the
 // kube-rbac-proxy-crio static pod.
-func CarriesStaticPod(mc *unstructured.Unstructured) bool {
-	files, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
-	for _, f := range files {
-		if m, ok := f.(map[string]interface{}); ok && m["path"] == StaticPodPath {
-			return true
+func CarriesStaticPod(mc *unstructured.Unstructured) (bool, error) {
+	typed, err := platform.Typed[mcfgv1.MachineConfig](mc)
+	if err != nil {
+		return false, err
+	}
+	ign, err := platform.IgnitionOf(typed)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range ign.Storage.Files {
+		if f.Path == StaticPodPath {
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // RunningNodes counts the distinct nodes whose mirror pod is Running.

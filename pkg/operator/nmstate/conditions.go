@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
@@ -198,21 +199,30 @@ func (c operandCondition) text() string {
 	return c.Reason + ": " + c.Message
 }
 
-// operandOf reads the NMState operator's conditions from an NMState.
+// operandOf reads the NMState operator's conditions from an NMState; an
+// NMState whose status cannot be read reports none.
 func operandOf(cr *unstructured.Unstructured) operandStatus {
 	var out operandStatus
-	list, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
-	for _, item := range list {
-		m, ok := item.(map[string]interface{})
-		if !ok {
-			continue
-		}
-		str := func(k string) string { s, _ := m[k].(string); return s }
-		c := operandCondition{Status: str("status"), Reason: str("reason"), Message: strings.ReplaceAll(strings.TrimSpace(str("message")), "\n", "; ")}
-		if t, err := time.Parse(time.RFC3339, str("lastTransitionTime")); err == nil {
+	var read struct {
+		Status struct {
+			Conditions []struct {
+				Type               string `json:"type"`
+				Status             string `json:"status"`
+				Reason             string `json:"reason"`
+				Message            string `json:"message"`
+				LastTransitionTime string `json:"lastTransitionTime"`
+			} `json:"conditions"`
+		} `json:"status"`
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(cr.Object, &read); err != nil {
+		return out
+	}
+	for _, m := range read.Status.Conditions {
+		c := operandCondition{Status: m.Status, Reason: m.Reason, Message: strings.ReplaceAll(strings.TrimSpace(m.Message), "\n", "; ")}
+		if t, err := time.Parse(time.RFC3339, m.LastTransitionTime); err == nil {
 			c.Since = t
 		}
-		switch str("type") {
+		switch m.Type {
 		case "Available":
 			out.Available, out.Reported = c, true
 		case "Degraded":

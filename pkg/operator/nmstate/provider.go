@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
@@ -77,15 +78,31 @@ func providerOf(csvs, subscriptions []unstructured.Unstructured, deployment *app
 		if _, copied := csv.GetLabels()[olmCopiedFrom]; copied {
 			continue
 		}
-		owned, _, _ := unstructured.NestedSlice(csv.Object, "spec", "customresourcedefinitions", "owned")
-		for _, o := range owned {
-			if m, ok := o.(map[string]interface{}); ok && m["name"] == nmstatesCRD {
+		var read struct {
+			Spec struct {
+				CustomResourceDefinitions struct {
+					Owned []struct {
+						Name string `json:"name"`
+					} `json:"owned"`
+				} `json:"customresourcedefinitions"`
+			} `json:"spec"`
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(csv.Object, &read); err != nil {
+			continue // not a CSV OLM would install
+		}
+		for _, o := range read.Spec.CustomResourceDefinitions.Owned {
+			if o.Name == nmstatesCRD {
 				return provider{ReasonProvidedByOLM, fmt.Sprintf("ClusterServiceVersion %s/%s", csv.GetNamespace(), csv.GetName())}
 			}
 		}
 	}
 	for _, s := range subscriptions {
-		if name, _, _ := unstructured.NestedString(s.Object, "spec", "name"); name == olmPackage {
+		var read struct {
+			Spec struct {
+				Name string `json:"name"`
+			} `json:"spec"`
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(s.Object, &read); err == nil && read.Spec.Name == olmPackage {
 			return provider{ReasonProvidedByOLM, fmt.Sprintf("Subscription %s/%s", s.GetNamespace(), s.GetName())}
 		}
 	}

@@ -2,12 +2,14 @@ package nodesettings
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -16,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
@@ -236,8 +239,8 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	status := statusFromRollout(s.Rollout)
-	if collector != nil || (current != nil && current.Collector != "" && !c.collectorGone) {
-		status.Collector = c.namespace + "/" + CollectorName
+	if _, recorded := collectorOf(current); collector != nil || (recorded && !c.collectorGone) {
+		status.OpenTelemetryCollector = nodev1alpha1.OpenTelemetryCollectorReference{Namespace: c.namespace, Name: CollectorName}
 	}
 	if err := c.record(ctx, status, conditionsFor(s.Rollout, notes)); err != nil {
 		return 0, err
@@ -361,8 +364,16 @@ func (c *Controller) filesFromRendered(ctx context.Context, w Write) ([]File, er
 		if !strings.HasPrefix(mc.GetName(), "rendered-"+w.Pool+"-") {
 			continue
 		}
+		typed, err := platform.Typed[mcfgv1.MachineConfig](mc)
+		if err != nil {
+			return nil, err
+		}
+		ours, err := ourFiles(typed)
+		if err != nil {
+			continue // MCO's renderer wrote it: not one of the pool's good renderings
+		}
 		var files []File
-		for path, contents := range ourFiles(mc) {
+		for path, contents := range ours {
 			files = append(files, File{Path: path, Contents: contents, Restart: DisruptionPolicy()[path]})
 		}
 		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
@@ -376,10 +387,10 @@ func (c *Controller) filesFromRendered(ctx context.Context, w Write) ([]File, er
 // mcoObjects is what one sync read of MCO's objects.
 type mcoObjects struct {
 	pools   []string
-	pool    map[string]*unstructured.Unstructured
-	ours    map[string]*unstructured.Unstructured
-	current map[string]*unstructured.Unstructured
-	mcns    map[string][]*unstructured.Unstructured
+	pool    map[string]*mcfgv1.MachineConfigPool
+	ours    map[string]*mcfgv1.MachineConfig
+	current map[string]*mcfgv1.MachineConfig
+	mcns    map[string][]*mcfgv1.MachineConfigNode
 	nodesOf map[string][]string
 	facts   map[string]PoolFacts
 	// collector: the OpenTelemetry operator's collector API is served.
@@ -402,38 +413,35 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 			inFlight = true
 		}
 	}
-	w := &mcoObjects{pool: map[string]*unstructured.Unstructured{}, ours: map[string]*unstructured.Unstructured{},
-		current: map[string]*unstructured.Unstructured{}, mcns: map[string][]*unstructured.Unstructured{},
+	w := &mcoObjects{pool: map[string]*mcfgv1.MachineConfigPool{}, ours: map[string]*mcfgv1.MachineConfig{},
+		current: map[string]*mcfgv1.MachineConfig{}, mcns: map[string][]*mcfgv1.MachineConfigNode{},
 		nodesOf: map[string][]string{}, facts: map[string]PoolFacts{}}
-	pools, err := c.dynamic.Resource(platform.MachineConfigPoolGVR).List(ctx, metav1.ListOptions{})
+	pools, err := listTyped[mcfgv1.MachineConfigPool](ctx, c.dynamic, platform.MachineConfigPoolGVR, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("MachineConfigPools: %w", err)
 	}
-	for i := range pools.Items {
-		p := &pools.Items[i]
-		w.pools = append(w.pools, p.GetName())
-		w.pool[p.GetName()] = p
+	for _, p := range pools {
+		w.pools = append(w.pools, p.Name)
+		w.pool[p.Name] = p
 	}
-	ours, err := c.dynamic.Resource(platform.MachineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
+	ours, err := listTyped[mcfgv1.MachineConfig](ctx, c.dynamic, platform.MachineConfigGVR, metav1.ListOptions{LabelSelector: ownedLabel})
 	if err != nil {
 		return nil, fmt.Errorf("MachineConfigs: %w", err)
 	}
-	for i := range ours.Items {
-		mc := &ours.Items[i]
-		w.ours[mc.GetLabels()[roleLabel]] = mc
+	for _, mc := range ours {
+		w.ours[mc.Labels[roleLabel]] = mc
 	}
 	if inFlight {
-		mcns, err := c.dynamic.Resource(platform.MachineConfigNodeGVR).List(ctx, metav1.ListOptions{})
+		mcns, err := listTyped[mcfgv1.MachineConfigNode](ctx, c.dynamic, platform.MachineConfigNodeGVR, metav1.ListOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
 			return nil, fmt.Errorf("MachineConfigNodes: %w", err)
 		default:
-			for i := range mcns.Items {
-				n := &mcns.Items[i]
-				pool, _, _ := unstructured.NestedString(n.Object, "spec", "pool", "name")
+			for _, n := range mcns {
+				pool := n.Spec.Pool.Name
 				w.mcns[pool] = append(w.mcns[pool], n)
-				w.nodesOf[pool] = append(w.nodesOf[pool], n.GetName())
+				w.nodesOf[pool] = append(w.nodesOf[pool], n.Name)
 			}
 		}
 	}
@@ -444,8 +452,8 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 	roleFacts := map[string]PoolFacts{}
 	for _, name := range w.pools {
 		p := w.pool[name]
-		if current, _, _ := unstructured.NestedString(p.Object, "status", "configuration", "name"); current != "" && updating[name] {
-			mc, err := c.dynamic.Resource(platform.MachineConfigGVR).Get(ctx, current, metav1.GetOptions{})
+		if current := p.Status.Configuration.Name; current != "" && updating[name] {
+			mc, err := getTyped[mcfgv1.MachineConfig](ctx, c.dynamic, platform.MachineConfigGVR, current)
 			switch {
 			case apierrors.IsNotFound(err):
 			case err != nil:
@@ -482,21 +490,21 @@ func (c *Controller) observe(ctx context.Context, previous Rollout, tracing bool
 // kubelet MachineConfig of its role (custom pools inherit worker's).
 func (c *Controller) factsFor(ctx context.Context, pool string) (PoolFacts, error) {
 	role := roleOf(pool)
-	mc, err := c.dynamic.Resource(platform.MachineConfigGVR).Get(ctx, "01-"+role+"-kubelet", metav1.GetOptions{})
+	mc, err := getTyped[mcfgv1.MachineConfig](ctx, c.dynamic, platform.MachineConfigGVR, "01-"+role+"-kubelet")
 	switch {
 	case apierrors.IsNotFound(err):
 		return PoolFacts{}, nil
 	case err != nil:
 		return PoolFacts{}, fmt.Errorf("MachineConfig 01-%s-kubelet: %w", role, err)
 	}
-	units, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "systemd", "units")
-	for _, u := range units {
-		m, _ := u.(map[string]interface{})
-		if name, _ := m["name"].(string); name != kubeletService {
-			continue
+	ign, err := platform.IgnitionOf(mc)
+	if err != nil {
+		return PoolFacts{}, err
+	}
+	for _, u := range ign.Systemd.Units {
+		if u.Name == kubeletService {
+			return PoolFacts{KubeletConfigDir: KubeletReadsDropIns(u.Contents)}, nil
 		}
-		contents, _ := m["contents"].(string)
-		return PoolFacts{KubeletConfigDir: KubeletReadsDropIns(contents)}, nil
 	}
 	return PoolFacts{}, nil
 }
@@ -512,29 +520,28 @@ func roleOf(pool string) string {
 
 // adminKubeletTracing returns which pools a KubeletConfig that sets
 // tracing selects; none where KubeletConfigs are not served.
-func (c *Controller) adminKubeletTracing(ctx context.Context) (func(pool *unstructured.Unstructured) bool, error) {
-	list, err := c.dynamic.Resource(platform.KubeletConfigGVR).List(ctx, metav1.ListOptions{})
+func (c *Controller) adminKubeletTracing(ctx context.Context) (func(pool *mcfgv1.MachineConfigPool) bool, error) {
+	list, err := listTyped[mcfgv1.KubeletConfig](ctx, c.dynamic, platform.KubeletConfigGVR, metav1.ListOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return func(*unstructured.Unstructured) bool { return false }, nil
+		return func(*mcfgv1.MachineConfigPool) bool { return false }, nil
 	case err != nil:
 		return nil, fmt.Errorf("KubeletConfigs: %w", err)
 	}
 	var selectors []labels.Selector
-	for _, kc := range list.Items {
-		if _, set, _ := unstructured.NestedMap(kc.Object, "spec", "kubeletConfig", "tracing"); !set {
+	for _, kc := range list {
+		if !setsTracing(kc) {
 			continue
 		}
-		raw, _, _ := unstructured.NestedMap(kc.Object, "spec", "machineConfigPoolSelector")
-		sel, err := selectorFrom(raw)
+		sel, err := metav1.LabelSelectorAsSelector(kc.Spec.MachineConfigPoolSelector)
 		if err != nil {
 			continue // MCO refuses it too
 		}
 		selectors = append(selectors, sel)
 	}
-	return func(pool *unstructured.Unstructured) bool {
+	return func(pool *mcfgv1.MachineConfigPool) bool {
 		for _, s := range selectors {
-			if s.Matches(labels.Set(pool.GetLabels())) {
+			if s.Matches(labels.Set(pool.Labels)) {
 				return true
 			}
 		}
@@ -542,23 +549,36 @@ func (c *Controller) adminKubeletTracing(ctx context.Context) (func(pool *unstru
 	}, nil
 }
 
-func selectorFrom(raw map[string]interface{}) (labels.Selector, error) {
-	if raw == nil {
-		return labels.Nothing(), nil
+// setsTracing: the KubeletConfig's kubelet configuration has a tracing
+// field. One MCO cannot read sets nothing (MCO refuses it too).
+func setsTracing(kc *mcfgv1.KubeletConfig) bool {
+	if kc.Spec.KubeletConfig == nil {
+		return false
 	}
-	ls := &metav1.LabelSelector{}
-	if ml, ok, _ := unstructured.NestedStringMap(raw, "matchLabels"); ok {
-		ls.MatchLabels = ml
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(kc.Spec.KubeletConfig.Raw, &fields); err != nil {
+		return false
 	}
-	exprs, _, _ := unstructured.NestedSlice(raw, "matchExpressions")
-	for _, e := range exprs {
-		m, _ := e.(map[string]interface{})
-		key, _ := m["key"].(string)
-		op, _ := m["operator"].(string)
-		values, _, _ := unstructured.NestedStringSlice(m, "values")
-		ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{Key: key, Operator: metav1.LabelSelectorOperator(op), Values: values})
+	_, set := fields["tracing"]
+	return set
+}
+
+// listTyped lists MCO's objects of a kind and reads them as T.
+func listTyped[T any](ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, opts metav1.ListOptions) ([]*T, error) {
+	l, err := dyn.Resource(gvr).List(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
-	return metav1.LabelSelectorAsSelector(ls)
+	return platform.TypedList[T](l)
+}
+
+// getTyped reads one of MCO's cluster-scoped objects as T.
+func getTyped[T any](ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, name string) (*T, error) {
+	u, err := dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return platform.Typed[T](u)
 }
 
 // health is the gate's look at the pool's nodes: each must be Ready (the
@@ -567,9 +587,8 @@ func selectorFrom(raw map[string]interface{}) (labels.Selector, error) {
 // since the pool was updated (since), over the last soak at most. The
 // nodes are the pool's MachineConfigNodes, or those its node selector picks
 // where MachineConfigNodes are not served. "" means healthy.
-func (c *Controller) health(ctx context.Context, pool *unstructured.Unstructured, names []string, job string, since time.Time) string {
-	raw, _, _ := unstructured.NestedMap(pool.Object, "spec", "nodeSelector")
-	sel, err := selectorFrom(raw)
+func (c *Controller) health(ctx context.Context, pool *mcfgv1.MachineConfigPool, names []string, job string, since time.Time) string {
+	sel, err := metav1.LabelSelectorAsSelector(pool.Spec.NodeSelector)
 	if err != nil {
 		return fmt.Sprintf("the pool's node selector: %v", err)
 	}
@@ -662,9 +681,8 @@ func (c *Controller) removeCollector(ctx context.Context) error {
 
 // inheritsWorker: the pool's MachineConfig selector takes the worker
 // role's MachineConfigs, as a custom pool's usually does.
-func inheritsWorker(pool *unstructured.Unstructured) bool {
-	raw, _, _ := unstructured.NestedMap(pool.Object, "spec", "machineConfigSelector")
-	sel, err := selectorFrom(raw)
+func inheritsWorker(pool *mcfgv1.MachineConfigPool) bool {
+	sel, err := metav1.LabelSelectorAsSelector(pool.Spec.MachineConfigSelector)
 	return err == nil && sel.Matches(labels.Set{roleLabel: "worker"})
 }
 
@@ -785,7 +803,9 @@ func applyStatus(s *nodev1alpha1.NodeSettingsStatus) *applynodev1alpha1.NodeSett
 	out := applynodev1alpha1.NodeSettingsStatus().WithPhase(s.Phase)
 	set(func(v string) { out.WithTarget(v) }, s.Target)
 	set(func(v string) { out.WithMessage(v) }, s.Message)
-	set(func(v string) { out.WithCollector(v) }, s.Collector)
+	if ref := s.OpenTelemetryCollector; ref.Name != "" {
+		out.WithOpenTelemetryCollector(applynodev1alpha1.OpenTelemetryCollectorReference().WithNamespace(ref.Namespace).WithName(ref.Name))
+	}
 	for _, p := range s.Pools {
 		pool := applynodev1alpha1.NodeSettingsPoolStatus().WithName(p.Name).WithState(p.State)
 		if p.Since != nil {
@@ -811,8 +831,8 @@ func RelatedObjects(s *nodev1alpha1.NodeSettingsStatus) []configv1.ObjectReferen
 		return nil
 	}
 	out := []configv1.ObjectReference{{Group: platform.MachineConfigurationGVR.Group, Resource: platform.MachineConfigurationGVR.Resource, Name: nodedisruption.MachineConfigurationName}}
-	if ns, name, ok := strings.Cut(s.Collector, "/"); ok {
-		out = append(out, configv1.ObjectReference{Group: platform.OpenTelemetryCollectorGVR.Group, Resource: platform.OpenTelemetryCollectorGVR.Resource, Namespace: ns, Name: name})
+	if ref, ok := collectorOf(s); ok {
+		out = append(out, configv1.ObjectReference{Group: platform.OpenTelemetryCollectorGVR.Group, Resource: platform.OpenTelemetryCollectorGVR.Resource, Namespace: ref.Namespace, Name: ref.Name})
 	}
 	for _, p := range s.Pools {
 		out = append(out, configv1.ObjectReference{Group: platform.MachineConfigPoolGVR.Group, Resource: platform.MachineConfigPoolGVR.Resource, Name: p.Name})
@@ -821,6 +841,21 @@ func RelatedObjects(s *nodev1alpha1.NodeSettingsStatus) []configv1.ObjectReferen
 		}
 	}
 	return out
+}
+
+// collectorOf is the recorded OpenTelemetryCollector: the typed field, or
+// the deprecated "namespace/name" of status the previous release wrote
+// (docs/api.md, "Compatibility"), until this release's first status write
+// replaces it.
+func collectorOf(s *nodev1alpha1.NodeSettingsStatus) (nodev1alpha1.OpenTelemetryCollectorReference, bool) {
+	if s == nil {
+		return nodev1alpha1.OpenTelemetryCollectorReference{}, false
+	}
+	if s.OpenTelemetryCollector.Name != "" {
+		return s.OpenTelemetryCollector, true
+	}
+	ns, name, ok := strings.Cut(s.Collector, "/")
+	return nodev1alpha1.OpenTelemetryCollectorReference{Namespace: ns, Name: name}, ok && ns != "" && name != ""
 }
 
 func statusFromRollout(r Rollout) *nodev1alpha1.NodeSettingsStatus {

@@ -616,7 +616,7 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 	f.run(nil)
 	paths := func(pool string) []string {
 		var out []string
-		for p := range ourFiles(mco.get(platform.MachineConfigGVR, MachineConfigName(pool))) {
+		for p := range oursIn(t, mco.get(platform.MachineConfigGVR, MachineConfigName(pool))) {
 			out = append(out, p)
 		}
 		sort.Strings(out)
@@ -647,7 +647,8 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 
 func TestRelatedObjects(t *testing.T) {
 	assert.Nil(t, RelatedObjects(nil))
-	got := RelatedObjects(&nodev1alpha1.NodeSettingsStatus{Pools: []nodev1alpha1.NodeSettingsPoolStatus{
+	// The collector as the previous release recorded it (docs/api.md).
+	got := RelatedObjects(&nodev1alpha1.NodeSettingsStatus{Collector: "ns/otel", Pools: []nodev1alpha1.NodeSettingsPoolStatus{
 		{Name: "canary", Revision: "abc"}, {Name: "master"},
 	}})
 	assert.ElementsMatch(t, []configv1.ObjectReference{
@@ -655,6 +656,7 @@ func TestRelatedObjects(t *testing.T) {
 		{Group: "machineconfiguration.openshift.io", Resource: "machineconfigpools", Name: "canary"},
 		{Group: "machineconfiguration.openshift.io", Resource: "machineconfigs", Name: "60-canary-node-settings"},
 		{Group: "machineconfiguration.openshift.io", Resource: "machineconfigpools", Name: "master"},
+		{Group: "opentelemetry.io", Resource: "opentelemetrycollectors", Namespace: "ns", Name: "otel"},
 	}, got)
 }
 
@@ -763,14 +765,14 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",
 	}, mcoWrites(mco.writes))
-	files := ourFiles(mco.get(platform.MachineConfigGVR, MachineConfigName("worker")))
+	files := oursIn(t, mco.get(platform.MachineConfigGVR, MachineConfigName("worker")))
 	assert.Contains(t, files[CRIODropInPath], `tracing_endpoint = "127.0.0.1:9417"`)
 	obj, err := mco.client.Tracker().Get(platform.OpenTelemetryCollectorGVR, "openshift-cluster-node-operator", CollectorName)
 	require.NoError(t, err)
 	exporter, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", "config", "exporters", "otlp", "endpoint")
 	assert.Equal(t, "collector.example.com:4317", exporter)
 	assert.Contains(t, f.condition("Progressing").Message, "spans go to a collector on each node (OpenTelemetryCollector openshift-cluster-node-operator/node-tracing, 127.0.0.1:9417), which exports them to collector.example.com:4317")
-	assert.Equal(t, "openshift-cluster-node-operator/node-tracing", f.status().Collector)
+	assert.Equal(t, nodev1alpha1.OpenTelemetryCollectorReference{Namespace: "openshift-cluster-node-operator", Name: "node-tracing"}, f.status().OpenTelemetryCollector)
 	assert.Contains(t, RelatedObjects(f.status()), configv1.ObjectReference{Group: "opentelemetry.io", Resource: "opentelemetrycollectors",
 		Namespace: "openshift-cluster-node-operator", Name: "node-tracing"}, "must-gather collects the collector")
 
@@ -802,7 +804,7 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 		f.sync()
 	}
 	assert.Empty(t, mco.writes, "no writes once it is gone")
-	assert.Empty(t, f.status().Collector)
+	assert.Zero(t, f.status().OpenTelemetryCollector)
 }
 
 // A collector that cannot be put in place holds every MachineConfig back:

@@ -8,25 +8,30 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
 // PoolObjects are MCO's objects one sync read for a pool.
 type PoolObjects struct {
 	// Pool is the MachineConfigPool.
-	Pool *unstructured.Unstructured
+	Pool *mcfgv1.MachineConfigPool
 	// Ours is our MachineConfig for the pool; nil when there is none.
-	Ours *unstructured.Unstructured
+	Ours *mcfgv1.MachineConfig
 	// Inherited is our worker pool's MachineConfig when the pool selects
 	// the worker role too and has none of its own: then its files are the
 	// ones the pool's nodes get from us.
-	Inherited *unstructured.Unstructured
+	Inherited *mcfgv1.MachineConfig
 	// Current is the rendered MachineConfig the pool's machines run
 	// (status.configuration.name); nil when it could not be read.
-	Current *unstructured.Unstructured
+	Current *mcfgv1.MachineConfig
 	// Nodes are the pool's MachineConfigNodes; nil where the API is not
 	// served.
-	Nodes []*unstructured.Unstructured
+	Nodes []*mcfgv1.MachineConfigNode
 }
 
 // ObservePool says what the rollout needs to know of a pool from MCO's
@@ -41,71 +46,73 @@ type PoolObjects struct {
 func ObservePool(o PoolObjects, health string) PoolObservation {
 	obs := PoolObservation{Healthy: health == "", UnhealthyMessage: health}
 	if o.Ours != nil {
-		obs.Written = Revision(o.Ours.GetAnnotations()[RevisionAnnotation])
+		obs.Written = Revision(o.Ours.Annotations[RevisionAnnotation])
 	}
-	pool := o.Pool.Object
-	current, _, _ := unstructured.NestedString(pool, "status", "configuration", "name")
-	wanted, _, _ := unstructured.NestedString(pool, "spec", "configuration", "name")
-	machines, _, _ := unstructured.NestedInt64(pool, "status", "machineCount")
-	updated, _, _ := unstructured.NestedInt64(pool, "status", "updatedMachineCount")
-	observed, _, _ := unstructured.NestedInt64(pool, "status", "observedGeneration")
-	finished := current != "" && current == wanted && machines == updated &&
-		observed == o.Pool.GetGeneration() && conditionTrue(pool, "Updated")
+	pool := o.Pool
+	current := pool.Status.Configuration.Name
+	_, updated := poolCondition(pool, mcfgv1.MachineConfigPoolUpdated)
+	finished := current != "" && current == pool.Spec.Configuration.Name &&
+		pool.Status.MachineCount == pool.Status.UpdatedMachineCount &&
+		pool.Status.ObservedGeneration == pool.Generation && updated
 	expected := o.Ours
 	if expected == nil {
 		expected = o.Inherited
 	}
-	obs.Updated = finished && o.Current != nil && o.Current.GetName() == current &&
-		reflect.DeepEqual(ourFiles(o.Current), ourFiles(expected))
+	if finished && o.Current != nil && o.Current.Name == current {
+		have, errHave := ourFiles(o.Current)
+		want, errWant := ourFiles(expected)
+		obs.Updated = errHave == nil && errWant == nil && reflect.DeepEqual(have, want)
+	}
 
 	// The pool's own message first, then the nodes' in a fixed order: the
 	// list order of MachineConfigNodes must not change the message.
 	var why, nodes []string
-	for _, t := range []string{"Degraded", "NodeDegraded"} {
-		if msg, ok := conditionMessage(pool, t); ok {
+	for _, t := range []mcfgv1.MachineConfigPoolConditionType{mcfgv1.MachineConfigPoolDegraded, mcfgv1.MachineConfigPoolNodeDegraded} {
+		if msg, ok := poolCondition(pool, t); ok {
 			why = append(why, msg)
 			break
 		}
 	}
 	for _, n := range o.Nodes {
-		if msg, ok := conditionMessage(n.Object, "NodeDegraded"); ok {
-			nodes = append(nodes, msg)
+		if c := meta.FindStatusCondition(n.Status.Conditions, nodeDegraded); c != nil && c.Status == metav1.ConditionTrue {
+			nodes = append(nodes, messageOr(c.Message, c.Reason))
 		}
 	}
 	sort.Strings(nodes)
 	why = dedupe(append(why, nodes...))
 	if len(why) > 0 {
 		obs.Degraded = true
-		obs.DegradedMessage = fmt.Sprintf("MachineConfigPool %s is degraded: %s", o.Pool.GetName(), strings.Join(why, "; "))
+		obs.DegradedMessage = fmt.Sprintf("MachineConfigPool %s is degraded: %s", pool.Name, strings.Join(why, "; "))
 	}
 	return obs
 }
 
+// nodeDegraded is the MachineConfigNode condition of a node MCO could not
+// update.
+const nodeDegraded = "NodeDegraded"
+
 // ourFiles returns the contents of the files at our paths in a
-// MachineConfig, decoded; nil for a nil MachineConfig.
-func ourFiles(mc *unstructured.Unstructured) map[string]string {
+// MachineConfig, decoded; empty for a nil MachineConfig.
+func ourFiles(mc *mcfgv1.MachineConfig) (map[string]string, error) {
 	out := map[string]string{}
 	if mc == nil {
-		return out
+		return out, nil
 	}
-	files, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
-	for _, f := range files {
-		m, ok := f.(map[string]interface{})
-		if !ok {
+	ign, err := platform.IgnitionOf(mc)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range ign.Storage.Files {
+		if _, ours := DisruptionPolicy()[f.Path]; !ours {
 			continue
 		}
-		path, _, _ := unstructured.NestedString(m, "path")
-		if _, ours := DisruptionPolicy()[path]; !ours {
-			continue
-		}
-		source, _, _ := unstructured.NestedString(m, "contents", "source")
-		data, err := decodeDataURL(source)
+		data, err := decodeDataURL(f.Contents.Source)
 		if err != nil {
-			data = "undecodable: " + source
+			data = "undecodable: " + f.Contents.Source
 		}
-		out[path] = data
+		out[f.Path] = data
 	}
-	return out
+	return out, nil
 }
 
 // decodeDataURL decodes the data URLs Ignition files carry: "data:,<url
@@ -126,26 +133,22 @@ func decodeDataURL(s string) (string, error) {
 	return url.PathUnescape(data)
 }
 
-func conditionTrue(obj map[string]interface{}, t string) bool {
-	_, ok := conditionMessage(obj, t)
-	return ok
-}
-
-// conditionMessage returns the message of condition t when it is True.
-func conditionMessage(obj map[string]interface{}, t string) (string, bool) {
-	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
-	for _, c := range conds {
-		m, ok := c.(map[string]interface{})
-		if !ok || m["type"] != t || m["status"] != "True" {
-			continue
+// poolCondition returns the message (or reason) of the pool's condition t
+// when it is True.
+func poolCondition(pool *mcfgv1.MachineConfigPool, t mcfgv1.MachineConfigPoolConditionType) (string, bool) {
+	for _, c := range pool.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return messageOr(c.Message, c.Reason), true
 		}
-		msg, _ := m["message"].(string)
-		if msg == "" {
-			msg, _ = m["reason"].(string)
-		}
-		return msg, true
 	}
 	return "", false
+}
+
+func messageOr(message, reason string) string {
+	if message == "" {
+		return reason
+	}
+	return message
 }
 
 func dedupe(s []string) []string {

@@ -4,7 +4,10 @@ import (
 	"encoding/base64"
 	"testing"
 
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
 type poolShape struct {
@@ -14,7 +17,7 @@ type poolShape struct {
 	conds            map[string]string // type -> message of a True condition
 }
 
-func mcp(s poolShape) *unstructured.Unstructured {
+func mcp(s poolShape) *mcfgv1.MachineConfigPool {
 	var conds []interface{}
 	for t, msg := range s.conds {
 		conds = append(conds, map[string]interface{}{"type": t, "status": "True", "message": msg})
@@ -31,30 +34,50 @@ func mcp(s poolShape) *unstructured.Unstructured {
 			"conditions":          conds,
 		},
 	}}
-	return u
+	return typed[mcfgv1.MachineConfigPool](u)
 }
 
 // rendered is a rendered MachineConfig holding MCO's own file and ours, as
 // MCO merges them (base64 here, as other writers encode).
-func rendered(name string, ours []File) *unstructured.Unstructured {
+func rendered(name string, ours []File) *mcfgv1.MachineConfig {
 	files := []interface{}{map[string]interface{}{"path": "/etc/crio/crio.conf.d/00-default", "contents": map[string]interface{}{"source": "data:,%5Bcrio%5D"}}}
 	for _, f := range ours {
 		files = append(files, map[string]interface{}{"path": f.Path, "contents": map[string]interface{}{
 			"source": "data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte(f.Contents))}})
 	}
-	return &unstructured.Unstructured{Object: map[string]interface{}{
+	return typed[mcfgv1.MachineConfig](&unstructured.Unstructured{Object: map[string]interface{}{
 		"metadata": map[string]interface{}{"name": name},
 		"spec":     map[string]interface{}{"config": map[string]interface{}{"storage": map[string]interface{}{"files": files}}},
-	}}
+	}})
 }
 
-func mcn(degradedMsg string) *unstructured.Unstructured {
+func ours(files []File) *mcfgv1.MachineConfig {
+	return typed[mcfgv1.MachineConfig](MachineConfig("worker", files))
+}
+
+func oursIn(t *testing.T, u *unstructured.Unstructured) map[string]string {
+	files, err := ourFiles(typed[mcfgv1.MachineConfig](u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func typed[T any](u *unstructured.Unstructured) *T {
+	t, err := platform.Typed[T](u)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func mcn(degradedMsg string) *mcfgv1.MachineConfigNode {
 	status := "False"
 	if degradedMsg != "" {
 		status = "True"
 	}
-	return &unstructured.Unstructured{Object: map[string]interface{}{"status": map[string]interface{}{"conditions": []interface{}{
-		map[string]interface{}{"type": "NodeDegraded", "status": status, "message": degradedMsg}}}}}
+	return typed[mcfgv1.MachineConfigNode](&unstructured.Unstructured{Object: map[string]interface{}{"status": map[string]interface{}{"conditions": []interface{}{
+		map[string]interface{}{"type": "NodeDegraded", "status": status, "message": degradedMsg}}}}})
 }
 
 func TestObservePool(t *testing.T) {
@@ -70,11 +93,11 @@ func TestObservePool(t *testing.T) {
 		wantDegraded string
 	}{{
 		name:        "updated to what we wrote",
-		objs:        PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+		objs:        PoolObjects{Pool: mcp(done), Ours: ours(v1), Current: rendered("rendered-a", v1)},
 		wantWritten: RevisionOf(v1), wantUpdated: true,
 	}, {
 		name:        "finished, but on the configuration from before our write",
-		objs:        PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v2), Current: rendered("rendered-a", v1)},
+		objs:        PoolObjects{Pool: mcp(done), Ours: ours(v2), Current: rendered("rendered-a", v1)},
 		wantWritten: RevisionOf(v2),
 	}, {
 		name:        "nothing of ours, and none in the pool: updated (off)",
@@ -86,35 +109,35 @@ func TestObservePool(t *testing.T) {
 	}, {
 		name: "machines still updating",
 		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-a", current: "rendered-a", machines: 3, upd: 2, generation: 4, seen: 4, conds: map[string]string{"Updated": ""}}),
-			Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+			Ours: ours(v1), Current: rendered("rendered-a", v1)},
 		wantWritten: RevisionOf(v1),
 	}, {
 		name: "MCO has not seen the pool's latest spec",
 		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-a", current: "rendered-a", machines: 3, upd: 3, generation: 5, seen: 4, conds: map[string]string{"Updated": ""}}),
-			Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+			Ours: ours(v1), Current: rendered("rendered-a", v1)},
 		wantWritten: RevisionOf(v1),
 	}, {
 		name: "wants another configuration than it runs",
 		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-b", current: "rendered-a", machines: 3, upd: 3, generation: 4, seen: 4, conds: map[string]string{"Updated": ""}}),
-			Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+			Ours: ours(v1), Current: rendered("rendered-a", v1)},
 		wantWritten: RevisionOf(v1),
 	}, {
 		name: "pool degraded, and a node's MachineConfigNode says why",
 		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-b", current: "rendered-a", machines: 3, upd: 0, generation: 4, seen: 4,
 			conds: map[string]string{"Degraded": "1 nodes are reporting degraded status on sync"}}),
-			Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", nil),
-			Nodes: []*unstructured.Unstructured{mcn(""), mcn("Node worker-1 upgrade failure. restarting crio.service failed")}},
+			Ours: ours(v1), Current: rendered("rendered-a", nil),
+			Nodes: []*mcfgv1.MachineConfigNode{mcn(""), mcn("Node worker-1 upgrade failure. restarting crio.service failed")}},
 		wantWritten:  RevisionOf(v1),
 		wantDegraded: "MachineConfigPool worker is degraded: 1 nodes are reporting degraded status on sync; Node worker-1 upgrade failure. restarting crio.service failed",
 	}, {
 		name: "only nodes degraded: their messages in a fixed order, whatever the list order",
-		objs: PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1),
-			Nodes: []*unstructured.Unstructured{mcn("Node worker-2 upgrade failure. b"), mcn(""), mcn("Node worker-1 upgrade failure. a")}},
+		objs: PoolObjects{Pool: mcp(done), Ours: ours(v1), Current: rendered("rendered-a", v1),
+			Nodes: []*mcfgv1.MachineConfigNode{mcn("Node worker-2 upgrade failure. b"), mcn(""), mcn("Node worker-1 upgrade failure. a")}},
 		wantWritten: RevisionOf(v1), wantUpdated: true,
 		wantDegraded: "MachineConfigPool worker is degraded: Node worker-1 upgrade failure. a; Node worker-2 upgrade failure. b",
 	}, {
 		name:        "unhealthy nodes are passed through",
-		objs:        PoolObjects{Pool: mcp(done), Ours: MachineConfig("worker", v1), Current: rendered("rendered-a", v1)},
+		objs:        PoolObjects{Pool: mcp(done), Ours: ours(v1), Current: rendered("rendered-a", v1)},
 		health:      "CRI-O on worker-1 is not scraped",
 		wantWritten: RevisionOf(v1), wantUpdated: true,
 	}} {

@@ -231,10 +231,13 @@ func TestSpecAndPlatformPathChangesAreOneWriteEach(t *testing.T) {
 		"a lookup for a spec not decided yet is fresh; the others may reuse one")
 }
 
-// Unmanaged: the decision is frozen; nothing is written.
+// Unmanaged: the decision is frozen; nothing is written, not even the
+// conversion of an old spelling (docs/api.md, "Compatibility").
 func TestUnmanagedWritesNothing(t *testing.T) {
 	f := newFixture(t, infrastructure(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode))
-	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.ManagementState = operatorv1.Unmanaged })
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
+		no.Spec.ManagementState, no.Spec.Metrics.ManagementState = operatorv1.Unmanaged, nodev1alpha1.StackManaged
+	})
 	assert.Empty(t, f.sync())
 	assert.Empty(t, f.no.Get().Status.Stacks)
 	assert.Empty(t, f.lookedUp)

@@ -234,12 +234,17 @@ type NodeOperatorStatus struct {
 type NodeSettingsPhase string
 
 // NodeSettingsStatus is the recorded state of the latest rollout; a
-// restarted operator carries on from it.
+// restarted operator carries on from it. Its strings, and those of its
+// pools, are omitted when they say nothing; "" means the same. The
+// operator of the previous release writes "" for them, and during an
+// upgrade it writes status after the new schema is in place (the API
+// server's ratcheting keeps only unchanged values), so "" stays valid
+// until that release is out of the upgrade window.
 type NodeSettingsStatus struct {
 	// target names the rollout: the set of revisions it brings the pools
 	// to. When omitted, this means a rollout that brings no pool a
 	// MachineConfig of the operator's.
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=1024
 	// +optional
 	Target string `json:"target,omitempty"`
@@ -256,7 +261,7 @@ type NodeSettingsStatus struct {
 
 	// message says what happened and what to do. When omitted, there is
 	// nothing to say.
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
@@ -270,15 +275,45 @@ type NodeSettingsStatus struct {
 	// +optional
 	Pools []NodeSettingsPoolStatus `json:"pools,omitempty"`
 
-	// collector names the operator's OpenTelemetryCollector
-	// (namespace/name) while it exists: where the OpenTelemetry operator's
-	// API is served, CRI-O and the kubelet send spans to a collector on
-	// their node, which exports them to the endpoint.
+	// openTelemetryCollector is the operator's OpenTelemetryCollector
+	// (opentelemetry.io/v1beta1) while it exists: where the OpenTelemetry
+	// operator's API is served, CRI-O and the kubelet send spans to a
+	// collector on their node, which exports them to the endpoint.
 	// When omitted, this means the operator runs no collector.
+	// +optional
+	OpenTelemetryCollector OpenTelemetryCollectorReference `json:"openTelemetryCollector,omitzero"`
+
+	// collector is deprecated: read openTelemetryCollector. The operator of
+	// the previous release wrote the same collector here as
+	// "namespace/name"; this release reads it from status that release
+	// wrote and removes it with its first status write. It stays in the
+	// schema so that the previous release's status writes, which carry it,
+	// are not refused during an upgrade.
+	// When omitted, this means openTelemetryCollector alone tells.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=317
 	// +optional
 	Collector string `json:"collector,omitempty"`
+}
+
+// OpenTelemetryCollectorReference names an OpenTelemetryCollector
+// (opentelemetry.io): the resource is fixed by the field that holds it.
+type OpenTelemetryCollectorReference struct {
+	// namespace of the OpenTelemetryCollector, a DNS-1123 label of at
+	// most 63 characters.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Label().validate(self).hasValue()",message="namespace must be a DNS-1123 label: lower case letters, digits and '-', starting and ending with a letter or digit"
+	// +required
+	Namespace string `json:"namespace,omitempty"`
+
+	// name of the OpenTelemetryCollector, a DNS-1123 subdomain of at most
+	// 253 characters.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="name must be a DNS-1123 subdomain: lower case letters, digits, '-' and '.', starting and ending with a letter or digit"
+	// +required
+	Name string `json:"name,omitempty"`
 }
 
 // NodeSettingsPoolState is where one pool stands.
@@ -299,7 +334,7 @@ type NodeSettingsPoolStatus struct {
 
 	// target is the revision this rollout brings the pool to. When omitted,
 	// this means no MachineConfig of the operator's.
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Target string `json:"target,omitempty"`
@@ -307,7 +342,7 @@ type NodeSettingsPoolStatus struct {
 	// revision is the one the operator's MachineConfig for the pool
 	// carries now. When omitted, this means the pool has no MachineConfig
 	// of the operator's.
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Revision string `json:"revision,omitempty"`
@@ -315,14 +350,14 @@ type NodeSettingsPoolStatus struct {
 	// lastGood is the revision that last passed the health gate on the
 	// pool: what a failed gate reverts it to. When omitted, this means no
 	// MachineConfig of the operator's.
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	LastGood string `json:"lastGood,omitempty"`
 
 	// rollbackTo is lastGood when this rollout started. When omitted, this
 	// means a rollback removes the pool's MachineConfig of the operator's.
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	RollbackTo string `json:"rollbackTo,omitempty"`
@@ -341,14 +376,14 @@ type NodeSettingsPoolStatus struct {
 
 	// reason is a machine-readable CamelCase reason for the state. When
 	// omitted, the state needs no reason.
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=256
 	// +optional
 	Reason string `json:"reason,omitempty"`
 
 	// message explains the state. When omitted, the state needs no
 	// explanation.
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`

@@ -224,6 +224,10 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: message
       type:
         scalar: string
+    - name: openTelemetryCollector
+      type:
+        namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.OpenTelemetryCollectorReference
+      default: {}
     - name: phase
       type:
         scalar: string
@@ -250,6 +254,15 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: kubelet
       type:
         namedType: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.TracingSampling
+- name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.OpenTelemetryCollectorReference
+  map:
+    fields:
+    - name: name
+      type:
+        scalar: string
+    - name: namespace
+      type:
+        scalar: string
 - name: com.github.openshift.cluster-node-operator.pkg.apis.nodeoperator.v1alpha1.StackConfig
   map:
     fields:

@@ -10,7 +10,12 @@ import (
 // with apply.
 //
 // NodeSettingsStatus is the recorded state of the latest rollout; a
-// restarted operator carries on from it.
+// restarted operator carries on from it. Its strings, and those of its
+// pools, are omitted when they say nothing; "" means the same. The
+// operator of the previous release writes "" for them, and during an
+// upgrade it writes status after the new schema is in place (the API
+// server's ratcheting keeps only unchanged values), so "" stays valid
+// until that release is out of the upgrade window.
 type NodeSettingsStatusApplyConfiguration struct {
 	// target names the rollout: the set of revisions it brings the pools
 	// to. When omitted, this means a rollout that brings no pool a
@@ -30,11 +35,19 @@ type NodeSettingsStatusApplyConfiguration struct {
 	// pools lists the pools the rollout covers, in rollout order. When
 	// omitted, this means no pool is covered yet.
 	Pools []NodeSettingsPoolStatusApplyConfiguration `json:"pools,omitempty"`
-	// collector names the operator's OpenTelemetryCollector
-	// (namespace/name) while it exists: where the OpenTelemetry operator's
-	// API is served, CRI-O and the kubelet send spans to a collector on
-	// their node, which exports them to the endpoint.
+	// openTelemetryCollector is the operator's OpenTelemetryCollector
+	// (opentelemetry.io/v1beta1) while it exists: where the OpenTelemetry
+	// operator's API is served, CRI-O and the kubelet send spans to a
+	// collector on their node, which exports them to the endpoint.
 	// When omitted, this means the operator runs no collector.
+	OpenTelemetryCollector *OpenTelemetryCollectorReferenceApplyConfiguration `json:"openTelemetryCollector,omitempty"`
+	// collector is deprecated: read openTelemetryCollector. The operator of
+	// the previous release wrote the same collector here as
+	// "namespace/name"; this release reads it from status that release
+	// wrote and removes it with its first status write. It stays in the
+	// schema so that the previous release's status writes, which carry it,
+	// are not refused during an upgrade.
+	// When omitted, this means openTelemetryCollector alone tells.
 	Collector *string `json:"collector,omitempty"`
 }
 
@@ -78,6 +91,14 @@ func (b *NodeSettingsStatusApplyConfiguration) WithPools(values ...*NodeSettings
 		}
 		b.Pools = append(b.Pools, *values[i])
 	}
+	return b
+}
+
+// WithOpenTelemetryCollector sets the OpenTelemetryCollector field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the OpenTelemetryCollector field is set to the value of the last call.
+func (b *NodeSettingsStatusApplyConfiguration) WithOpenTelemetryCollector(value *OpenTelemetryCollectorReferenceApplyConfiguration) *NodeSettingsStatusApplyConfiguration {
+	b.OpenTelemetryCollector = value
 	return b
 }
 
