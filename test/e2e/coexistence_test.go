@@ -147,13 +147,49 @@ func (w *platformWorld) waitCRIOJobUp(t *testing.T, timeout time.Duration) {
 // on a node's CRI-O breaks MCO's proxy (the bug), removing it repairs it.
 // No operator runs.
 func TestPlatformStatusQuo(t *testing.T) {
-	start := time.Now()
 	c := framework.NewCluster(t)
-	kube := framework.KubeClient(t)
-	ctx := context.Background()
 	w := startPlatformWorld(t, c, true)
+	assertMCOsObjects(t, c, w)
+	w.waitCRIOJobUp(t, 2*time.Minute)
+	poller := framework.StartMetricsPoller(t, w.pki, w.nodes, time.Second)
+	assertOtherIdentitiesRefused(t, w)
+	time.Sleep(3 * time.Second)
+	before := poller.Counts()
+	assert.Zero(t, before.Failures, "polls through MCO's proxy before the bug: %s", before)
+	assert.NotZero(t, before.Polls)
 
-	// The objects are MCO's: role labels, mirror pods bound to their nodes.
+	// The bug: the operator's old MachineConfig drop-in (metrics_cert and
+	// metrics_key) makes CRI-O serve HTTPS; MCO's proxy (upstream http://)
+	// gets nothing.
+	bugStart := w.applyOldOperatorDropIn(t, poller)
+	time.Sleep(3 * time.Second)
+	during := poller.Counts().Sub(bugStart)
+	assert.NotZero(t, during.Failures, "polls with the operator's drop-in: %s", during)
+	assert.Zero(t, during.Successes, "polls with the operator's drop-in: %s", during)
+
+	// Removing the drop-in repairs it.
+	for _, n := range w.nodes {
+		require.True(t, n.ApplyOperatorMachineConfigs(t, nil), "node %s: removing the drop-in must restart CRI-O", n.Name)
+		require.False(t, n.CRIOServesTLS())
+	}
+	for _, n := range w.nodes {
+		require.NoError(t, framework.GetCRIOMetrics(w.pki.HTTPClient(true), n.ProxyAddr), "node %s after removing the drop-in", n.Name)
+	}
+	repaired := poller.Counts()
+	w.waitCRIOJobUp(t, time.Minute)
+	time.Sleep(3 * time.Second)
+	after := poller.Stop().Sub(repaired)
+	assert.Zero(t, after.Failures, "polls after removing the drop-in: %s", after)
+	assert.NotZero(t, after.Successes)
+}
+
+// assertMCOsObjects: the fixture's objects are MCO's: role labels, mirror
+// pods of kube-rbac-proxy-crio bound to their nodes, its Service, and CRI-O
+// serving plain HTTP as 00-default says.
+func assertMCOsObjects(t *testing.T, c *framework.Cluster, w *platformWorld) {
+	t.Helper()
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
 	for _, role := range framework.PlatformRoles {
 		for _, name := range []string{"01-" + role + "-kubelet", "01-" + role + "-container-runtime"} {
 			mc, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
@@ -174,23 +210,19 @@ func TestPlatformStatusQuo(t *testing.T) {
 	require.NoError(t, err)
 	for _, n := range w.nodes {
 		assert.False(t, n.CRIOServesTLS(), "node %s: CRI-O must serve plain HTTP as 00-default says", n.Name)
-		t.Logf("node %s (%s): kube-rbac-proxy-crio %q", n.Name, n.Role, n.ProxyArgs)
 	}
+}
 
-	// job="crio" through MCO's proxy, as CMO scrapes it.
-	w.waitCRIOJobUp(t, 2*time.Minute)
-	series, _, err := w.prom.QueryScalar(`count({job="crio",__name__=~"container_runtime_crio_.+"})`)
-	require.NoError(t, err)
-	t.Logf("Prometheus %s: job=\"crio\" up on %d nodes, %v container_runtime_crio_* series", w.prom.URL, len(w.nodes), series)
-	poller := framework.StartMetricsPoller(t, w.pki, w.nodes, time.Second)
-
-	// Other identities are refused: no client certificate (401), a
-	// ServiceAccount's token (authenticated by TokenReview, refused by
-	// the static authorization and RBAC: 403).
+// assertOtherIdentitiesRefused: MCO's proxy refuses a request without a
+// client certificate (401) and a ServiceAccount's token (authenticated by
+// TokenReview, refused by the static authorization and RBAC: 403).
+func assertOtherIdentitiesRefused(t *testing.T, w *platformWorld) {
+	t.Helper()
+	kube := framework.KubeClient(t)
 	ns := framework.CreateNamespace(t, kube, "e2e-platform")
-	_, err = kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "other"}}, metav1.CreateOptions{})
+	_, err := kube.CoreV1().ServiceAccounts(ns).Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "other"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	token, err := framework.ServiceAccountToken(ctx, kube, ns, "other", framework.TokenOptions{})
+	token, err := framework.ServiceAccountToken(context.Background(), kube, ns, "other", framework.TokenOptions{})
 	require.NoError(t, err)
 	for _, n := range w.nodes {
 		code, err := w.pki.GetWithToken(n.ProxyAddr, "")
@@ -200,15 +232,14 @@ func TestPlatformStatusQuo(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 403, code, "node %s: token of ServiceAccount %s/other", n.Name, ns)
 	}
-	time.Sleep(3 * time.Second)
-	before := poller.Counts()
-	assert.Zero(t, before.Failures, "polls through MCO's proxy before the bug: %s", before)
-	assert.NotZero(t, before.Polls)
-	t.Logf("before the operator's drop-in: %s", before)
+}
 
-	// The bug: the operator's old MachineConfig drop-in (metrics_cert and
-	// metrics_key) makes CRI-O serve HTTPS; MCO's proxy (upstream http://)
-	// gets nothing.
+// applyOldOperatorDropIn puts the operator's old TLS drop-in on every
+// node's CRI-O and waits until job="crio" is down on every node and MCO's
+// proxy gets no metrics. It returns the poller's counts once every CRI-O
+// serves TLS.
+func (w *platformWorld) applyOldOperatorDropIn(t *testing.T, poller *framework.MetricsPoller) framework.PollCounts {
+	t.Helper()
 	var old []*unstructured.Unstructured
 	for _, role := range framework.PlatformRoles {
 		mc, err := criometrics.RenderMachineConfig(role)
@@ -236,31 +267,9 @@ func TestPlatformStatusQuo(t *testing.T) {
 		return down == len(w.nodes), nil
 	}, "job=\"crio\" down on every node with the operator's TLS drop-in")
 	for _, n := range w.nodes {
-		err := framework.GetCRIOMetrics(w.pki.HTTPClient(true), n.ProxyAddr)
-		require.Error(t, err, "node %s: MCO's proxy still gets metrics from a CRI-O serving TLS", n.Name)
-		t.Logf("node %s with the operator's drop-in: MCO's proxy answers: %v", n.Name, err)
+		require.Error(t, framework.GetCRIOMetrics(w.pki.HTTPClient(true), n.ProxyAddr), "node %s: MCO's proxy still gets metrics from a CRI-O serving TLS", n.Name)
 	}
-	time.Sleep(3 * time.Second)
-	during := poller.Counts().Sub(bugStart)
-	assert.NotZero(t, during.Failures, "polls with the operator's drop-in: %s", during)
-	assert.Zero(t, during.Successes, "polls with the operator's drop-in: %s", during)
-	t.Logf("with the operator's drop-in (the bug): %s", during)
-
-	// Removing the drop-in repairs it.
-	for _, n := range w.nodes {
-		require.True(t, n.ApplyOperatorMachineConfigs(t, nil), "node %s: removing the drop-in must restart CRI-O", n.Name)
-		require.False(t, n.CRIOServesTLS())
-	}
-	for _, n := range w.nodes {
-		require.NoError(t, framework.GetCRIOMetrics(w.pki.HTTPClient(true), n.ProxyAddr), "node %s after removing the drop-in", n.Name)
-	}
-	repaired := poller.Counts()
-	w.waitCRIOJobUp(t, time.Minute)
-	time.Sleep(3 * time.Second)
-	after := poller.Stop().Sub(repaired)
-	assert.Zero(t, after.Failures, "polls after removing the drop-in: %s", after)
-	assert.NotZero(t, after.Successes)
-	t.Logf("after removing the drop-in: %s; test took %s", after, time.Since(start).Round(time.Second))
+	return bugStart
 }
 
 // ---------------------------------------------------------------------------
@@ -380,17 +389,6 @@ func (r *eventRecorder) last(ref objectRef, typ watch.EventType, from int64) int
 		}
 	}
 	return rev
-}
-
-// since returns the events after revision from.
-func (r *eventRecorder) since(from int64) []objectEvent {
-	var out []objectEvent
-	for _, e := range r.all() {
-		if e.revision > from {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 func describeEvents(events []objectEvent) string {
@@ -641,13 +639,76 @@ func TestCoexistencePlatformPath(t *testing.T) {
 	assert.Equal(t, scrapes, good, "job=\"crio\" scrapes failed")
 }
 
+// switchMetricsRefs are the ServiceMonitor and the drop-in MachineConfigs
+// of the operator's own stack.
+func switchMetricsRefs() (objectRef, []objectRef) {
+	var mcRefs []objectRef
+	for _, name := range dropInMachineConfigs {
+		mcRefs = append(mcRefs, objectRef{machineConfigGVR, "", name})
+	}
+	return objectRef{serviceMonitorGVR, operatorNamespace, "crio-metrics"}, mcRefs
+}
+
+// assertDeletedInOrder: every ref was deleted since revision from, the
+// ServiceMonitor first, the MachineConfigs once it was gone, then the rest.
+func assertDeletedInOrder(t *testing.T, events *eventRecorder, refs []objectRef, from int64) {
+	t.Helper()
+	deleted := map[objectRef]int64{}
+	for _, ref := range refs {
+		deleted[ref] = events.last(ref, watch.Deleted, from)
+		if deleted[ref] == 0 {
+			t.Errorf("%s was not deleted", ref)
+		}
+	}
+	sm, mcRefs := switchMetricsRefs()
+	for _, mc := range mcRefs {
+		assert.Less(t, deleted[sm], deleted[mc], "%s deleted before the ServiceMonitor was gone", mc)
+	}
+	for _, ref := range refs {
+		if ref == sm || ref.gvr == machineConfigGVR {
+			continue
+		}
+		for _, mc := range mcRefs {
+			assert.Less(t, deleted[mc], deleted[ref], "%s deleted before %s", ref, mc)
+		}
+	}
+}
+
+// switchBack: the platform path disappears: the own stack comes back, the
+// ServiceMonitor after the MachineConfigs, and the nodes' CRI-O serve
+// HTTPS again.
+func switchBack(t *testing.T, c *framework.Cluster, w *platformWorld, events *eventRecorder) {
+	t.Helper()
+	from := currentRevision(t, c)
+	for _, n := range w.nodes {
+		n.StopProxy(t)
+	}
+	w.objects.RemoveProxy(t)
+	waitMetricsStatus(t, c, 2*time.Minute, nodev1alpha1.OperatorTLS, "")
+	waitForMetricsObjects(t, c, true, 3*time.Minute)
+	created := map[objectRef]int64{}
+	sm, mcRefs := switchMetricsRefs()
+	for _, ref := range append([]objectRef{sm}, mcRefs...) {
+		created[ref] = events.last(ref, watch.Added, from)
+		require.NotZero(t, created[ref], "%s was not created again", ref)
+	}
+	for _, mc := range mcRefs {
+		assert.Less(t, created[mc], created[sm], "ServiceMonitor created before %s", mc)
+	}
+	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
+	mcs := framework.OperatorMachineConfigs(t, c.Config)
+	for _, n := range w.nodes {
+		require.True(t, n.ApplyOperatorMachineConfigs(t, mcs), "node %s", n.Name)
+		require.True(t, n.CRIOServesTLS(), "node %s", n.Name)
+	}
+}
+
 // TestCoexistenceSwitch: the operator's own stack is replaced when the
 // platform path appears (ServiceMonitor first, the MachineConfigs once it is
 // gone, then the rest) and comes back when it disappears (ServiceMonitor
 // last); the nodes' CRI-O go from HTTPS to plain HTTP and MCO's proxy serves
 // from then on.
 func TestCoexistenceSwitch(t *testing.T) {
-	start := time.Now()
 	requireMachineConfigAPI(t)
 	c := framework.NewCluster(t)
 	framework.InstallOperatorPrerequisites(t, c.Config)
@@ -662,7 +723,6 @@ func TestCoexistenceSwitch(t *testing.T) {
 		require.True(t, n.ApplyOperatorMachineConfigs(t, mcs), "node %s: the operator's drop-in must restart CRI-O", n.Name)
 		require.True(t, n.CRIOServesTLS(), "node %s: CRI-O serves HTTPS with the operator's drop-in", n.Name)
 	}
-	t.Logf("operator mode: %d operator MachineConfigs applied; every CRI-O serves HTTPS", len(mcs))
 
 	// The platform path appears (an upgrade to MCO with the proxy).
 	refs := switchRefs()
@@ -678,30 +738,7 @@ func TestCoexistenceSwitch(t *testing.T) {
 	waitForMetricsObjectsExcept(t, c, false, 3*time.Minute, "prometheusrules")
 	checkPlatformOperands(t, c, time.Minute)
 
-	deleted := map[objectRef]int64{}
-	for _, ref := range refs {
-		deleted[ref] = events.last(ref, watch.Deleted, from)
-		if deleted[ref] == 0 {
-			t.Errorf("%s was not deleted", ref)
-		}
-	}
-	sm := objectRef{serviceMonitorGVR, operatorNamespace, "crio-metrics"}
-	var mcRefs []objectRef
-	for _, name := range dropInMachineConfigs {
-		mcRefs = append(mcRefs, objectRef{machineConfigGVR, "", name})
-	}
-	for _, mc := range mcRefs {
-		assert.Less(t, deleted[sm], deleted[mc], "%s deleted before the ServiceMonitor was gone", mc)
-	}
-	for _, ref := range refs {
-		if ref == sm || ref.gvr == machineConfigGVR {
-			continue
-		}
-		for _, mc := range mcRefs {
-			assert.Less(t, deleted[mc], deleted[ref], "%s deleted before %s", ref, mc)
-		}
-	}
-	t.Logf("switch to the platform path, events by revision:\n%s", describeEvents(events.all()))
+	assertDeletedInOrder(t, events, refs, from)
 	assert.True(t, reasons.seen("SwitchingToPlatformProxy"), "MetricsProgressing reasons seen: %s", reasons)
 
 	// The nodes apply the removal of the drop-in: plain HTTP, MCO's proxy
@@ -716,37 +753,12 @@ func TestCoexistenceSwitch(t *testing.T) {
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 	time.Sleep(5 * time.Second)
 	counts := poller.Stop()
-	t.Logf("after the switch: MCO proxy poller %s", counts)
 	assert.NotZero(t, counts.Polls)
 	assert.Zero(t, counts.Failures, "requests through MCO's proxy failed after the switch: %s", counts)
 	v, found, err := w.prom.QueryScalar(twoJobsQuery)
 	require.NoError(t, err)
 	assert.False(t, found, "container_runtime_crio_* from two jobs (%v)", v)
 
-	// The platform path disappears: the own stack comes back, the
-	// ServiceMonitor after the MachineConfigs.
-	from = currentRevision(t, c)
-	for _, n := range w.nodes {
-		n.StopProxy(t)
-	}
-	w.objects.RemoveProxy(t)
-	waitMetricsStatus(t, c, 2*time.Minute, nodev1alpha1.OperatorTLS, "")
-	waitForMetricsObjects(t, c, true, 3*time.Minute)
-	created := map[objectRef]int64{}
-	for _, ref := range append([]objectRef{sm}, mcRefs...) {
-		created[ref] = events.last(ref, watch.Added, from)
-		require.NotZero(t, created[ref], "%s was not created again", ref)
-	}
-	for _, mc := range mcRefs {
-		assert.Less(t, created[mc], created[sm], "ServiceMonitor created before %s", mc)
-	}
+	switchBack(t, c, w, events)
 	assert.True(t, reasons.seen("SwitchingToOperatorTLS"), "MetricsProgressing reasons seen: %s", reasons)
-	t.Logf("MetricsProgressing reasons seen over both switches: %s", reasons)
-	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
-	mcs = framework.OperatorMachineConfigs(t, c.Config)
-	for _, n := range w.nodes {
-		require.True(t, n.ApplyOperatorMachineConfigs(t, mcs), "node %s", n.Name)
-		require.True(t, n.CRIOServesTLS(), "node %s", n.Name)
-	}
-	t.Logf("switch back, events by revision since %d:\n%s; test took %s", from, describeEvents(events.since(from)), time.Since(start).Round(time.Second))
 }

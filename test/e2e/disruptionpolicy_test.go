@@ -120,16 +120,11 @@ func assertNoDropInMachineConfigs(t *testing.T, c *framework.Cluster, why string
 	}
 }
 
-// TestMetricsNodeDisruptionPolicy: the CRI-O drop-in MachineConfigs wait
-// for MCO's node disruption policy. Without MachineConfiguration cluster,
-// and then with it but before MCO's operator has listed our entry in its
-// status, the rest of the stack deploys and no drop-in MachineConfig
-// appears (MetricsProgressing says why). The entry (restart
-// crio.service) is applied to the spec as soon as the object exists, owned
-// by a field manager of its own that touches nothing else; once the status
-// lists it (the MCO stand-in's operator part), the MachineConfigs follow.
-// The entry is left in place when the stack is removed.
-func TestMetricsNodeDisruptionPolicy(t *testing.T) {
+// startWithoutMachineConfiguration starts from nothing, the operator not
+// running: no MachineConfiguration cluster, no drop-in MachineConfigs. One
+// is left when the test ends, as hack/local-cluster.sh does.
+func startWithoutMachineConfiguration(t *testing.T) *framework.Cluster {
+	t.Helper()
 	c := framework.NewCluster(t)
 	if !framework.Served(t, framework.KubeClient(t), machineConfigurationGVR) || !framework.Served(t, framework.KubeClient(t), machineConfigGVR) {
 		framework.Unavailable(t, "operator.openshift.io/v1 machineconfigurations or machineconfiguration.openshift.io/v1 machineconfigs is not served (LCP_MACHINECONFIG_CRDS=0?)")
@@ -147,16 +142,29 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 		}
 	})
 
-	// Start from nothing: no MachineConfiguration, no drop-in
-	// MachineConfigs (the operator is not running).
 	deleteMachineConfiguration(t, c)
 	for _, name := range dropInMachineConfigs {
 		if err := c.Dynamic.Resource(machineConfigGVR).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
 		}
 	}
+	return c
+}
 
-	t.Log("without MachineConfiguration cluster: the stack deploys but for the drop-in MachineConfigs and the ServiceMonitor that waits for them")
+// TestMetricsNodeDisruptionPolicy: the CRI-O drop-in MachineConfigs wait
+// for MCO's node disruption policy. Without MachineConfiguration cluster,
+// and then with it but before MCO's operator has listed our entry in its
+// status, the rest of the stack deploys and no drop-in MachineConfig
+// appears (MetricsProgressing says why). The entry (restart
+// crio.service) is applied to the spec as soon as the object exists, owned
+// by a field manager of its own that touches nothing else; once the status
+// lists it (the MCO stand-in's operator part), the MachineConfigs follow.
+// The entry is left in place when the stack is removed.
+func TestMetricsNodeDisruptionPolicy(t *testing.T) {
+	c := startWithoutMachineConfiguration(t)
+	ctx := context.Background()
+	// Without MachineConfiguration cluster: the stack deploys but for the
+	// drop-in MachineConfigs and the ServiceMonitor that waits for them.
 	// No stand-in for MCO's operator yet: this test plays it.
 	op := framework.StartOperator(t, framework.OperatorOptions{NoMCOPolicyStatus: true})
 	op.WaitLeading(t, 2*time.Minute)
@@ -167,7 +175,8 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the operator must never create MachineConfiguration cluster: %v", err)
 
-	t.Log("opt out, then MCO's MachineConfiguration appears with another manager's entry and no status, then opt in")
+	// Opt out, then MCO's MachineConfiguration appears with another
+	// manager's entry and no status, then opt in.
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
 	applyMachineConfiguration(t, c)
@@ -185,7 +194,8 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	waiting, _ := getMachineConfiguration(t, c)
 	assert.Zero(t, waiting.Status.ObservedGeneration, "no one wrote the status")
 
-	t.Log("MCO's operator (the stand-in's part) lists the entry in the status: the MachineConfigs follow")
+	// MCO's operator (the stand-in's part) lists the entry in the status:
+	// the MachineConfigs follow.
 	framework.StartMCOPolicyStatus(t, c.Config)
 	waitForMetricsObjects(t, c, true, 3*time.Minute)
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
@@ -198,6 +208,28 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 		return ""
 	})
 
+	mc := assertPolicyEntryOwnedAndFirst(t, c)
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+
+	// Opt out: the MachineConfigs go, the entry stays.
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
+	waitForMetricsObjects(t, c, false, 2*time.Minute)
+	// The controller syncs, as on its resync, and does not (wrongly)
+	// remove it.
+	c.ResyncNow(t, op)
+	after, _ := getMachineConfiguration(t, c)
+	assert.NotNil(t, policyFile(after, criometrics.DropInPath), "the entry was removed with the stack: %+v", after.Spec.NodeDisruptionPolicy)
+	assert.NotNil(t, policyFile(after, otherPolicyPath))
+	assert.NotNil(t, managedBy(after, criometrics.DisruptionPolicyFieldManager, metav1.ManagedFieldsOperationApply))
+	assert.Equal(t, mc.ResourceVersion, after.ResourceVersion, "MachineConfiguration cluster written after the entry was in place")
+}
+
+// assertPolicyEntryOwnedAndFirst: our node disruption policy entry (restart
+// crio.service) is in MachineConfiguration cluster's spec beside the other
+// manager's, owned by a field manager of ours that owns nothing else, and
+// the status listing it was written before the drop-in MachineConfigs.
+func assertPolicyEntryOwnedAndFirst(t *testing.T, c *framework.Cluster) *operatorv1.MachineConfiguration {
+	t.Helper()
 	mc, _ := getMachineConfiguration(t, c)
 	ours := policyFile(mc, criometrics.DropInPath)
 	require.NotNil(t, ours, "no node disruption policy entry for %s: %+v", criometrics.DropInPath, mc.Spec.NodeDisruptionPolicy)
@@ -237,26 +269,13 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	statusRevision, err := strconv.ParseInt(mc.ResourceVersion, 10, 64)
 	require.NoError(t, err)
 	for _, name := range dropInMachineConfigs {
-		obj, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
+		obj, err := c.Dynamic.Resource(machineConfigGVR).Get(context.Background(), name, metav1.GetOptions{})
 		require.NoError(t, err)
 		mcRevision, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
 		require.NoError(t, err)
 		assert.Less(t, statusRevision, mcRevision, "policy status (revision %d) written after MachineConfig %s (revision %d)", statusRevision, name, mcRevision)
-		t.Logf("policy status at revision %d, MachineConfig %s at revision %d", statusRevision, name, mcRevision)
 	}
-	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-
-	t.Log("opt out: the MachineConfigs go, the entry stays")
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
-	waitForMetricsObjects(t, c, false, 2*time.Minute)
-	// The controller syncs, as on its resync, and does not (wrongly)
-	// remove it.
-	c.ResyncNow(t, op)
-	after, _ := getMachineConfiguration(t, c)
-	assert.NotNil(t, policyFile(after, criometrics.DropInPath), "the entry was removed with the stack: %+v", after.Spec.NodeDisruptionPolicy)
-	assert.NotNil(t, policyFile(after, otherPolicyPath))
-	assert.NotNil(t, managedBy(after, criometrics.DisruptionPolicyFieldManager, metav1.ManagedFieldsOperationApply))
-	assert.Equal(t, mc.ResourceVersion, after.ResourceVersion, "MachineConfiguration cluster written after the entry was in place")
+	return mc
 }
 
 // TestMetricsNodeDisruptionPolicyAPINotServed: without the
@@ -284,19 +303,13 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()
 	const crd = "crd/machineconfigurations.operator.openshift.io"
-	kubectl := func(args ...string) {
-		t.Helper()
-		if out, err := framework.Kubectl(t, args...); err != nil {
-			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
-		}
-	}
 	restored := false
 	restore := func() {
 		// Applied as hack/local-cluster.sh up applied it: openshift/api's
 		// file for the Default feature set, whatever the cluster's (local-cluster
 		// apply would skip it, as the CVO would, on a TechPreview cluster).
-		kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=local-cluster", "-f", crdFile)
-		kubectl("wait", "--for=condition=Established", "--timeout=120s", crd)
+		kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=local-cluster", "-f", crdFile)
+		kubectl(t, "wait", "--for=condition=Established", "--timeout=120s", crd)
 		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
 			return framework.Served(t, framework.KubeClient(t), machineConfigurationGVR), nil
 		}, "machineconfigurations to be served")
@@ -309,7 +322,7 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 		}
 	})
 
-	kubectl("delete", "--wait=true", crd)
+	kubectl(t, "delete", "--wait=true", crd)
 	t0 := time.Now()
 	c.RediscoverNow(t, op)
 	c.WaitForNodeOperator(t, 3*time.Minute, 2*time.Second,

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
 	"slices"
 	"strings"
@@ -100,11 +99,21 @@ func waitForMetricsObjectsExcept(t *testing.T, c *framework.Cluster, present boo
 	}, fmt.Sprintf("CRI-O metrics operands (but %q) present=%v", except, present))
 }
 
-// TestMetricsStackOnBareMetalAndAWS: the whole stack appears on both, by
+// TestMetricsStack proves, one after the other on one operator, that the
+// CRI-O metrics stack appears by default on bare metal and AWS, that
+// deleting or editing any operand is undone, and that opting out removes
+// every operand and its relatedObjects and opting back in restores them.
+func TestMetricsStack(t *testing.T) {
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	t.Run("OnBareMetalAndAWS", func(t *testing.T) { testMetricsStackOnBareMetalAndAWS(t, c) })
+	t.Run("OperandsAreRestored", func(t *testing.T) { testMetricsOperandsAreRestored(t, c) })
+	t.Run("Removal", func(t *testing.T) { testMetricsStackRemoval(t, c) })
+}
+
+// testMetricsStackOnBareMetalAndAWS: the whole stack appears on both, by
 // default (NMState, on by default only on bare metal, shows the platform was
 // taken into account).
-func TestMetricsStackOnBareMetalAndAWS(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
+func testMetricsStackOnBareMetalAndAWS(t *testing.T, c *framework.Cluster) {
 	for _, platform := range []configv1.PlatformType{configv1.BareMetalPlatformType, configv1.AWSPlatformType} {
 		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 		waitForMetricsObjects(t, c, false, 2*time.Minute)
@@ -123,9 +132,8 @@ func TestMetricsStackOnBareMetalAndAWS(t *testing.T) {
 	}
 }
 
-// TestMetricsOperandsAreRestored: deleting or editing any operand is undone.
-func TestMetricsOperandsAreRestored(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
+// testMetricsOperandsAreRestored: deleting or editing any operand is undone.
+func testMetricsOperandsAreRestored(t *testing.T, c *framework.Cluster) {
 	ctx := context.Background()
 	for _, o := range metricsObjects {
 		if o.gvr.Resource == "secrets" && o.name == "crio-metrics-signer" {
@@ -178,10 +186,9 @@ func TestMetricsOperandsAreRestored(t *testing.T) {
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }
 
-// TestMetricsStackRemoval: opting out removes every operand and its
+// testMetricsStackRemoval: opting out removes every operand and its
 // relatedObjects; opting back in restores them.
-func TestMetricsStackRemoval(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
+func testMetricsStackRemoval(t *testing.T, c *framework.Cluster) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
 	for _, s := range no.Status.Stacks {
@@ -206,62 +213,4 @@ func TestMetricsStackRemoval(t *testing.T) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
 	waitForMetricsObjects(t, c, true, 2*time.Minute)
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-}
-
-// TestMetricsForcedRotation: with a short validity the serving certificate
-// is replaced by one signed by a CA in the bundle, and the DaemonSet's pods
-// are not restarted (cert-syncer and kube-rbac-proxy pick the files up).
-func TestMetricsForcedRotation(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{Args: []string{
-		"--crio-metrics-cert-validity=90s", "--crio-metrics-cert-refresh=30s",
-	}})
-	ctx := context.Background()
-	kube := framework.KubeClient(t)
-	pods := func() map[string]string {
-		list, err := kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
-		require.NoError(t, err)
-		out := map[string]string{}
-		for _, p := range list.Items {
-			out[p.Spec.NodeName] = string(p.UID)
-		}
-		return out
-	}
-	// The operator may have re-issued a longer-lived certificate left by an
-	// earlier test; wait until the current one is short-lived.
-	framework.Eventually(t, 2*time.Minute, 2*time.Second, func() (bool, error) {
-		cert, _, err := servingCert(ctx, kube)
-		return err == nil && cert.NotAfter.Sub(cert.NotBefore) < 5*time.Minute, err
-	}, "a short-lived serving certificate")
-	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-	podsBefore := pods()
-	ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-	require.NoError(t, err)
-
-	first, firstPEM, err := servingCert(ctx, kube)
-	require.NoError(t, err)
-	var second *x509.Certificate
-	framework.Eventually(t, 3*time.Minute, 2*time.Second, func() (bool, error) {
-		cert, raw, err := servingCert(ctx, kube)
-		second = cert
-		return err == nil && string(raw) != string(firstPEM), err
-	}, "the serving certificate is rotated")
-	assert.NotEqual(t, first.SerialNumber, second.SerialNumber)
-	assert.True(t, second.NotBefore.After(first.NotBefore) || second.NotBefore.Equal(first.NotBefore))
-	for _, name := range []string{"crio-metrics.openshift-cluster-node-operator.svc", "crio-metrics.openshift-cluster-node-operator.svc.cluster.local", "localhost"} {
-		assert.Contains(t, second.DNSNames, name)
-	}
-	require.NotEmpty(t, second.IPAddresses)
-	assert.Equal(t, "127.0.0.1", second.IPAddresses[0].String(), "kube-rbac-proxy reaches CRI-O on 127.0.0.1")
-
-	bundle, err := kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
-	require.NoError(t, err)
-	roots := x509.NewCertPool()
-	require.True(t, roots.AppendCertsFromPEM([]byte(bundle.Data["ca-bundle.crt"])))
-	_, err = second.Verify(x509.VerifyOptions{Roots: roots, DNSName: "crio-metrics.openshift-cluster-node-operator.svc"})
-	require.NoError(t, err, "the new certificate is signed by a CA in the bundle")
-
-	after, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, ds.Generation, after.Generation, "rotation must not change the DaemonSet")
-	assert.Equal(t, podsBefore, pods(), "rotation must not restart the DaemonSet's pods")
 }

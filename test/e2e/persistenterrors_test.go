@@ -70,35 +70,7 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 		return err == nil, nil
 	}, "DaemonSet crio-metrics created by the operator")
 	op.Stop()
-
-	applier := framework.NewApplier(t, c.Config)
-	var policies []*unstructured.Unstructured
-	for _, doc := range strings.Split(denyDaemonSetWrites, "\n---\n") {
-		obj := &unstructured.Unstructured{}
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &obj.Object))
-		require.NoError(t, applier.Apply(ctx, obj, "e2e"))
-		policies = append(policies, obj)
-	}
-	t.Cleanup(func() {
-		for _, p := range policies {
-			ri, err := applier.Resource(p)
-			if err == nil {
-				_ = ri.Delete(context.Background(), p.GetName(), metav1.DeleteOptions{})
-			}
-		}
-	})
-	// The policy is enforced once the API server has loaded it: a write of
-	// ours is denied too.
-	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		ds, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		ds.Labels["e2e-touch"] = time.Now().Format("150405.000")
-		_, err = kube.AppsV1().DaemonSets(framework.OperatorNamespace).Update(ctx, ds, metav1.UpdateOptions{})
-		return apierrors.IsInvalid(err) || apierrors.IsForbidden(err), nil
-	}, "the admission policy denies writes of DaemonSet crio-metrics")
-	require.NoError(t, kube.AppsV1().DaemonSets(framework.OperatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
+	undeny := denyDaemonSetWritesNow(t, c)
 
 	// The Infrastructure goes (Setup's cleanup puts it back).
 	require.NoError(t, c.Config1.ConfigV1().Infrastructures().Delete(ctx, "cluster", metav1.DeleteOptions{}))
@@ -141,7 +113,7 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	require.NoError(t, err)
 	co, err := c.ClusterOperator(ctx)
 	require.NoError(t, err)
-	t.Logf("reported:\n%s", framework.DescribeNodeOperator(no))
+	require.NotNil(t, no)
 	writes := watchWrites(t, c, 2*time.Minute+10*time.Second)
 	assert.Empty(t, writes, "status writes while persistent errors are reported (ClusterOperator Degraded: %s)",
 		framework.COCondition(co, configv1.OperatorDegraded).Message)
@@ -154,13 +126,7 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	// ClusterOperator is Degraded for the moment before its controllers
 	// look again (seen in a full run: 20 ms, a failure of that test).
 	op.Stop()
-	for _, p := range policies {
-		if ri, err := applier.Resource(p); err == nil {
-			if err := ri.Delete(ctx, p.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				t.Fatal(err)
-			}
-		}
-	}
+	undeny()
 	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
 	framework.StartOperator(t, framework.OperatorOptions{})
 	c.WaitForClusterOperator(t, 4*time.Minute, func(co *configv1.ClusterOperator) string {
@@ -169,6 +135,46 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// denyDaemonSetWritesNow makes every write of DaemonSet crio-metrics fail
+// at admission from now on, and deletes it; the function it returns lifts
+// the denial (also done when the test ends).
+func denyDaemonSetWritesNow(t *testing.T, c *framework.Cluster) (undeny func()) {
+	t.Helper()
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	applier := framework.NewApplier(t, c.Config)
+	var policies []*unstructured.Unstructured
+	for _, doc := range strings.Split(denyDaemonSetWrites, "\n---\n") {
+		obj := &unstructured.Unstructured{}
+		require.NoError(t, yaml.Unmarshal([]byte(doc), &obj.Object))
+		require.NoError(t, applier.Apply(ctx, obj, "e2e"))
+		policies = append(policies, obj)
+	}
+	undeny = func() {
+		for _, p := range policies {
+			if ri, err := applier.Resource(p); err == nil {
+				if err := ri.Delete(context.Background(), p.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					t.Errorf("deleting %s: %v", p.GetName(), err)
+				}
+			}
+		}
+	}
+	t.Cleanup(undeny)
+	// The policy is enforced once the API server has loaded it: a write of
+	// ours is denied too.
+	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+		ds, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		ds.Labels["e2e-touch"] = time.Now().Format("150405.000")
+		_, err = kube.AppsV1().DaemonSets(framework.OperatorNamespace).Update(ctx, ds, metav1.UpdateOptions{})
+		return apierrors.IsInvalid(err) || apierrors.IsForbidden(err), nil
+	}, "the admission policy denies writes of DaemonSet crio-metrics")
+	require.NoError(t, kube.AppsV1().DaemonSets(framework.OperatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
+	return undeny
 }
 
 // watchWrites watches the NodeOperator and the ClusterOperator for d and

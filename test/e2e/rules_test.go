@@ -36,10 +36,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"sigs.k8s.io/yaml"
 
@@ -60,106 +63,124 @@ var rulesEventOnly = []string{
 
 const rulesTestFor = "15s"
 
+// TestRules: every recording rule, every alert operand and every dashboard
+// query of the crio-metrics rules returns series from two real CRI-Os
+// scraped by a real Prometheus (event-only metrics must still parse); CRI-O
+// stopped on one node fires CRIONotResponding for that node only, a proxy
+// answering 401 on the other fires CRIOMetricsProxyRejectsScrapes for that
+// node only; and the same holds under the minimal collection profile,
+// where no CRI-O alert is pending while CRI-O is healthy.
 func TestRules(t *testing.T) {
-	start := time.Now()
-	root := framework.RepoRoot(t)
-	base := filepath.Join(root, "_output", "rules")
+	base := filepath.Join(framework.RepoRoot(t), "_output", "rules")
 	_ = os.RemoveAll(base)
 	job := criometrics.OperatorJob
+	nodes := startRulesNodes(t, base)
+	rf, rulesPath := writeTestRules(t, job, filepath.Join(base, "prometheus"))
+	minimalDir := filepath.Join(base, "prometheus-minimal")
+	_, minimalRules := writeTestRules(t, criometrics.PlatformJob, minimalDir)
+	prom := framework.StartPrometheus(t, filepath.Join(base, "prometheus"), rulesPrometheusConfig(t, nodes, job, rulesPath, ""))
+	minimal := framework.StartPrometheus(t, minimalDir, rulesPrometheusConfig(t, nodes, criometrics.PlatformJob, minimalRules, minimalKeepRegex(t, framework.RepoRoot(t))))
+	minimalStart := time.Now()
+	prom.WaitTargetsUp(t, 3*len(nodes), time.Minute) // every CRI-O, kubelet and kube-state-metrics target
+	minimal.WaitTargetsUp(t, 3*len(nodes), time.Minute)
 
-	// Two nodes: a real CRI-O each (hack/crio.sh generates its TLS pair),
-	// the proxy and the kubelet stand-in.
-	type node struct {
-		name    string
-		crio    *framework.CRIO
-		proxy   *framework.MetricsProxy
-		kubelet *framework.FakeKubelet
-		cri     framework.CRI
+	stopExercise := exerciseCRI(t, nodes)
+	waitQueriesHaveSeries(t, prom, ruleQueries(t, rf, job))
+	if s, err := prom.QuerySeries(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
+		t.Fatalf("scrape alerts active before any fault: %v %v", s, err)
 	}
+	assertMinimalProfileQuiet(t, minimal, time.Since(minimalStart))
+	require.NoError(t, stopExercise())
+
+	// Faults: CRI-O stops on n1; n2's proxy rejects Prometheus.
+	faultAt := time.Now()
+	framework.StopCRIO(t, nodes[0].crio)
+	nodes[1].proxy.Reject.Store(true)
+	assertEachFaultItsAlert(t, "full", prom, nodes, faultAt)
+	assertEachFaultItsAlert(t, "minimal", minimal, nodes, faultAt)
+}
+
+// rulesNode is a real CRI-O (hack/crio.sh generates its TLS pair), the
+// proxy in front of it and the kubelet stand-in.
+type rulesNode struct {
+	name    string
+	crio    *framework.CRIO
+	proxy   *framework.MetricsProxy
+	kubelet *framework.FakeKubelet
+	cri     framework.CRI
+}
+
+func startRulesNodes(t *testing.T, base string) []*rulesNode {
+	t.Helper()
 	if err := framework.EnsureTool(t, "crio"); err != nil {
 		framework.Unavailable(t, "crio is not available: %v", err)
 	}
-	var nodes []*node
+	var nodes []*rulesNode
 	for _, name := range []string{"rules-n1", "rules-n2"} {
 		dir := filepath.Join(base, name)
 		c := framework.StartCRIO(t, framework.CRIOOptions{Dir: dir, MetricsPort: framework.FreePort(t)})
-		n := &node{name: name, crio: c, cri: framework.DialCRI(t, c.Socket())}
+		n := &rulesNode{name: name, crio: c, cri: framework.DialCRI(t, c.Socket())}
 		n.proxy = framework.StartMetricsProxy(t, c.MetricsPort, filepath.Join(dir, "tls", "ca.crt"))
 		// 20 calls a second: a stopped CRI-O pushes the 5-minute error
 		// rate over the rules' 0.2/s within 3 s, well inside "for".
 		n.kubelet = framework.StartFakeKubelet(t, name, c.Socket(), 50*time.Millisecond, 2*time.Second)
 		nodes = append(nodes, n)
 	}
+	return nodes
+}
 
-	rf, rulesPath := writeTestRules(t, job, filepath.Join(base, "prometheus"))
-	minimalDir := filepath.Join(base, "prometheus-minimal")
-	_, minimalRules := writeTestRules(t, criometrics.PlatformJob, minimalDir)
-	keep := minimalKeepRegex(t, root)
-
+// rulesPrometheusConfig scrapes the nodes' CRI-O as crioJob, their kubelet
+// and kube-state-metrics stand-ins, every second, with rules loaded; keep is
+// the collection profile's metric relabelling ("" scrapes all).
+func rulesPrometheusConfig(t *testing.T, nodes []*rulesNode, crioJob, rules, keep string) string {
 	var crioTargets, kubeletTargets []map[string]interface{}
 	for _, n := range nodes {
 		crioTargets = append(crioTargets, map[string]interface{}{"targets": []string{n.proxy.Addr}, "labels": map[string]string{"node": n.name}})
 		kubeletTargets = append(kubeletTargets, map[string]interface{}{"targets": []string{n.kubelet.Addr},
 			"labels": map[string]string{"node": n.name, "metrics_path": "/metrics"}})
 	}
-	// keep: the collection profile's metric relabelling; "" scrapes all.
-	prometheusConfig := func(crioJob, rules, keep string) string {
-		crio := map[string]interface{}{"job_name": crioJob, "static_configs": crioTargets}
-		kubelet := map[string]interface{}{"job_name": "kubelet", "static_configs": kubeletTargets}
-		if keep != "" {
-			relabel := []interface{}{map[string]interface{}{"source_labels": []string{"__name__"}, "regex": keep, "action": "keep"}}
-			crio["metric_relabel_configs"], kubelet["metric_relabel_configs"] = relabel, relabel
-		}
-		config := map[string]interface{}{
-			"global":     map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
-			"rule_files": []string{rules},
-			"scrape_configs": []interface{}{crio, kubelet,
-				map[string]interface{}{"job_name": "kube-state-metrics", "static_configs": kubeletTargets, "metrics_path": "/kube-state-metrics",
-					"honor_labels": true},
-			},
-		}
-		raw, err := json.MarshalIndent(config, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(raw)
+	crio := map[string]interface{}{"job_name": crioJob, "static_configs": crioTargets}
+	kubelet := map[string]interface{}{"job_name": "kubelet", "static_configs": kubeletTargets}
+	if keep != "" {
+		relabel := []interface{}{map[string]interface{}{"source_labels": []string{"__name__"}, "regex": keep, "action": "keep"}}
+		crio["metric_relabel_configs"], kubelet["metric_relabel_configs"] = relabel, relabel
 	}
-	prom := framework.StartPrometheus(t, filepath.Join(base, "prometheus"), prometheusConfig(job, rulesPath, ""))
-	minimal := framework.StartPrometheus(t, minimalDir, prometheusConfig(criometrics.PlatformJob, minimalRules, keep))
-	minimalStart := time.Now()
-	prom.WaitTargetsUp(t, 3*len(nodes), time.Minute) // every CRI-O, kubelet and kube-state-metrics target
-	minimal.WaitTargetsUp(t, 3*len(nodes), time.Minute)
+	raw, err := json.Marshal(map[string]interface{}{
+		"global":     map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
+		"rule_files": []string{rules},
+		"scrape_configs": []interface{}{crio, kubelet,
+			map[string]interface{}{"job_name": "kube-state-metrics", "static_configs": kubeletTargets, "metrics_path": "/kube-state-metrics", "honor_labels": true},
+		},
+	})
+	require.NoError(t, err)
+	return string(raw)
+}
 
-	// Every recording rule, alert operand and dashboard query has series
-	// (rates need a few scrapes and rule evaluations: retried).
+// ruleQueries are every recording rule (its expression and its series),
+// every operand of every alert and every dashboard query.
+func ruleQueries(t *testing.T, rf testRuleFile, job string) []string {
+	t.Helper()
 	var queries []string
 	for _, g := range rf.Groups {
 		for _, r := range g.Rules {
 			expr, _ := r["expr"].(string)
 			if name, ok := r["record"].(string); ok {
 				queries = append(queries, expr, fmt.Sprintf("%s{job=%q}", name, job))
-			} else {
-				operands, err := framework.ValueOperands(expr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				queries = append(queries, operands...)
+				continue
 			}
+			operands, err := framework.ValueOperands(expr)
+			require.NoError(t, err)
+			queries = append(queries, operands...)
 		}
 	}
-	dashboard := dashboardQueries(t, criometrics.RenderDashboard(job))
-	queries = append(queries, dashboard...)
-	eventOnly := func(q string) bool {
-		for _, m := range rulesEventOnly {
-			if strings.Contains(q, m) {
-				return true
-			}
-		}
-		return false
-	}
-	// CRI calls, repeated while the queries are checked, so that CRI-O's
-	// per-operation series exist and grow (rates), including errors: a
-	// pull from a registry port nothing listens on fails.
+	return append(queries, dashboardQueries(t, criometrics.RenderDashboard(job))...)
+}
+
+// exerciseCRI makes CRI calls to every node every second, so that CRI-O's
+// per-operation series exist and grow (rates), including errors: a pull
+// from a registry port nothing listens on fails. The function it returns
+// stops them and says whether any call went wrong.
+func exerciseCRI(t *testing.T, nodes []*rulesNode) func() error {
 	refused := fmt.Sprintf("127.0.0.1:%d/rules-test/none:latest", framework.FreePort(t))
 	exercise := func() error {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -176,54 +197,55 @@ func TestRules(t *testing.T) {
 		}
 		return nil
 	}
-	if err := exercise(); err != nil {
-		t.Fatal(err)
-	}
-	stopExercise, exerciseDone := make(chan struct{}), make(chan error, 1)
+	require.NoError(t, exercise())
+	stop, done := make(chan struct{}), make(chan error, 1)
 	go func() {
 		for {
 			select {
-			case <-stopExercise:
-				exerciseDone <- nil
+			case <-stop:
+				done <- nil
 				return
 			case <-time.After(time.Second):
 			}
 			if err := exercise(); err != nil {
-				exerciseDone <- err
+				done <- err
 				return
 			}
 		}
 	}()
+	return func() error { close(stop); return <-done }
+}
 
-	deadline := time.Now().Add(time.Minute)
-	for {
+// waitQueriesHaveSeries waits until every query returns series (rates need
+// a few scrapes and rule evaluations), but for those on rulesEventOnly,
+// which Prometheus must only accept.
+func waitQueriesHaveSeries(t *testing.T, prom *framework.Prometheus, queries []string) {
+	t.Helper()
+	framework.Eventually(t, time.Minute, 2*time.Second, func() (bool, error) {
 		var empty []string
 		for _, q := range queries {
 			series, err := prom.QuerySeries(q)
 			if err != nil {
 				t.Fatal(err) // a query Prometheus refuses
 			}
-			if len(series) == 0 && !eventOnly(q) {
+			if len(series) == 0 && !slices.ContainsFunc(rulesEventOnly, func(m string) bool { return strings.Contains(q, m) }) {
 				empty = append(empty, q)
 			}
 		}
-		if len(empty) == 0 {
-			break
+		if len(empty) > 0 {
+			return false, fmt.Errorf("no series for %q", empty)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queries without series after a minute of scrapes:\n%s", strings.Join(empty, "\n"))
-		}
-		time.Sleep(2 * time.Second)
-	}
-	t.Logf("%d rule and %d dashboard queries return series (those on %s only need to parse: no pull completes, no container is OOM-killed, no pod series of kube-state-metrics here)",
-		len(queries)-len(dashboard), len(dashboard), strings.Join(rulesEventOnly, ", "))
-	if s, err := prom.QuerySeries(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
-		t.Fatalf("scrape alerts active before any fault: %v %v", s, err)
-	}
-	// The minimal profile while CRI-O is healthy and busy: the one kept
-	// CRI-O series is there, none of those our alerts and panels read
-	// (ProfileNote), and no CRI-O alert was ever pending.
-	healthy := fmt.Sprintf("[%ds]", int(time.Since(minimalStart).Seconds())+1)
+		return true, nil
+	}, "every query to return series after a minute of scrapes")
+}
+
+// assertMinimalProfileQuiet: under the minimal profile while CRI-O is
+// healthy and busy, the one kept CRI-O series is there, none of those our
+// alerts and panels read (ProfileNote), and no CRI-O alert was ever pending
+// since Prometheus started.
+func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, since time.Duration) {
+	t.Helper()
+	healthy := fmt.Sprintf("[%ds]", int(since.Seconds())+1)
 	for q, want := range map[string]bool{
 		`process_start_time_seconds{job="crio"}`:                            true,
 		`{job="crio", __name__!~"up|scrape_.*|process_start_time_seconds"}`: false,
@@ -232,55 +254,36 @@ func TestRules(t *testing.T) {
 		`max_over_time(ALERTS{alertname=~"CRIO.*"}` + healthy + `)`:         false,
 	} {
 		series, err := minimal.QuerySeries(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (len(series) > 0) != want {
-			t.Errorf("minimal profile: %s returns %v, want series: %v", q, series, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, want, len(series) > 0, "minimal profile: %s returns %v", q, series)
 	}
+}
 
-	close(stopExercise)
-	if err := <-exerciseDone; err != nil {
-		t.Fatal(err)
+// assertEachFaultItsAlert: CRIONotResponding fires for the node without
+// CRI-O and CRIOMetricsProxyRejectsScrapes for the node whose proxy answers
+// 401, and never the other alert for either node since faultAt.
+func assertEachFaultItsAlert(t *testing.T, profile string, prom *framework.Prometheus, nodes []*rulesNode, faultAt time.Time) {
+	t.Helper()
+	firing := func(alert, node string) (bool, error) {
+		s, err := prom.QuerySeries(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", node=%q}`, alert, node))
+		return len(s) > 0, err
 	}
-
-	// Faults: CRI-O stops on n1; n2's proxy rejects Prometheus.
-	faultAt := time.Now()
-	framework.StopCRIO(t, nodes[0].crio)
-	nodes[1].proxy.Reject.Store(true)
-	for _, p := range []struct {
-		name string
-		prom *framework.Prometheus
-	}{{"full", prom}, {"minimal", minimal}} {
-		firing := func(alert, node string) (bool, error) {
-			s, err := p.prom.QuerySeries(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", node=%q}`, alert, node))
-			return len(s) > 0, err
+	framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
+		a, err := firing("CRIONotResponding", nodes[0].name)
+		if err != nil || !a {
+			return false, err
 		}
-		framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
-			a, err := firing("CRIONotResponding", nodes[0].name)
-			if err != nil || !a {
-				return false, err
-			}
-			return firing("CRIOMetricsProxyRejectsScrapes", nodes[1].name)
-		}, p.name+" profile: CRIONotResponding fires for the node without CRI-O, CRIOMetricsProxyRejectsScrapes for the node whose proxy answers 401")
-		t.Logf("%s profile: both alerts fire %s after the faults", p.name, time.Since(faultAt).Round(time.Second))
-		// Never the other alert for either node, not even briefly.
-		window := int(time.Since(faultAt).Seconds()) + 5
-		for _, wrong := range []struct{ alert, node string }{
-			{"CRIOMetricsProxyRejectsScrapes", nodes[0].name},
-			{"CRIONotResponding", nodes[1].name},
-		} {
-			s, err := p.prom.QuerySeries(fmt.Sprintf(`max_over_time(ALERTS{alertname=%q, alertstate="firing", node=%q}[%ds])`, wrong.alert, wrong.node, window))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(s) > 0 {
-				t.Errorf("%s profile: %s fired for node %s too", p.name, wrong.alert, wrong.node)
-			}
-		}
+		return firing("CRIOMetricsProxyRejectsScrapes", nodes[1].name)
+	}, profile+" profile: CRIONotResponding fires for the node without CRI-O, CRIOMetricsProxyRejectsScrapes for the node whose proxy answers 401")
+	window := int(time.Since(faultAt).Seconds()) + 5
+	for _, wrong := range []struct{ alert, node string }{
+		{"CRIOMetricsProxyRejectsScrapes", nodes[0].name},
+		{"CRIONotResponding", nodes[1].name},
+	} {
+		s, err := prom.QuerySeries(fmt.Sprintf(`max_over_time(ALERTS{alertname=%q, alertstate="firing", node=%q}[%ds])`, wrong.alert, wrong.node, window))
+		require.NoError(t, err)
+		assert.Empty(t, s, "%s profile: %s fired for node %s too", profile, wrong.alert, wrong.node)
 	}
-	t.Logf("test took %s", time.Since(start).Round(time.Second))
 }
 
 // dashboardQueries returns the panel queries of a rendered dashboard

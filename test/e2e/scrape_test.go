@@ -2,16 +2,6 @@
 
 package e2e
 
-// Real scrapes during certificate rotations (GitHub issue 7, item 3): a real
-// Prometheus, configured from the live ServiceMonitor and the scrape class
-// of the cluster-monitoring operator it names (a client certificate, the
-// cluster looking like CMO 4.19+), scrapes three simulated nodes (real
-// kube-rbac-proxy with the DaemonSet's arguments in front of a real CRI-O
-// each, real cert-syncer fed by a kubelet-like projection of the Secret)
-// every second while the serving certificate is
-// rotated SCRAPE_ROTATIONS times (default 20). Not one scrape may fail.
-// Writes _output/bench/scrape-rotation.json.
-
 import (
 	"context"
 	"crypto/tls"
@@ -24,16 +14,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
@@ -42,31 +32,70 @@ import (
 
 const scrapeNodes = 3
 
+// TestScrapeDuringRotations: a real Prometheus, configured from the live
+// ServiceMonitor and the scrape class of the cluster-monitoring operator it
+// names (a client certificate, the cluster looking like CMO 4.19+), scrapes
+// three simulated nodes (real kube-rbac-proxy with the DaemonSet's
+// arguments in front of a real CRI-O each, real cert-syncer fed by a
+// kubelet-like projection of the Secret) every second while the serving
+// certificate is rotated SCRAPE_ROTATIONS times (default 20): not one
+// scrape fails, and who may scrape is decided by the client certificate's
+// CA or a token. Writes _output/bench/scrape-rotation.json.
 func TestScrapeDuringRotations(t *testing.T) {
-	start := time.Now()
-	rotations := 20
-	if s := os.Getenv("SCRAPE_ROTATIONS"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 {
-			t.Fatalf("SCRAPE_ROTATIONS=%q is not a positive number", s)
-		}
-		rotations = v
-	}
-	kube := framework.KubeClient(t)
-	ctx := context.Background()
-	root := framework.RepoRoot(t)
-	// The cluster-monitoring operator of 4.19+: Prometheus scrapes with
-	// prometheus-k8s's client certificate (the PKI's) through the scrape
-	// class, and the operator's kube-rbac-proxy trusts CMO's CA.
+	rotations := envCount(t, "SCRAPE_ROTATIONS", 20)
 	pki := framework.NewPlatformPKI(t)
-	scrapeAsCMO(t, framework.NewCluster(t), kube, pki, "4.19.0")
+	scrapeAsCMO(t, framework.NewCluster(t), framework.KubeClient(t), pki, "4.19.0")
 	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	pods := clientCAPods(t)
+	nodes := startScrapeNodes(t, c, pods)
+	targets := scrapeTargets(t, pods, nodes)
+	prom, caFile, serverName := prometheusFromServiceMonitor(t, c, pki, targets)
+	scrapeCheckAuthentication(t, context.Background(), framework.KubeClient(t), pki, nodes[targets[0].node].ProxyAddr, caFile, serverName)
 
-	// The DaemonSet's pods, one per node (fake under kwok: we run them),
-	// once they trust the client CA.
+	stopHealth := watchTargetHealth(prom)
+	time.Sleep(3 * time.Second) // at least two scrapes before the first rotation
+	rotStart := time.Now()
+	for r := 1; r <= rotations; r++ {
+		rotateServingCert(t, nodes, r)
+		time.Sleep(2 * time.Second) // a few scrapes with the new certificate
+	}
+	// kube-rbac-proxy re-reads its own serving pair every minute.
+	last, _, err := servingCert(context.Background(), framework.KubeClient(t))
+	require.NoError(t, err)
+	framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
+		return allServe(nodes, last.SerialNumber.String(), func(n *framework.ScrapeNode) string { return n.ProxyAddr }), nil
+	}, "every kube-rbac-proxy serves the last serving certificate")
+	time.Sleep(3 * time.Second)
+	unhealthy := stopHealth()
+	assertNoFailedScrapes(t, prom, time.Since(rotStart), rotations, len(targets))
+	assert.Empty(t, unhealthy, "targets not up in Prometheus at some point")
+	for _, n := range nodes {
+		assert.False(t, n.Proxy.Exited() || n.Syncer.Exited(), "node %s: a process exited during the test", n.Name)
+	}
+}
+
+// envCount is the positive number in environment variable name, def when
+// unset.
+func envCount(t *testing.T, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		t.Fatalf("%s=%q is not a positive number", name, s)
+	}
+	return v
+}
+
+// clientCAPods waits for scrapeNodes crio-metrics pods (fake under kwok:
+// the test runs them) with a hostIP whose kube-rbac-proxy trusts the
+// client CA.
+func clientCAPods(t *testing.T) []*corev1.Pod {
+	t.Helper()
 	var chosen []*corev1.Pod
 	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
-		pods, err := kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
+		pods, err := framework.KubeClient(t).CoreV1().Pods(operatorNamespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app=crio-metrics"})
 		if err != nil {
 			return false, err
 		}
@@ -80,36 +109,41 @@ func TestScrapeDuringRotations(t *testing.T) {
 		}
 		return len(chosen) == scrapeNodes, nil
 	}, fmt.Sprintf("%d crio-metrics pods with a hostIP whose kube-rbac-proxy trusts the client CA", scrapeNodes))
-	base := filepath.Join(root, "_output", "scrape")
+	return chosen
+}
+
+// startScrapeNodes runs each pod's node with the MachineConfig of its role.
+func startScrapeNodes(t *testing.T, c *framework.Cluster, pods []*corev1.Pod) map[string]*framework.ScrapeNode {
+	t.Helper()
+	ctx := context.Background()
 	nodes := map[string]*framework.ScrapeNode{}
-	mcs := schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
-	for _, p := range chosen {
-		node, err := kube.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range pods {
+		node, err := framework.KubeClient(t).CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+		require.NoError(t, err)
 		role := "worker"
 		if _, ok := node.Labels["node-role.kubernetes.io/master"]; ok {
 			role = "master"
 		}
-		mc, err := c.Dynamic.Resource(mcs).Get(ctx, "50-"+role+"-crio-metrics-tls", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		mc, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, "50-"+role+"-crio-metrics-tls", metav1.GetOptions{})
+		require.NoError(t, err)
 		n := framework.StartScrapeNode(t, c.Config, framework.ScrapeNodeOptions{Pod: p, MachineConfig: mc})
 		nodes[n.Name] = n
-		t.Logf("node %s (%s): proxy %s, CRI-O on 127.0.0.1:%d (%s)", n.Name, role, n.ProxyAddr, n.CRIO.MetricsPort, n.CRIO.Dir)
 	}
+	return nodes
+}
 
-	// Targets: the Service's EndpointSlices, as Prometheus' endpoints
-	// discovery would find them.
-	type target struct{ addr, node string }
-	var targets []target
-	slices, err := kube.DiscoveryV1().EndpointSlices(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=crio-metrics"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range slices.Items {
+type scrapeTarget struct{ addr, node string }
+
+// scrapeTargets are the Service's endpoints as Prometheus' endpoints
+// discovery would find them, each where its node's kube-rbac-proxy listens.
+func scrapeTargets(t *testing.T, pods []*corev1.Pod, nodes map[string]*framework.ScrapeNode) []scrapeTarget {
+	t.Helper()
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	var targets []scrapeTarget
+	eps, err := kube.DiscoveryV1().EndpointSlices(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=crio-metrics"})
+	require.NoError(t, err)
+	for _, s := range eps.Items {
 		port := int32(0)
 		for _, p := range s.Ports {
 			if p.Name != nil && *p.Name == "https" && p.Port != nil {
@@ -117,12 +151,8 @@ func TestScrapeDuringRotations(t *testing.T) {
 			}
 		}
 		for _, e := range s.Endpoints {
-			node := ""
-			if e.NodeName != nil {
-				node = *e.NodeName
-			}
-			if _, ok := nodes[node]; ok && port != 0 && len(e.Addresses) > 0 {
-				targets = append(targets, target{fmt.Sprintf("%s:%d", e.Addresses[0], port), node})
+			if e.NodeName != nil && nodes[*e.NodeName] != nil && port != 0 && len(e.Addresses) > 0 {
+				targets = append(targets, scrapeTarget{fmt.Sprintf("%s:%d", e.Addresses[0], port), *e.NodeName})
 			}
 		}
 	}
@@ -131,11 +161,8 @@ func TestScrapeDuringRotations(t *testing.T) {
 		// kwok's nodes have 127.0.1.x addresses: build the endpoints the
 		// EndpointSlice controller would, from the Service and the pods.
 		svc, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("EndpointSlices of Service crio-metrics hold no endpoints for the simulated nodes (%d slices; loopback node addresses are refused): using the pods' addresses and the Service's targetPort", len(slices.Items))
-		for _, p := range chosen {
+		require.NoError(t, err)
+		for _, p := range pods {
 			port := int32(0)
 			for _, sp := range svc.Spec.Ports {
 				for _, ctr := range p.Spec.Containers {
@@ -146,33 +173,34 @@ func TestScrapeDuringRotations(t *testing.T) {
 					}
 				}
 			}
-			targets = append(targets, target{fmt.Sprintf("%s:%d", p.Status.PodIP, port), p.Spec.NodeName})
+			targets = append(targets, scrapeTarget{fmt.Sprintf("%s:%d", p.Status.PodIP, port), p.Spec.NodeName})
 		}
 	}
 	for _, tg := range targets {
-		if nodes[tg.node].ProxyAddr != tg.addr {
-			t.Fatalf("target %s of node %s is not where its kube-rbac-proxy listens (%s)", tg.addr, tg.node, nodes[tg.node].ProxyAddr)
-		}
+		require.Equal(t, nodes[tg.node].ProxyAddr, tg.addr, "target of node %s is where its kube-rbac-proxy listens", tg.node)
 	}
+	return targets
+}
 
-	// Prometheus, configured from the live ServiceMonitor.
-	promDir := filepath.Join(base, "prometheus")
+// prometheusFromServiceMonitor starts a Prometheus scraping targets every
+// second as the live ServiceMonitor says, with the client certificate of
+// CMO's scrape class it names, and waits until every target is up. It
+// returns Prometheus and the endpoint's CA file and server name.
+func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *framework.PlatformPKI, targets []scrapeTarget) (*framework.Prometheus, string, string) {
+	t.Helper()
+	ctx := context.Background()
+	promDir := filepath.Join(framework.RepoRoot(t), "_output", "scrape", "prometheus")
 	_ = os.RemoveAll(promDir)
-	if err := os.MkdirAll(promDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(promDir, 0o755))
 	var sm *unstructured.Unstructured
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
 		var err error
-		sm, err = c.Dynamic.Resource(schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}).
-			Namespace(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		sm, err = c.Dynamic.Resource(serviceMonitorGVR).Namespace(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
 		return err == nil && class == criometrics.ScrapeClass, err
 	}, "the ServiceMonitor to name the scrape class "+criometrics.ScrapeClass)
 	eps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
-	if len(eps) != 1 {
-		t.Fatalf("ServiceMonitor has %d endpoints, want 1", len(eps))
-	}
+	require.Len(t, eps, 1, "ServiceMonitor endpoints")
 	ep := eps[0].(map[string]interface{})
 	str := func(fields ...string) string {
 		s, _, _ := unstructured.NestedString(ep, fields...)
@@ -182,74 +210,53 @@ func TestScrapeDuringRotations(t *testing.T) {
 	if cmName == "" || cmKey == "" || serverName == "" || str("bearerTokenFile") != "" || str("scheme") != "https" {
 		t.Fatalf("ServiceMonitor endpoint lacks TLS settings or still sends a token: %v", ep)
 	}
-	cm, err := kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, cmName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cm, err := framework.KubeClient(t).CoreV1().ConfigMaps(operatorNamespace).Get(ctx, cmName, metav1.GetOptions{})
+	require.NoError(t, err)
 	caFile := filepath.Join(promDir, "ca.crt")
-	if err := os.WriteFile(caFile, []byte(cm.Data[cmKey]), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(caFile, []byte(cm.Data[cmKey]), 0o644))
 	// The scrape class' files, laid out below promDir as CMO mounts them
 	// into Prometheus; prometheus-operator fills the endpoint's empty
 	// certFile and keyFile from the class and keeps its CA.
 	certFile, keyFile := filepath.Join(promDir, cmoClientCertFile), filepath.Join(promDir, cmoClientKeyFile)
 	for src, dst := range map[string]string{pki.ClientCertFile: certFile, pki.ClientKeyFile: keyFile} {
 		data, err := os.ReadFile(src)
-		if err == nil {
-			err = os.MkdirAll(filepath.Dir(dst), 0o755)
-		}
-		if err == nil {
-			err = os.WriteFile(dst, data, 0o600)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+		require.NoError(t, os.WriteFile(dst, data, 0o600))
 	}
 	var statics []map[string]interface{}
 	for _, tg := range targets {
 		statics = append(statics, map[string]interface{}{"targets": []string{tg.addr}, "labels": map[string]string{"node": tg.node}})
 	}
-	config := map[string]interface{}{
+	// JSON is YAML: Prometheus reads it as its configuration file.
+	raw, err := json.Marshal(map[string]interface{}{
 		"global": map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms"},
 		"scrape_configs": []interface{}{map[string]interface{}{
-			"job_name":       "crio-metrics",
-			"scheme":         str("scheme"),
-			"metrics_path":   str("path"),
-			"tls_config":     map[string]string{"ca_file": caFile, "server_name": serverName, "cert_file": certFile, "key_file": keyFile},
-			"static_configs": statics,
+			"job_name": "crio-metrics", "scheme": str("scheme"), "metrics_path": str("path"), "static_configs": statics,
+			"tls_config": map[string]string{"ca_file": caFile, "server_name": serverName, "cert_file": certFile, "key_file": keyFile},
 		}},
-	}
-	// JSON is YAML: Prometheus reads it as its configuration file.
-	raw, err := json.MarshalIndent(config, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	require.NoError(t, err)
 	prom := framework.StartPrometheus(t, promDir, string(raw))
 	prom.WaitTargetsUp(t, len(targets), time.Minute)
-	v, _, err := prom.QueryScalar(`count({job="crio-metrics",__name__=~"container_runtime_crio_.*"})`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("Prometheus %s scrapes %d targets with a client certificate; %v CRI-O series", prom.URL, len(targets), v)
-	scrapeCheckAuthentication(t, ctx, kube, pki, nodes[targets[0].node].ProxyAddr, caFile, serverName)
+	return prom, caFile, serverName
+}
 
-	// Health as Prometheus reports it, sampled every 500 ms throughout.
-	stopHealth := make(chan struct{})
-	healthDone := make(chan []string)
+// watchTargetHealth samples Prometheus' target health every 500 ms; the
+// function it returns stops and returns every target seen not up.
+func watchTargetHealth(prom *framework.Prometheus) func() []string {
+	stop := make(chan struct{})
+	result := make(chan []string)
 	go func() {
 		var bad []string
 		for {
 			select {
-			case <-stopHealth:
-				healthDone <- bad
+			case <-stop:
+				result <- bad
 				return
 			case <-time.After(500 * time.Millisecond):
 			}
-			tgs, err := prom.Targets()
-			if err != nil {
-				continue
-			}
+			tgs, _ := prom.Targets()
 			for _, tg := range tgs {
 				if tg.Health != "up" {
 					bad = append(bad, fmt.Sprintf("%s %s %s: %s", time.Now().Format("15:04:05.000"), tg.ScrapeURL, tg.Health, tg.LastError))
@@ -257,116 +264,62 @@ func TestScrapeDuringRotations(t *testing.T) {
 			}
 		}
 	}()
+	return func() []string { close(stop); return <-result }
+}
 
-	servingSecret := func() (string, error) {
-		s, err := kube.CoreV1().Secrets(operatorNamespace).Get(ctx, "crio-metrics-serving-cert", metav1.GetOptions{})
-		if err != nil {
-			return "", err
-		}
-		cert, err := framework.FirstCertificate(s.Data["tls.crt"])
-		if err != nil {
-			return "", err
-		}
-		return cert.SerialNumber.String(), nil
-	}
-	// Settle at least two scrapes before the first rotation.
-	time.Sleep(3 * time.Second)
-	rotStart := time.Now()
-	var reachCRIO []time.Duration
-	for r := 1; r <= rotations; r++ {
-		old, err := servingSecret()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t0 := time.Now()
-		if err := kube.CoreV1().Secrets(operatorNamespace).Delete(ctx, "crio-metrics-serving-cert", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-		var serial string
-		framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
-			serial, err = servingSecret()
-			return err == nil && serial != old, nil
-		}, fmt.Sprintf("rotation %d: the operator issues a new serving certificate", r))
-		reissued := time.Since(t0)
-		// Each node's CRI-O serves it: projection, cert-syncer, CRI-O reload.
-		framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
-			for _, n := range nodes {
-				cert, err := framework.ServedCertificate(fmt.Sprintf("127.0.0.1:%d", n.CRIO.MetricsPort))
-				if err != nil || cert.SerialNumber.String() != serial {
-					return false, nil
-				}
-			}
-			return true, nil
-		}, fmt.Sprintf("rotation %d: every CRI-O serves serial %s", r, serial))
-		reachCRIO = append(reachCRIO, time.Since(t0))
-		t.Logf("rotation %d/%d: serial %s issued after %s, served by all %d CRI-Os after %s", r, rotations, serial,
-			reissued.Round(time.Millisecond), len(nodes), time.Since(t0).Round(time.Millisecond))
-		// A few scrapes with the new certificate before the next rotation.
-		time.Sleep(2 * time.Second)
-	}
-	// kube-rbac-proxy re-reads its own serving pair every minute: wait until
-	// every proxy serves the last certificate too.
-	last, err := servingSecret()
-	if err != nil {
+// rotateServingCert deletes the serving Secret and waits until the operator
+// issued a new certificate and every node's CRI-O serves it (projection,
+// cert-syncer, CRI-O's reload).
+func rotateServingCert(t *testing.T, nodes map[string]*framework.ScrapeNode, r int) {
+	t.Helper()
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	old, _, err := servingCert(ctx, kube)
+	require.NoError(t, err)
+	if err := kube.CoreV1().Secrets(operatorNamespace).Delete(ctx, secServingSecret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	t1 := time.Now()
-	framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
-		for _, n := range nodes {
-			cert, err := framework.ServedCertificate(n.ProxyAddr)
-			if err != nil || cert.SerialNumber.String() != last {
-				return false, nil
-			}
+	var serial string
+	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		cert, _, err := servingCert(ctx, kube)
+		if err == nil {
+			serial = cert.SerialNumber.String()
 		}
-		return true, nil
-	}, "every kube-rbac-proxy serves the last serving certificate")
-	t.Logf("every kube-rbac-proxy serves serial %s, %s after the last rotation", last, time.Since(t1).Round(time.Second))
-	time.Sleep(3 * time.Second)
-	close(stopHealth)
-	unhealthy := <-healthDone
+		return err == nil && !cert.Equal(old), nil
+	}, fmt.Sprintf("rotation %d: the operator issues a new serving certificate", r))
+	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		return allServe(nodes, serial, func(n *framework.ScrapeNode) string { return fmt.Sprintf("127.0.0.1:%d", n.CRIO.MetricsPort) }), nil
+	}, fmt.Sprintf("rotation %d: every CRI-O serves serial %s", r, serial))
+}
 
-	window := int(time.Since(rotStart).Seconds()) + 2
-	scrapes, _, err := prom.QueryScalar(fmt.Sprintf(`sum(count_over_time(up{job="crio-metrics"}[%ds]))`, window))
-	if err != nil {
-		t.Fatal(err)
-	}
-	good, _, err := prom.QueryScalar(fmt.Sprintf(`sum(sum_over_time(up{job="crio-metrics"}[%ds]))`, window))
-	if err != nil {
-		t.Fatal(err)
-	}
-	failed := int(scrapes - good)
+// allServe tells whether every node serves serial at addr(node).
+func allServe(nodes map[string]*framework.ScrapeNode, serial string, addr func(*framework.ScrapeNode) string) bool {
 	for _, n := range nodes {
-		for _, p := range []*framework.Process{n.Proxy, n.Syncer} {
-			if p.Exited() {
-				t.Errorf("node %s: process exited during the test; log %s", n.Name, p.LogPath)
-			}
+		if cert, err := framework.ServedCertificate(addr(n)); err != nil || cert.SerialNumber.String() != serial {
+			return false
 		}
 	}
-	var maxReach time.Duration
-	for _, d := range reachCRIO {
-		if d > maxReach {
-			maxReach = d
-		}
-	}
-	result := map[string]int{"scrapes": int(scrapes), "failed": failed, "rotations": rotations, "targets": len(targets)}
-	out, _ := json.Marshal(result)
-	benchDir := filepath.Join(root, "_output", "bench")
-	if err := os.MkdirAll(benchDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(benchDir, "scrape-rotation.json"), append(out, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s (window %ds; rotation reached every CRI-O within %s at most); test took %s", out, window, maxReach.Round(time.Millisecond), time.Since(start).Round(time.Second))
-	if scrapes == 0 {
-		t.Errorf("Prometheus recorded no scrapes")
-	}
-	if failed != 0 {
-		t.Errorf("%d of %v scrapes failed", failed, scrapes)
-	}
-	if len(unhealthy) > 0 {
-		t.Errorf("targets not up in Prometheus at some point:\n%s", strings.Join(unhealthy, "\n"))
-	}
+	return true
+}
+
+// assertNoFailedScrapes asks Prometheus how many scrapes it made over the
+// window and how many failed (none may), and writes the counts to
+// _output/bench/scrape-rotation.json.
+func assertNoFailedScrapes(t *testing.T, prom *framework.Prometheus, since time.Duration, rotations, targets int) {
+	t.Helper()
+	window := int(since.Seconds()) + 2
+	scrapes, _, err := prom.QueryScalar(fmt.Sprintf(`sum(count_over_time(up{job="crio-metrics"}[%ds]))`, window))
+	require.NoError(t, err)
+	good, _, err := prom.QueryScalar(fmt.Sprintf(`sum(sum_over_time(up{job="crio-metrics"}[%ds]))`, window))
+	require.NoError(t, err)
+	failed := int(scrapes - good)
+	out, _ := json.Marshal(map[string]int{"scrapes": int(scrapes), "failed": failed, "rotations": rotations, "targets": targets})
+	benchDir := filepath.Join(framework.RepoRoot(t), "_output", "bench")
+	require.NoError(t, os.MkdirAll(benchDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(benchDir, "scrape-rotation.json"), append(out, '\n'), 0o644))
+	t.Logf("%s", out)
+	assert.NotZero(t, scrapes, "Prometheus recorded scrapes")
+	assert.Zero(t, failed, "failed scrapes of %v", scrapes)
 }
 
 // The scrape class tls-client-certificate-auth of CMO's Prometheus k8s

@@ -7,6 +7,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -77,21 +78,26 @@ func testDaemonSetRollsOut(t *testing.T) {
 	}
 
 	want := int32(len(nodes.Items))
-	var last appsv1.DaemonSetStatus
 	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
 		got, err := client.AppsV1().DaemonSets(ns).Get(ctx, ds.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		last = got.Status
-		return got.Status.ObservedGeneration >= got.Generation &&
-			got.Status.DesiredNumberScheduled == want &&
-			got.Status.NumberReady == want &&
-			got.Status.UpdatedNumberScheduled == want, nil
-	}, fmt.Sprintf("DaemonSet to be Ready on all %d nodes (last status: %+v)", want, &last))
+		s := got.Status
+		if s.ObservedGeneration < got.Generation || s.DesiredNumberScheduled != want || s.NumberReady != want || s.UpdatedNumberScheduled != want {
+			return false, fmt.Errorf("status %+v", s)
+		}
+		return true, nil
+	}, fmt.Sprintf("DaemonSet to be Ready on all %d nodes", want))
 
-	// One Running, Ready pod per node, on the node's own address.
-	pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=e2e-smoke"})
+	assertOnePodPerNodeAtItsAddress(t, ctx, ns, nodes.Items, nodeIPs)
+}
+
+// assertOnePodPerNodeAtItsAddress: the DaemonSet runs one Running pod per
+// node, on the node's own address.
+func assertOnePodPerNodeAtItsAddress(t *testing.T, ctx context.Context, ns string, nodes []corev1.Node, nodeIPs map[string]string) {
+	t.Helper()
+	pods, err := framework.KubeClient(t).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=e2e-smoke"})
 	if err != nil {
 		t.Fatalf("listing pods: %v", err)
 	}
@@ -111,12 +117,11 @@ func testDaemonSetRollsOut(t *testing.T) {
 		}
 		podIPs[p.Status.PodIP] = p.Name
 	}
-	for _, n := range nodes.Items {
+	for _, n := range nodes {
 		if perNode[n.Name] != 1 {
 			t.Errorf("node %s runs %d pods of the DaemonSet, want 1", n.Name, perNode[n.Name])
 		}
 	}
-	t.Logf("DaemonSet Ready on %d nodes", want)
 }
 
 func testCRDSchemaIsEnforced(t *testing.T) {
