@@ -102,7 +102,9 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
 		for _, name := range NodeOperatorWatchers {
 			n, ok := now[name]
 			if !ok {
-				return false, fmt.Errorf("the operator has no workqueue %q (have %v)", name, keys(now))
+				// The controllers start after the feature gates are read.
+				last = fmt.Sprintf("the operator has no workqueue %q yet (have %v)", name, keys(now))
+				return false, nil
 			}
 			if n.depth != 0 || n.unfinished != 0 {
 				last = fmt.Sprintf("%s: depth %v, unfinished %vs", name, n.depth, n.unfinished)
