@@ -207,6 +207,9 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	o.WaitPersists = nodedisruption.Persists(c.waitingSince, o.Now) || c.reportedPersisting(o.Waiting)
 
 	conds := conditionsFor(o)
+	if intent == Build && syncCtx.QueueKey() == rolloutKey {
+		conds.Degraded = c.keepFullSyncDegraded(conds.Degraded)
+	}
 	status := applyoperatorv1.OperatorStatus().WithConditions(
 		c.conditions.Available(conds.Available.Status, conds.Available.Reason, conds.Available.Message),
 		c.conditions.Progressing(conds.Progressing.Status, conds.Progressing.Reason, conds.Progressing.Message),
@@ -227,6 +230,25 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	// A failed request is retried with the queue's backoff; the status
 	// already says it, and says it once.
 	return errors.Join(errs...)
+}
+
+// keepFullSyncDegraded: a sync woken by the DaemonSet takes only the
+// DaemonSet's steps, so it cannot clear a MetricsDegraded that a full sync
+// found in a step it skipped (a denied write, say); clearing it would flap
+// the condition and restart its inertia on every DaemonSet event. The next
+// full sync judges it again.
+func (c *controller) keepFullSyncDegraded(computed condition) condition {
+	if computed.Status {
+		return computed
+	}
+	_, status, _, err := c.operatorClient.GetOperatorState()
+	if err != nil || status == nil {
+		return computed
+	}
+	if cond := v1helpers.FindOperatorCondition(status.Conditions, Prefix+operatorv1.OperatorStatusTypeDegraded); cond != nil && cond.Status == operatorv1.ConditionTrue {
+		return condition{Status: true, Reason: cond.Reason, Message: cond.Message}
+	}
+	return computed
 }
 
 // reportedPersisting: MetricsDegraded already reports this wait as

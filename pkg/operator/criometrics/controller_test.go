@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -57,6 +58,8 @@ type fixture struct {
 	log        writeLog
 	// reads is how many reads the last sync made.
 	reads int
+	// failing: a sync may return an error (a refused write).
+	failing bool
 }
 
 // newFixture: built-in kinds live in the kube fake, the others
@@ -154,7 +157,9 @@ func (f *fixture) syncKey(key string) ([]string, bool) {
 	err := f.c.sync(ctx, syncCtx)
 	f.reads = f.log.reads
 	writes := f.log.take()
-	require.NoError(f.t, err, "writes: %q", writes)
+	if !f.failing {
+		require.NoError(f.t, err, "writes: %q", writes)
+	}
 	return writes, syncCtx.Queue().Len() > 0
 }
 
@@ -389,6 +394,22 @@ func TestPersistentProblemsReportedOnce(t *testing.T) {
 	f.clock.Step(10 * time.Minute)
 	assert.Empty(t, f.sync())
 	assert.Equal(t, conds, f.conditions(), "a persistent problem changes no condition")
+
+	// A sync woken by the DaemonSet skips the step that failed: it keeps
+	// the full sync's MetricsDegraded instead of clearing it.
+	g := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
+	build(t, g)
+	require.NoError(t, g.dyn.Tracker().Delete(platform.SecurityContextConstraintsGVR, "", DaemonSetName))
+	g.dyn.PrependReactor("*", "securitycontextconstraints", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		return a.GetVerb() != "get" && a.GetVerb() != "list", nil, apierrors.NewForbidden(platform.SecurityContextConstraintsGVR.GroupResource(), DaemonSetName, nil)
+	})
+	g.failing = true
+	g.sync()
+	denied := g.conditions()
+	require.Equal(t, operatorv1.ConditionTrue, denied[Prefix+"Degraded"].Status)
+	writes, _ := g.syncKey(rolloutKey)
+	assert.Empty(t, writes, "a DaemonSet's sync does not clear what it did not check")
+	assert.Equal(t, denied, g.conditions())
 
 	held := MachineConfigsHeldBack + nodedisruption.WaitStatus
 	f.operator = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{
