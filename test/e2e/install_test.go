@@ -42,6 +42,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/metricsclientca"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -124,6 +125,8 @@ type installation struct {
 	// would.
 	servingCA    *x509.Certificate
 	servingCAKey *ecdsa.PrivateKey
+	// pki is CMO's: its client certificate's CA is the API server's.
+	pki *framework.PlatformPKI
 
 	operator *framework.Process
 	// proxy is the pod's kube-rbac-proxy container, when started.
@@ -178,6 +181,8 @@ func newInstallationFor(t *testing.T, profile string) *installation {
 	// MachineConfigs wait (framework.StartOperator does the same).
 	framework.StartMCOPolicyStatus(t, cfg)
 	in.publishMetricsClientCA()
+	in.pki = framework.NewPlatformPKI(t)
+	trustAsAPIServerClientCA(t, in.kube, in.pki)
 	if in.present() {
 		t.Logf("the cluster is not fresh (a previous run left the operator installed); removing it first")
 		in.uninstall()
@@ -335,6 +340,7 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	}
 	in.operatorPort = framework.FreePort(t)
 	operatorListen := "127.0.0.1:" + strconv.Itoa(in.operatorPort)
+	opStart := time.Now()
 	in.operator = framework.StartPodProcess(t, in.cfg, framework.PodProcessOptions{
 		Pod:                pod,
 		Container:          nodeOperatorName,
@@ -350,6 +356,13 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	if err := framework.EnsureTool(t, "kube-rbac-proxy"); err != nil {
 		t.Fatal(err)
 	}
+	// The kubelet restarts kube-rbac-proxy until the operator (every
+	// replica, before it waits for the lease) has copied the client CA.
+	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		_, err := in.kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, metricsclientca.Name, metav1.GetOptions{})
+		return err == nil, nil
+	}, "the operator to copy the client CA for its kube-rbac-proxy")
+	t.Logf("the client CA copy exists %s after the operator started", time.Since(opStart).Round(10*time.Millisecond))
 	in.listenPort = framework.FreePort(t)
 	in.proxy = framework.StartPodProcess(t, in.cfg, framework.PodProcessOptions{
 		Pod:                pod,
@@ -661,6 +674,12 @@ func (in *installation) testMetrics(t *testing.T) {
 		}
 		t.Logf("%s: GET %s: HTTP %d", tc.name, tc.path, code)
 	}
+	// As the platform Prometheus scrapes: CMO's client certificate.
+	caFile := filepath.Join(in.pki.Dir, "service-ca.crt")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: in.servingCA.Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	scrapeCheckAuthentication(t, ctx, in.kube, in.pki, "127.0.0.1:"+strconv.Itoa(in.listenPort), caFile, operatorMetricsServerName)
 }
 
 // metricsClients creates two ServiceAccounts, one granted get on /metrics,
@@ -1468,7 +1487,7 @@ func (in *installation) reset(ctx context.Context, keepLease, keepNamespaces boo
 		}
 		victims = append(victims, obj)
 	}
-	for _, cm := range []string{"crio-metrics-ca-bundle"} {
+	for _, cm := range []string{"crio-metrics-ca-bundle", metricsclientca.Name} {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion("v1")
 		u.SetKind("ConfigMap")

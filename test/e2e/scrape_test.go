@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,8 +26,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/metricsclientca"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -417,4 +420,36 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 		}
 		t.Logf("kube-rbac-proxy with --client-ca-file, %s: %d", c.who, code)
 	}
+}
+
+// trustAsAPIServerClientCA adds pki's client CA to client-ca-file of
+// kube-system/extension-apiserver-authentication, as the API server
+// publishes the CA of the kube-apiserver-client signer that issues CMO's
+// certificate (the API server's own controller merges, and keeps, what it
+// finds there); it is removed when the test ends.
+func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *framework.PlatformPKI) {
+	ca, err := os.ReadFile(pki.ClientCAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(f func(string) string) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cms := kube.CoreV1().ConfigMaps(metricsclientca.SourceNamespace)
+			cm, err := cms.Get(context.Background(), metricsclientca.SourceName, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cm.Data[metricsclientca.SourceKey] = f(cm.Data[metricsclientca.SourceKey])
+			_, err = cms.Update(context.Background(), cm, metav1.UpdateOptions{})
+			return err
+		})
+	}
+	if err := edit(func(s string) string { return strings.TrimRight(s, "\n") + "\n" + string(ca) }); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := edit(func(s string) string { return strings.Replace(s, string(ca), "", 1) }); err != nil {
+			t.Errorf("removing the test's client CA from %s/%s: %v", metricsclientca.SourceNamespace, metricsclientca.SourceName, err)
+		}
+	})
 }

@@ -306,6 +306,9 @@ var proxyFlags = map[string]bool{
 	"--tls-min-version":       true,
 	"--tls-cipher-suites":     true,
 	"--allow-paths":           true,
+	// Adds x509 to TokenReview: a certificate signed by the API server's
+	// client CA authenticates as its CN; authorization is unchanged.
+	"--client-ca-file": true,
 }
 
 // checkProxyContainer: kube-rbac-proxy serves, on the pod's https port, the
@@ -474,7 +477,7 @@ func metricsServiceOf(t *testing.T, tr *tree) *corev1.Service {
 
 // checkService: the Service "metrics" leads to kube-rbac-proxy's https port;
 // the ServiceMonitor scrapes it over TLS, checking the certificate's name,
-// with Prometheus' token.
+// with CMO's client certificate (its scrape class), no token.
 func checkService(t *testing.T, tr *tree, svc *corev1.Service, port int) {
 	t.Helper()
 	if svc.Spec.Selector["app"] != operatorName {
@@ -506,14 +509,17 @@ func checkService(t *testing.T, tr *tree, svc *corev1.Service, port int) {
 	ep := endpoints[0].(map[string]any)
 	tls, _ := ep["tlsConfig"].(map[string]any)
 	want := metricsService + "." + operatorNamespace + ".svc"
-	if ep["port"] != "https" || ep["scheme"] != "https" || tls == nil || tls["serverName"] != want || (tls["caFile"] == nil && tls["ca"] == nil) {
-		t.Errorf("ServiceMonitor endpoint %v: want port https, scheme https, a CA and serverName %s", ep, want)
+	// CMO's scrape class supplies the client certificate and the service
+	// CA bundle.
+	if ep["port"] != "https" || ep["scheme"] != "https" || tls == nil || tls["serverName"] != want ||
+		sm["spec"].(map[string]any)["scrapeClass"] != "tls-client-certificate-auth" {
+		t.Errorf("ServiceMonitor %v: want port https, scheme https, serverName %s and scrapeClass tls-client-certificate-auth", ep, want)
 	}
 	if p, ok := ep["path"]; ok && p != "/metrics" {
 		t.Errorf("ServiceMonitor endpoint path %v; kube-rbac-proxy serves only /metrics", p)
 	}
-	if ep["bearerTokenFile"] == nil && ep["authorization"] == nil {
-		t.Errorf("ServiceMonitor endpoint %v: kube-rbac-proxy authenticates scrapers; send Prometheus' token", ep)
+	if ep["bearerTokenFile"] != nil || ep["authorization"] != nil {
+		t.Errorf("ServiceMonitor endpoint %v: the client certificate authenticates; send no token", ep)
 	}
 }
 
