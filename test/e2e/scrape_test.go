@@ -423,33 +423,23 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 }
 
 // trustAsAPIServerClientCA adds pki's client CA to client-ca-file of
-// kube-system/extension-apiserver-authentication, as the API server
-// publishes the CA of the kube-apiserver-client signer that issues CMO's
-// certificate (the API server's own controller merges, and keeps, what it
-// finds there); it is removed when the test ends.
+// kube-system/extension-apiserver-authentication, where the API server
+// publishes the CA of the signer that issues CMO's certificate (its own
+// controller merges what it finds there), until the test ends.
 func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *framework.PlatformPKI) {
 	ca, err := os.ReadFile(pki.ClientCAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit := func(f func(string) string) error {
+	require.NoError(t, err)
+	cms := kube.CoreV1().ConfigMaps(metricsclientca.SourceNamespace)
+	edit := func(old, new string) error {
 		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cms := kube.CoreV1().ConfigMaps(metricsclientca.SourceNamespace)
 			cm, err := cms.Get(context.Background(), metricsclientca.SourceName, metav1.GetOptions{})
-			if err != nil {
-				return err
+			if err == nil {
+				cm.Data[metricsclientca.SourceKey] = strings.Replace(cm.Data[metricsclientca.SourceKey], old, new, 1)
+				_, err = cms.Update(context.Background(), cm, metav1.UpdateOptions{})
 			}
-			cm.Data[metricsclientca.SourceKey] = f(cm.Data[metricsclientca.SourceKey])
-			_, err = cms.Update(context.Background(), cm, metav1.UpdateOptions{})
 			return err
 		})
 	}
-	if err := edit(func(s string) string { return strings.TrimRight(s, "\n") + "\n" + string(ca) }); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := edit(func(s string) string { return strings.Replace(s, string(ca), "", 1) }); err != nil {
-			t.Errorf("removing the test's client CA from %s/%s: %v", metricsclientca.SourceNamespace, metricsclientca.SourceName, err)
-		}
-	})
+	require.NoError(t, edit("-----END CERTIFICATE-----\n", "-----END CERTIFICATE-----\n"+string(ca)))
+	t.Cleanup(func() { assert.NoError(t, edit(string(ca), "")) })
 }
