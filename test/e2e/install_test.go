@@ -356,8 +356,7 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	if err := framework.EnsureTool(t, "kube-rbac-proxy"); err != nil {
 		t.Fatal(err)
 	}
-	// The kubelet restarts kube-rbac-proxy until the operator (any
-	// replica, before it waits for the lease) has copied the client CA.
+	// The kubelet restarts kube-rbac-proxy until any replica copied the CA.
 	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
 		_, err := in.kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, metricsclientca.Name, metav1.GetOptions{})
 		return err == nil, nil
@@ -651,62 +650,21 @@ func (in *installation) testMetrics(t *testing.T) {
 	if in.proxy == nil || in.proxy.Exited() {
 		t.Fatalf("the pod's kube-rbac-proxy is not running\n%s", in.proxyLogTail(30))
 	}
-	reader, nobody := in.metricsClients(t)
-
-	for _, tc := range []struct {
-		name, path, token string
-		want              int
-	}{
-		{"a ServiceAccount without RBAC for /metrics", "/metrics", nobody, http.StatusForbidden},
-		{"a ServiceAccount granted get on /metrics", "/metrics", reader, http.StatusOK},
-		{"a ServiceAccount granted get on /metrics, for /healthz", "/healthz", reader, http.StatusNotFound},
-	} {
-		code, body, err := in.scrape(tc.path, tc.token)
-		if err != nil {
-			t.Errorf("%s: %v\n%s", tc.name, err, in.proxyLogTail(20))
-			continue
-		}
-		if code != tc.want {
-			t.Errorf("%s: GET %s: HTTP %d, want %d: %.300s\n%s", tc.name, tc.path, code, tc.want, body, in.proxyLogTail(20))
-		} else if tc.want == http.StatusOK && !strings.Contains(body, "openshift_cluster_node_operator_build_info") {
-			t.Errorf("%s: the metrics lack openshift_cluster_node_operator_build_info", tc.name)
-		}
-		t.Logf("%s: GET %s: HTTP %d", tc.name, tc.path, code)
-	}
-	// As the platform Prometheus scrapes: CMO's client certificate.
+	// Who may scrape: CMO's client certificate, as the platform Prometheus
+	// presents it, and tokens.
 	caFile := filepath.Join(in.pki.Dir, "service-ca.crt")
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: in.servingCA.Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	scrapeCheckAuthentication(t, ctx, in.kube, in.pki, "127.0.0.1:"+strconv.Itoa(in.listenPort), caFile, operatorMetricsServerName)
-}
-
-// metricsClients creates two ServiceAccounts, one granted get on /metrics,
-// and returns their tokens.
-func (in *installation) metricsClients(t *testing.T) (reader, nobody string) {
-	ctx := framework.Context(t, time.Minute)
-	for _, name := range []string{"e2e-metrics-reader", "e2e-metrics-nobody"} {
-		_, err := in.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
+	// What is served: the operator's metrics, no other path.
+	token := in.token(ctx, "openshift-monitoring", "prometheus-k8s")
+	for path, want := range map[string]int{"/metrics": http.StatusOK, "/healthz": http.StatusNotFound} {
+		code, body, err := in.scrape(path, token)
+		if err != nil || code != want || (want == http.StatusOK && !strings.Contains(body, "openshift_cluster_node_operator_build_info")) {
+			t.Errorf("GET %s: HTTP %d (want %d, with the operator's build_info), %v: %.300s\n%s", path, code, want, err, body, in.proxyLogTail(20))
 		}
 	}
-	role := &rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-metrics-reader"},
-		Rules:      []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}},
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-metrics-reader"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: operatorNamespace, Name: "e2e-metrics-reader"}},
-	}
-	if _, err := in.kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	if _, err := in.kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	return in.token(ctx, operatorNamespace, "e2e-metrics-reader"), in.token(ctx, operatorNamespace, "e2e-metrics-nobody")
 }
 
 func (in *installation) token(ctx context.Context, namespace, name string) string {
@@ -820,11 +778,6 @@ func (in *installation) uninstall() {
 		}
 	}
 	victims = append(victims, in.liveOperands(ctx)...)
-	// The test's own objects.
-	for _, name := range []string{"e2e-metrics-reader"} {
-		_ = in.kube.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
-		_ = in.kube.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
-	}
 	in.deleteReducedRBAC(ctx)
 	// The manifests, last first.
 	for i := len(in.rel.Manifests) - 1; i >= 0; i-- {

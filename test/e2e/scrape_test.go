@@ -370,8 +370,8 @@ func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, 
 
 // scrapeCheckAuthentication asks one node's kube-rbac-proxy, which trusts
 // CMO's client CA, who gets CRI-O's metrics: prometheus-k8s's certificate
-// alone; not the same user's certificate from another CA; and a token of
-// prometheus-k8s alone, which kube-rbac-proxy still accepts beside client
+// alone; not the same user's certificate from another CA, nor a user
+// without get /metrics (403); and a token of prometheus-k8s alone, which kube-rbac-proxy still accepts beside client
 // certificates (it authenticates with the union of x509 and TokenReview),
 // as the proxies of CMO's own components do.
 func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernetes.Interface, pki *framework.PlatformPKI, addr, caFile, serverName string) {
@@ -403,6 +403,10 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 		return resp.StatusCode
 	}
 	other := framework.NewPlatformPKI(t).ClientCert
+	// A user without get on /metrics: the namespace's default ServiceAccount.
+	_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+	nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
+	require.NoError(t, err)
 	for _, c := range []struct {
 		who   string
 		cert  *tls.Certificate
@@ -413,6 +417,7 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 		{"prometheus-k8s's certificate from another CA", &other, "", http.StatusUnauthorized},
 		{"no certificate, no token", nil, "", http.StatusUnauthorized},
 		{"prometheus-k8s's token alone", nil, token, http.StatusOK},
+		{"a token of a user without get /metrics", nil, nobody, http.StatusForbidden},
 	} {
 		code := get(c.cert, c.token)
 		if code != c.want {

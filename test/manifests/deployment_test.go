@@ -306,9 +306,7 @@ var proxyFlags = map[string]bool{
 	"--tls-min-version":       true,
 	"--tls-cipher-suites":     true,
 	"--allow-paths":           true,
-	// Adds x509 to TokenReview: a certificate signed by the API server's
-	// client CA authenticates as its CN; authorization is unchanged.
-	"--client-ca-file": true,
+	"--client-ca-file":        true, // x509 beside TokenReview, authorization unchanged
 }
 
 // checkProxyContainer: kube-rbac-proxy serves, on the pod's https port, the
@@ -509,8 +507,6 @@ func checkService(t *testing.T, tr *tree, svc *corev1.Service, port int) {
 	ep := endpoints[0].(map[string]any)
 	tls, _ := ep["tlsConfig"].(map[string]any)
 	want := metricsService + "." + operatorNamespace + ".svc"
-	// CMO's scrape class supplies the client certificate and the service
-	// CA bundle.
 	if ep["port"] != "https" || ep["scheme"] != "https" || tls == nil || tls["serverName"] != want ||
 		sm["spec"].(map[string]any)["scrapeClass"] != "tls-client-certificate-auth" {
 		t.Errorf("ServiceMonitor %v: want port https, scheme https, serverName %s and scrapeClass tls-client-certificate-auth", ep, want)

@@ -120,9 +120,8 @@ var operatorNeeds = func() []need {
 
 // externalRoles are roles the manifests may bind but do not define, with
 // their rules: the kube-apiserver's bootstrap policy creates them. None is
-// bound today (the operator no longer reads
-// kube-system/extension-apiserver-authentication: it has no delegated
-// authentication of its own).
+// bound today (kube-system/extension-apiserver-authentication is read through
+// the operator's own Role there).
 var externalRoles = map[string][]rbacv1.PolicyRule{}
 
 // prometheusBindings are the roles the manifests bind to the platform
