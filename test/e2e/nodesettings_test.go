@@ -12,8 +12,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -486,10 +484,7 @@ func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.Query
 // queries while a rollout runs.
 func (w *nodeSettingsWorld) gateQueries(t *testing.T) int {
 	t.Helper()
-	resp, err := http.Get(w.prom.URL + "/metrics")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	_, body, err := framework.HTTPGet(nil, w.prom.URL+"/metrics", "")
 	require.NoError(t, err)
 	for _, line := range strings.Split(string(body), "\n") {
 		if strings.HasPrefix(line, `prometheus_http_requests_total{code="200",handler="/api/v1/query"} `) {

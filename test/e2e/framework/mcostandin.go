@@ -40,8 +40,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -1699,20 +1697,7 @@ func PoolSettled(p MCOPool) bool {
 // CRIOHealthy GETs the node's CRI-O metrics (plain HTTP, 00-default's
 // endpoint on the node's address).
 func CRIOHealthy(n *PlatformNode) error {
-	client := &http.Client{Timeout: 3 * time.Second}
-	resp, err := client.Get("http://" + n.MetricsAddr + "/metrics")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "\ncontainer_runtime_crio_") {
-		return fmt.Errorf("HTTP %d without CRI-O metrics", resp.StatusCode)
-	}
-	return nil
+	return crioMetrics(HTTPGet(nil, "http://"+n.MetricsAddr+"/metrics", ""))
 }
 
 // CRIODropIn reads a drop-in from the directory the node's real CRI-O reads.

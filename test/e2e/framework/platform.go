@@ -33,7 +33,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -1193,20 +1192,15 @@ func (p *MetricsPoller) Stop() PollCounts {
 // GetCRIOMetrics GETs https://addr/metrics with client and checks that it
 // returns CRI-O's metrics.
 func GetCRIOMetrics(client *http.Client, addr string) error {
-	resp, err := client.Get("https://" + addr + "/metrics")
+	return crioMetrics(HTTPGet(client, "https://"+addr+"/metrics", ""))
+}
+
+func crioMetrics(code int, body []byte, err error) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, strings.TrimSpace(string(body)))
-	}
-	if !bytes.Contains(body, []byte("\ncontainer_runtime_crio_")) {
-		return fmt.Errorf("HTTP 200 without container_runtime_crio_* metrics: %.200s", body)
+	if code != http.StatusOK || !bytes.Contains(body, []byte("\ncontainer_runtime_crio_")) {
+		return fmt.Errorf("HTTP %d without container_runtime_crio_* metrics: %.200s", code, bytes.TrimSpace(body))
 	}
 	return nil
 }
@@ -1214,18 +1208,6 @@ func GetCRIOMetrics(client *http.Client, addr string) error {
 // GetWithToken GETs https://addr/metrics with a bearer token and no client
 // certificate, and returns the status code.
 func (p *PlatformPKI) GetWithToken(addr, token string) (int, error) {
-	req, err := http.NewRequest(http.MethodGet, "https://"+addr+"/metrics", nil)
-	if err != nil {
-		return 0, err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := p.HTTPClient(false).Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode, nil
+	code, _, err := HTTPGet(p.HTTPClient(false), "https://"+addr+"/metrics", token)
+	return code, err
 }

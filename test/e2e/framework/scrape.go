@@ -215,12 +215,8 @@ func StartPrometheus(t testing.TB, dir, config string) *Prometheus {
 		if p.Process.Exited() {
 			return false, fmt.Errorf("prometheus exited; log %s", p.Process.LogPath)
 		}
-		resp, err := http.Get(p.URL + "/-/ready")
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
+		code, _, err := HTTPGet(nil, p.URL+"/-/ready", "")
+		return err == nil && code == http.StatusOK, nil
 	}, "prometheus to be ready")
 	return p
 }
@@ -277,19 +273,36 @@ func (p *Prometheus) QueryScalar(query string) (float64, bool, error) {
 }
 
 func (p *Prometheus) get(path string, into interface{}) error {
-	resp, err := http.Get(p.URL + path)
+	code, body, err := HTTPGet(nil, p.URL+path, "")
 	if err != nil {
 		return err
+	}
+	if code != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d: %s", path, code, body)
+	}
+	return json.Unmarshal(body, into)
+}
+
+// HTTPGet GETs url with client (nil: a 5 s timeout, no TLS settings) and,
+// when token is set, a bearer token; it returns the status code and body.
+func HTTPGet(client *http.Client, url, token string) (int, []byte, error) {
+	if client == nil {
+		client = &http.Client{Timeout: 5 * time.Second}
+	}
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, body)
-	}
-	return json.Unmarshal(body, into)
+	return resp.StatusCode, body, err
 }
 
 // WaitTargetsUp waits until n targets are up.
