@@ -293,9 +293,7 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 	var cm struct {
 		Data map[string]string `json:"data"`
 	}
-	if err := yaml.Unmarshal(raw, &cm); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, yaml.Unmarshal(raw, &cm))
 	var out []string
 	for _, js := range cm.Data {
 		var d struct {
@@ -313,9 +311,7 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 				} `json:"list"`
 			} `json:"templating"`
 		}
-		if err := json.Unmarshal([]byte(js), &d); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(js), &d))
 		for _, r := range d.Rows {
 			for _, p := range r.Panels {
 				for _, tg := range p.Targets {
@@ -345,16 +341,10 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 func writeTestRules(t *testing.T, job, dir string) (rf testRuleFile, path string) {
 	t.Helper()
 	rule, err := criometrics.RenderPrometheusRule(job, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plain, err := criometrics.RuleFile(rule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(plain, &rf); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(plain, &rf))
 	for _, g := range rf.Groups {
 		for _, r := range g.Rules {
 			if _, ok := r["alert"]; ok {
@@ -363,16 +353,10 @@ func writeTestRules(t *testing.T, job, dir string) (rf testRuleFile, path string
 		}
 	}
 	raw, err := yaml.Marshal(rf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	path = filepath.Join(dir, "rules.yaml")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
 	return rf, path
 }
 
@@ -388,9 +372,7 @@ type testRuleFile struct {
 func minimalKeepRegex(t *testing.T, root string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "test", "rules", "cmo-minimal-profile.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var fixture struct {
 		Keep []string `json:"keep"`
 	}

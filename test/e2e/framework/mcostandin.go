@@ -52,6 +52,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -1518,9 +1519,7 @@ func CreatePool(t testing.TB, admin *rest.Config, name string) {
 			}
 		}
 	}
-	if err := deletePool(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, deletePool(ctx))
 	if _, err := dyn.Resource(mcpGVR).Create(ctx, pool, metav1.CreateOptions{FieldManager: fixtureManager}); err != nil {
 		t.Fatalf("creating MachineConfigPool %s: %v", name, err)
 	}
@@ -1588,9 +1587,7 @@ func GetMCOPool(t testing.TB, admin *rest.Config, name string) MCOPool {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	u, err := dynamic.NewForConfigOrDie(admin).Resource(mcpGVR).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := MCOPool{Name: name, Generation: u.GetGeneration(), Conditions: map[string][2]string{}}
 	p.Target, _, _ = unstructured.NestedString(u.Object, "spec", "configuration", "name")
 	src, _, _ := unstructured.NestedSlice(u.Object, "spec", "configuration", "source")
@@ -1622,9 +1619,7 @@ func MCONodeCondition(t testing.TB, admin *rest.Config, node, typ string) (statu
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	u, err := dynamic.NewForConfigOrDie(admin).Resource(mcnGVR).Get(ctx, node, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		if m, ok := c.(map[string]interface{}); ok && m["type"] == typ {
@@ -1668,9 +1663,7 @@ func ApplyStandInPolicy(t testing.TB, c *Cluster, restarts map[string]string) {
 			map[string]interface{}{"type": "Restart", "restart": map[string]interface{}{"serviceName": svc}},
 		}})
 	}
-	if err := apply(files); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, apply(files))
 	t.Cleanup(func() {
 		if err := apply(nil); err != nil {
 			t.Errorf("taking the stand-in test's node disruption policy entries out: %v", err)

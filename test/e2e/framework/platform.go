@@ -47,6 +47,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -195,9 +196,7 @@ func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	static := platformStaticPod()
 	for _, name := range p.Nodes {
 		node, err := p.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if _, err := p.kube.CoreV1().Pods(MCONamespace).Create(ctx, mirrorPod(static, node), metav1.CreateOptions{FieldManager: fixtureManager}); err != nil {
 			t.Fatalf("creating mirror pod on %s: %v", name, err)
 		}
@@ -389,9 +388,7 @@ func (ca *testCA) issue(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err err
 func NewPlatformPKI(t testing.TB) *PlatformPKI {
 	t.Helper()
 	dir, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-platform-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	p := &PlatformPKI{Dir: dir}
 	if p.clientCA, err = newTestCA("e2e-kubelet-client-ca"); err != nil {
@@ -404,18 +401,14 @@ func NewPlatformPKI(t testing.TB) *PlatformPKI {
 		Subject:     pkix.Name{CommonName: PrometheusK8sUser},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if p.ClientCert, err = tls.X509KeyPair(certPEM, keyPEM); err != nil {
 		t.Fatal(err)
 	}
 	p.ClientCAFile, p.ServingCAFile = filepath.Join(dir, "kubelet-client-ca.crt"), filepath.Join(dir, "kubelet-serving-ca.crt")
 	p.ClientCertFile, p.ClientKeyFile = filepath.Join(dir, "prometheus-k8s.crt"), filepath.Join(dir, "prometheus-k8s.key")
 	for file, data := range map[string][]byte{p.ClientCAFile: p.clientCA.pem, p.ServingCAFile: p.servingCA.pem, p.ClientCertFile: certPEM, p.ClientKeyFile: keyPEM} {
-		if err := os.WriteFile(file, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(file, data, 0o600))
 	}
 	return p
 }
@@ -513,9 +506,7 @@ func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name 
 	ctx := Context(t, time.Minute)
 	kube := kubernetes.NewForConfigOrDie(admin)
 	node, err := kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ip := ""
 	for _, a := range node.Status.Addresses {
 		if a.Type == corev1.NodeInternalIP {
@@ -548,15 +539,11 @@ func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name 
 	// The kubelet's PKI: the client CA, the serving pair in one file
 	// (kubelet-server-current.pem links to the dated file), the kubeconfig.
 	serving, err := pki.kubeletServingPEM(name, ip)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dated := "kubelet-server-" + time.Now().UTC().Format("2006-01-02-15-04-05") + ".pem"
 	writeNodeFile(t, n.HostPath(nodeKubeletClientCA), pki.clientCA.pem, 0o644)
 	writeNodeFile(t, n.HostPath(filepath.Join(filepath.Dir(nodeKubeletServingPair), dated)), serving, 0o600)
-	if err := os.Symlink(dated, n.HostPath(nodeKubeletServingPair)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(dated, n.HostPath(nodeKubeletServingPair)))
 	writeNodeFile(t, n.HostPath(nodeKubeletKubeconfig), kubeconfigBytes(t, admin), 0o600)
 
 	t.Cleanup(func() { pn.stopCRIO(t, true) })
@@ -572,12 +559,8 @@ func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name 
 
 func writeNodeFile(t testing.TB, path string, data []byte, mode os.FileMode) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, mode); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, mode))
 }
 
 // kubeconfigBytes serialises a client configuration with inline
@@ -589,9 +572,7 @@ func kubeconfigBytes(t testing.TB, cfg *rest.Config) []byte {
 			return data
 		}
 		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return b
 	}
 	kc := clientcmdapi.NewConfig()
@@ -602,9 +583,7 @@ func kubeconfigBytes(t testing.TB, cfg *rest.Config) []byte {
 	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "local"}
 	kc.CurrentContext = "local"
 	raw, err := clientcmd.Write(*kc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return raw
 }
 
@@ -642,20 +621,14 @@ func (pn *PlatformNode) desiredCRIODropIns(t testing.TB) map[string][]byte {
 func (pn *PlatformNode) syncCRIODropIns(t testing.TB) bool {
 	t.Helper()
 	dir := filepath.Join(pn.CRIODir, "crio.conf.d")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	want := pn.desiredCRIODropIns(t)
 	changed := false
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, e := range entries {
 		if _, ok := want[e.Name()]; !ok {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Remove(filepath.Join(dir, e.Name())))
 			changed = true
 		}
 	}
@@ -664,9 +637,7 @@ func (pn *PlatformNode) syncCRIODropIns(t testing.TB) bool {
 		if cur, err := os.ReadFile(p); err == nil && bytes.Equal(cur, data) {
 			continue
 		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, data, 0o644))
 		changed = true
 	}
 	pn.crioTLS = "0"
@@ -783,9 +754,7 @@ fi
 exec %s "$@"
 `, line, shellQuote(line), shellQuote(strconv.Quote(why)), shellQuote(crio))
 	path := filepath.Join(pn.CRIODir, "crio-with-fault")
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	return path
 }
 
@@ -818,9 +787,7 @@ fi
 exec %s "$@"
 `, line, shellQuote(line), shellQuote(pn.MetricsURL()), shellQuote(line), shellQuote(crio))
 	path := filepath.Join(pn.CRIODir, "crio-hanging")
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	return path
 }
 
@@ -969,9 +936,7 @@ func (pn *PlatformNode) StopProxy(t testing.TB) {
 func OperatorMachineConfigs(t testing.TB, admin *rest.Config) []*unstructured.Unstructured {
 	t.Helper()
 	list, err := dynamic.NewForConfigOrDie(admin).Resource(mcGVR).List(Context(t, time.Minute), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []*unstructured.Unstructured
 	for i := range list.Items {
 		mc := &list.Items[i]
@@ -1095,9 +1060,7 @@ func StartPlatformPrometheusEvery(t testing.TB, pki *PlatformPKI, nodes []*Platf
 		}},
 	}
 	raw, err := json.MarshalIndent(config, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := filepath.Join(pki.Dir, "prometheus")
 	prom := StartPrometheus(t, dir, string(raw))
 	return prom

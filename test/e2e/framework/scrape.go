@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
@@ -198,13 +199,9 @@ func StartPrometheus(t testing.TB, dir, config string) *Prometheus {
 	if err != nil {
 		Unavailable(t, "prometheus is not installed: run hack/prometheus.sh")
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "data"), 0o755))
 	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(cfg, []byte(config), 0o644))
 	addr := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 	p := &Prometheus{URL: "http://" + addr}
 	p.Process = StartProcess(t, "prometheus", bin, []string{
