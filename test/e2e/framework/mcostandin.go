@@ -1,37 +1,11 @@
 package framework
 
-// A TEST DOUBLE of the machine-config operator's (MCO) pool machinery, for
-// e2e tests of the operator's staged rollout of its own MachineConfigs
-// (issue 14, docs/node-config.md). It is not MCO and copies no MCO code: it
-// does, on the local world (docs/local-control-plane.md) and the simulated
-// nodes of the platform fixture (platform.go, PlatformNode), the parts of
-// what MCO documents that the operator depends on, read from MCO's source
-// at mcoCommit 7ff337a4 (see docs/mco-standin.md for the list and what is
-// left out):
-//
-//   - the operator's MachineConfiguration status sync (mcopolicy.go):
-//     status.nodeDisruptionPolicyStatus.clusterPolicies, MCO's defaults
-//     merged with the spec's entries, at status.observedGeneration;
-//   - render (pkg/controller/render/render_controller.go): per
-//     MachineConfigPool, the MachineConfigs its spec.machineConfigSelector
-//     selects, merged into a rendered MachineConfig rendered-<pool>-<hash>
-//     that spec.configuration (name and source) points at;
-//   - the node controller (pkg/controller/node/node_controller.go,
-//     status.go): the pool's nodes (spec.nodeSelector) get the desired
-//     configuration one at a time (maxUnavailable 1), and the pool's status;
-//   - the daemon (pkg/daemon/update.go, daemon.go, writer.go) on each node:
-//     the file diff, the node disruption policy read from the
-//     MachineConfiguration's STATUS when the node is updated (a changed
-//     file without a status entry: drain and reboot), the files written,
-//     the services restarted (not de-duplicated, in the diff's map order; a
-//     CRI-O restart also restarts the kubelet, whose unit has
-//     Requires=crio.service), the node annotations and its
-//     MachineConfigNode.
-//
-// The stand-in writes a node's files below the node's root directory
-// (Node.HostPath); the CRI-O drop-ins (/etc/crio/crio.conf.d/) also reach the
-// node's real CRI-O, which it restarts when the policy says so. Everything it
-// does is recorded (Events) for assertions.
+// A TEST DOUBLE of the machine-config operator's (MCO) pool machinery
+// (render, node controller, daemon, and the operator's node disruption policy
+// status in mcopolicy.go) on the platform fixture's simulated nodes. It copies
+// no MCO code; what it does, what it leaves out and the MCO commit its facts
+// were read from (mcoCommit): docs/mco-standin.md. Everything it does is
+// recorded (Events) for assertions.
 
 import (
 	"context"

@@ -1,24 +1,10 @@
 package framework
 
 // The platform's own CRI-O metrics path, as OpenShift >= 4.14 ships it, for
-// coexistence tests (docs/platform-fixture.md):
-//
-//   - on the API server, the machine-config operator's (MCO) part of it:
-//     the MachineConfigs 01-<role>-kubelet (static pod kube-rbac-proxy-crio
-//     and its authorization config) and 01-<role>-container-runtime (CRI-O's
-//     00-default drop-in: metrics on 127.0.0.1:9537, plain HTTP), the mirror
-//     pods the kubelet creates for the static pod, the Service
-//     kube-rbac-proxy-crio and MCO's namespace;
-//   - on a simulated node (PlatformNode): a real CRI-O reading that
-//     00-default, the real kube-rbac-proxy started with exactly the static
-//     pod's arguments, kubelet-like PKI;
-//   - the monitoring side: a real Prometheus with the cluster-monitoring
-//     operator's job="crio" scrape (client certificate of prometheus-k8s),
-//     and a poller that counts every request through MCO's proxy.
-//
-// MCO's objects are our own rendition, as Go values in platformobjects.go,
-// of facts read from MCO's templates and install manifests at commit
-// mcoCommit; only the facts the tests depend on are carried.
+// coexistence tests: MCO's objects on the API server (platformobjects.go),
+// simulated nodes with real CRI-O and kube-rbac-proxy-crio, Prometheus with
+// CMO's job="crio", and a poller through MCO's proxy. What is carried and the
+// MCO commit (mcoCommit) it was read from: docs/platform-fixture.md.
 
 import (
 	"bytes"
