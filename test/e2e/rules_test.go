@@ -3,32 +3,12 @@
 package e2e
 
 // The CRI-O alerts, recording rules and dashboard against real CRI-O metrics
-// (docs/crio-alerts.md): a real Prometheus scrapes two real CRI-Os as job
-// crio-metrics (the operator's path, so the rules are rendered for it) and
-// loads the rendered rules. Every recording rule, every operand of every
-// alert (framework.ValueOperands) and every dashboard query must return
-// series, except kube-state-metrics' pod series, which no stand-in serves.
-// Then CRI-O is stopped on one node and the other node's proxy answers 401,
-// and each node gets its own alert and only that one.
-//
-// A second real Prometheus scrapes the same nodes as the platform does
-// under the cluster-monitoring operator's collection profile "minimal":
-// job crio and the kubelet keep only the names of our fixture of its
-// keep-list (test/rules/cmo-minimal-profile.yaml), with the rules rendered
-// for job crio. There no CRI-O alert is even pending while CRI-O is healthy,
-// CRI-O's own series are gone as the operator's status says, and the same
-// two faults raise the same two alerts, told apart by the node's Ready
-// condition (kube-state-metrics).
-//
-// What stands in for a cluster: the proxy in front of each CRI-O is
-// framework.MetricsProxy (plain HTTP to Prometheus, TLS to CRI-O, 401 on
-// demand), the kubelet of each node is framework.FakeKubelet (job kubelet,
-// metrics_path /metrics, its runtime call and error counters fed by real
-// CRI calls, and the node's Ready condition as job kube-state-metrics).
-// In this copy of the rules only, every alert's "for" is 15s so that the
-// test takes seconds, not 15 minutes. The group crio-metrics-tls-stack is
-// not loaded: it reads the operator's and kube-state-metrics' series, not
-// CRI-O's; promtool covers it (test/rules).
+// (docs/crio-alerts.md). Stand-ins: framework.MetricsProxy in front of each
+// CRI-O (plain HTTP to Prometheus, TLS to CRI-O, 401 on demand) and
+// framework.FakeKubelet (the kubelet's runtime call counters fed by real CRI
+// calls, and the node's Ready condition as kube-state-metrics). In this copy
+// of the rules every alert's "for" is 15s; the group crio-metrics-tls-stack
+// reads no CRI-O series and is left to promtool (test/rules).
 
 import (
 	"context"
