@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -1481,17 +1482,13 @@ func CreatePool(t testing.TB, admin *rest.Config, name string) {
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		for {
+		if err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			_, err := dyn.Resource(mcpGVR).Get(ctx, name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("MachineConfigPool %s still there: %w", name, ctx.Err())
-			case <-time.After(200 * time.Millisecond):
-			}
+			return apierrors.IsNotFound(err), nil
+		}); err != nil {
+			return fmt.Errorf("MachineConfigPool %s still there: %w", name, err)
 		}
+		return nil
 	}
 	require.NoError(t, deletePool(ctx))
 	if _, err := dyn.Resource(mcpGVR).Create(ctx, pool, metav1.CreateOptions{FieldManager: fixtureManager}); err != nil {
