@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -167,10 +168,8 @@ func syncPolicyStatus(ctx context.Context, dyn dynamic.Interface) (bool, error) 
 // (local-cluster mco-policy-status). logf reports a new error.
 func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(format string, args ...interface{})) {
 	dyn := dynamic.NewForConfigOrDie(admin)
-	tick := time.NewTicker(MCOPolicyStatusInterval)
-	defer tick.Stop()
 	last := ""
-	for {
+	wait.NonSlidingUntilWithContext(ctx, func(ctx context.Context) {
 		pass, cancel := context.WithTimeout(ctx, 30*time.Second)
 		_, err := syncPolicyStatus(pass, dyn)
 		cancel()
@@ -181,12 +180,7 @@ func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(forma
 		if err != nil {
 			last = err.Error()
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	}, MCOPolicyStatusInterval)
 }
 
 // MCOPolicyStatus runs only the MCO operator's part of the stand-in; see

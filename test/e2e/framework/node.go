@@ -264,16 +264,7 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tick := time.NewTicker(syncPeriod)
-			defer tick.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-					_ = kv.sync(ctx)
-				}
-			}
+			wait.UntilWithContext(ctx, func(ctx context.Context) { _ = kv.sync(ctx) }, syncPeriod)
 		}()
 	}
 }

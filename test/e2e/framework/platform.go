@@ -39,6 +39,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -1094,9 +1095,7 @@ func StartMetricsPoller(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, i
 	client := pki.HTTPClient(true)
 	go func() {
 		defer close(p.done)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
+		wait.NonSlidingUntil(func() {
 			for _, n := range nodes {
 				err := GetCRIOMetrics(client, n.ProxyAddr)
 				p.mu.Lock()
@@ -1109,12 +1108,7 @@ func StartMetricsPoller(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, i
 				}
 				p.mu.Unlock()
 			}
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-			}
-		}
+		}, interval, p.stop)
 	}()
 	t.Cleanup(func() { p.Stop() })
 	return p
