@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -186,9 +185,8 @@ func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(forma
 // MCOPolicyStatus runs only the MCO operator's part of the stand-in; see
 // StartMCOPolicyStatus.
 type MCOPolicyStatus struct {
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // MCOPolicyStatusInterval is how often it looks; MCO's operator reacts to
@@ -202,15 +200,11 @@ const MCOPolicyStatusInterval = time.Second
 // the whole stand-in; StartMCOStandIn does the same in its own sync.
 func StartMCOPolicyStatus(t testing.TB, admin *rest.Config) *MCOPolicyStatus {
 	t.Helper()
-	p := &MCOPolicyStatus{stop: make(chan struct{}), done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
+	p := &MCOPolicyStatus{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		RunMCOPolicyStatus(ctx, admin, t.Logf)
-	}()
-	go func() {
-		<-p.stop
-		cancel()
 	}()
 	t.Cleanup(p.Stop)
 	return p
@@ -218,6 +212,6 @@ func StartMCOPolicyStatus(t testing.TB, admin *rest.Config) *MCOPolicyStatus {
 
 // Stop stops it and waits for a pass in progress.
 func (p *MCOPolicyStatus) Stop() {
-	p.stopOnce.Do(func() { close(p.stop) })
+	p.cancel()
 	<-p.done
 }
