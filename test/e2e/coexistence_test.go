@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
@@ -330,29 +331,35 @@ func recordEvents(t *testing.T, c *framework.Cluster, refs []objectRef) *eventRe
 			}
 		}
 		r.wg.Add(1)
-		go func(ref objectRef, rv string) {
+		go func(ref objectRef) {
 			defer r.wg.Done()
-			for ctx.Err() == nil {
-				w, err := ri.Watch(ctx, metav1.ListOptions{FieldSelector: sel, ResourceVersion: rv, AllowWatchBookmarks: true})
-				if err != nil {
-					time.Sleep(time.Second)
-					continue
-				}
-				for ev := range w.ResultChan() {
-					u, ok := ev.Object.(*unstructured.Unstructured)
-					if !ok {
-						continue // an error status: watch again from rv
-					}
-					rv = u.GetResourceVersion()
-					if ev.Type != watch.Bookmark {
-						r.add(ref, ev.Type, u)
-					}
-				}
-				w.Stop()
-			}
-		}(ref, rv)
+			watchFrom(ctx, ri, sel, rv, func(typ watch.EventType, u *unstructured.Unstructured) { r.add(ref, typ, u) })
+		}(ref)
 	}
 	return r
+}
+
+// watchFrom watches ri (fieldSelector sel) from resourceVersion rv until ctx
+// ends, watching again from the last version seen when a watch ends.
+func watchFrom(ctx context.Context, ri dynamic.ResourceInterface, sel, rv string, handle func(watch.EventType, *unstructured.Unstructured)) {
+	for ctx.Err() == nil {
+		w, err := ri.Watch(ctx, metav1.ListOptions{FieldSelector: sel, ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			time.Sleep(time.Second)
+			continue
+		}
+		for ev := range w.ResultChan() {
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue // an error status: watch again from rv
+			}
+			rv = u.GetResourceVersion()
+			if ev.Type != watch.Bookmark {
+				handle(ev.Type, u)
+			}
+		}
+		w.Stop()
+	}
 }
 
 func (r *eventRecorder) add(ref objectRef, typ watch.EventType, u *unstructured.Unstructured) {
@@ -520,21 +527,7 @@ func watchConditionReasons(t *testing.T, c *framework.Cluster, conditionType str
 	}
 	go func() {
 		defer close(cr.done)
-		rv := ""
-		for ctx.Err() == nil {
-			w, err := c.Dynamic.Resource(nodeOperatorGVR).Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-			if err != nil {
-				time.Sleep(time.Second)
-				continue
-			}
-			for ev := range w.ResultChan() {
-				if u, ok := ev.Object.(*unstructured.Unstructured); ok {
-					rv = u.GetResourceVersion()
-					record(u)
-				}
-			}
-			w.Stop()
-		}
+		watchFrom(ctx, c.Dynamic.Resource(nodeOperatorGVR), "", "", func(_ watch.EventType, u *unstructured.Unstructured) { record(u) })
 	}()
 	t.Cleanup(func() { cancel(); <-cr.done })
 	return cr
