@@ -164,9 +164,7 @@ func Served(t testing.TB, client kubernetes.Interface, gvr schema.GroupVersionRe
 	if apierrors.IsNotFound(err) {
 		return false
 	}
-	if err != nil {
-		t.Fatalf("discovering %s: %v", gvr.GroupVersion(), err)
-	}
+	require.NoError(t, err, "discovering %s", gvr.GroupVersion())
 	for _, r := range list.APIResources {
 		if r.Name == gvr.Resource {
 			return true

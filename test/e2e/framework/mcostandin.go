@@ -216,9 +216,7 @@ func StartMCOStandIn(t testing.TB, admin *rest.Config, nodes []*PlatformNode, op
 		s.nodes[n.Name] = n
 	}
 	// A fresh start: what an earlier run may have left on the nodes goes.
-	if err := s.forget(Context(t, time.Minute)); err != nil {
-		t.Fatalf("MCO stand-in: %v", err)
-	}
+	require.NoError(t, s.forget(Context(t, time.Minute)), "MCO stand-in")
 	go s.run()
 	t.Cleanup(s.cleanup)
 	t.Logf("MCO stand-in (test double) started over nodes %v", s.nodeNames())
@@ -1514,9 +1512,7 @@ func AddNodeRole(t testing.TB, admin *rest.Config, node, role string) {
 		_, err := kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, raw, metav1.PatchOptions{})
 		return err
 	}
-	if err := patch(Context(t, time.Minute), ""); err != nil {
-		t.Fatalf("labelling node %s %s: %v", node, key, err)
-	}
+	require.NoError(t, patch(Context(t, time.Minute), ""), "labelling node %s %s", node, key)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

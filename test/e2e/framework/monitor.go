@@ -421,8 +421,6 @@ func CheckOperatorVersion(t testing.TB, co *configv1.ClusterOperator, cv *config
 func LiveClusterOperator(t testing.TB, cfg *rest.Config, name string) *configv1.ClusterOperator {
 	t.Helper()
 	co, err := configclient.NewForConfigOrDie(cfg).ConfigV1().ClusterOperators().Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("clusteroperator/%s: %v", name, err)
-	}
+	require.NoError(t, err, "clusteroperator/%s", name)
 	return co
 }

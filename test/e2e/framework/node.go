@@ -148,9 +148,7 @@ func (n *Node) ApplyMachineConfig(t testing.TB, mc *unstructured.Unstructured) {
 		p, _ := m["path"].(string)
 		source, _, _ := unstructured.NestedString(m, "contents", "source")
 		data, err := decodeDataURL(source)
-		if err != nil {
-			t.Fatalf("MachineConfig %s file %s: %v", mc.GetName(), p, err)
-		}
+		require.NoError(t, err, "MachineConfig %s file %s", mc.GetName(), p)
 		mode := os.FileMode(0o644)
 		if v, ok := m["mode"].(int64); ok {
 			mode = os.FileMode(v)

@@ -155,9 +155,7 @@ func (p *PlatformObjects) createMachineConfig(t testing.TB, ctx context.Context,
 		if apierrors.IsAlreadyExists(err) {
 			return false, err
 		}
-		if err != nil {
-			t.Fatalf("creating MachineConfig %s: %v", mc.GetName(), err)
-		}
+		require.NoError(t, err, "creating MachineConfig %s", mc.GetName())
 		return true, nil
 	}, "creating MachineConfig "+mc.GetName())
 }
@@ -825,13 +823,9 @@ func (pn *PlatformNode) CRISocket() string { return filepath.Join(pn.CRIODir, "c
 func (pn *PlatformNode) proxyArgs(t testing.TB) []string {
 	t.Helper()
 	raw, err := os.ReadFile(pn.HostPath(PlatformProxyManifest))
-	if err != nil {
-		t.Fatalf("node %s has no static pod manifest %s: %v", pn.Name, PlatformProxyManifest, err)
-	}
+	require.NoError(t, err, "node %s has no static pod manifest %s", pn.Name, PlatformProxyManifest)
 	pod := &corev1.Pod{}
-	if err := yaml.UnmarshalStrict(raw, pod); err != nil {
-		t.Fatalf("node %s: %s: %v", pn.Name, PlatformProxyManifest, err)
-	}
+	require.NoError(t, yaml.UnmarshalStrict(raw, pod), "node %s: %s", pn.Name, PlatformProxyManifest)
 	var c *corev1.Container
 	for i := range pod.Spec.Containers {
 		if pod.Spec.Containers[i].Name == PlatformProxyName {
@@ -862,18 +856,14 @@ func (pn *PlatformNode) proxyArgs(t testing.TB) []string {
 		switch {
 		case flag == "--secure-listen-address":
 			host, port, err := net.SplitHostPort(value)
-			if err != nil {
-				t.Fatalf("node %s: %s: %v", pn.Name, a, err)
-			}
+			require.NoError(t, err, "node %s: %s", pn.Name, a)
 			if host == "" || host == "0.0.0.0" {
 				host = pn.IP
 			}
 			value = net.JoinHostPort(host, port)
 		case flag == "--upstream":
 			u, err := url.Parse(value)
-			if err != nil {
-				t.Fatalf("node %s: %s: %v", pn.Name, a, err)
-			}
+			require.NoError(t, err, "node %s: %s", pn.Name, a)
 			if u.Hostname() == "127.0.0.1" {
 				u.Host = net.JoinHostPort(pn.IP, u.Port())
 			}
@@ -893,9 +883,7 @@ func (pn *PlatformNode) proxyArgs(t testing.TB) []string {
 func (pn *PlatformNode) StartProxy(t testing.TB) {
 	t.Helper()
 	mc, err := pn.dyn.Resource(mcGVR).Get(Context(t, time.Minute), "01-"+pn.Role+"-kubelet", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("MachineConfig 01-%s-kubelet: %v", pn.Role, err)
-	}
+	require.NoError(t, err, "MachineConfig 01-%s-kubelet", pn.Role)
 	pn.ApplyMachineConfig(t, mc)
 	pn.ProxyArgs = pn.proxyArgs(t)
 	pn.Proxy = StartProcess(t, "kube-rbac-proxy-crio-"+pn.Name, filepath.Join(RepoRoot(t), "_output", "bin", "kube-rbac-proxy"), pn.ProxyArgs, nil)

@@ -113,9 +113,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 
 	// Environment.
 	env, err := podEnvironment(ctx, client, admin, pod, c)
-	if err != nil {
-		t.Fatalf("pod %s container %s: %v", pod.Name, c.Name, err)
-	}
+	require.NoError(t, err, "pod %s container %s", pod.Name, c.Name)
 	expand := func(s string) string { return expandVars(s, env) }
 	var argv []string
 	for _, a := range append(append([]string{}, c.Command...), c.Args...) {

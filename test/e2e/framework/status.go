@@ -49,9 +49,7 @@ func (c *Cluster) PatchNodeOperatorSpec(t testing.TB, spec map[string]interface{
 	data, _ := json.Marshal(map[string]interface{}{"spec": spec})
 	_, err := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Patch(context.Background(), nodev1alpha1.SingletonName,
 		types.MergePatchType, data, metav1.PatchOptions{})
-	if err != nil {
-		t.Fatalf("patching nodeoperator spec %s: %v", data, err)
-	}
+	require.NoError(t, err, "patching nodeoperator spec %s", data)
 }
 
 // ResetNodeOperator puts the knobs back to their defaults.
