@@ -109,7 +109,7 @@ func startPlatformWorld(t *testing.T, c *framework.Cluster, withProxy bool) *pla
 
 func (w *platformWorld) startPrometheus(t *testing.T) {
 	t.Helper()
-	w.prom = framework.StartPlatformPrometheus(t, w.pki, w.nodes)
+	w.prom = framework.StartPlatformPrometheus(t, w.pki, w.nodes, time.Second)
 }
 
 // waitCRIOJobUp waits until Prometheus scrapes job="crio" on every node

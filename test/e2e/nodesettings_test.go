@@ -456,7 +456,7 @@ func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.Query
 	// Scrapes every 250 ms: the soak is seconds here (minutes on a
 	// cluster, over scrapes every 30 s), and a CRI-O that hangs must show
 	// in the soak's window (a failed scrape is recorded one timeout later).
-	w.prom = framework.StartPlatformPrometheusEvery(t, w.pki, nodes, 250*time.Millisecond)
+	w.prom = framework.StartPlatformPrometheus(t, w.pki, nodes, 250*time.Millisecond)
 	w.prom.WaitTargetsUp(t, len(nodes), time.Minute)
 	query.Start(t, w.prom)
 	w.query = query

@@ -987,16 +987,9 @@ func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstruc
 // discovery gives them) relabelled to port 9637, job and endpoint "crio",
 // https, the kubelet serving CA, and the scrape class
 // tls-client-certificate-auth (prometheus-k8s's client certificate). Only
-// the interval differs: 1s instead of 30s.
-func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode) *Prometheus {
-	t.Helper()
-	return StartPlatformPrometheusEvery(t, pki, nodes, time.Second)
-}
-
-// StartPlatformPrometheusEvery is StartPlatformPrometheus scraping every
-// interval (the scrape timeout four fifths of it), for tests whose timing
-// is shorter than a second's scrapes can follow.
-func StartPlatformPrometheusEvery(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, interval time.Duration) *Prometheus {
+// the interval differs: the tests' instead of 30s (the scrape timeout four
+// fifths of it).
+func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, interval time.Duration) *Prometheus {
 	t.Helper()
 	if _, err := exec.LookPath("prometheus"); err != nil {
 		t.Fatalf("prometheus is not installed: run hack/prometheus.sh")
