@@ -578,33 +578,6 @@ func needed(g request, needs []need, created, confined map[string]bool, writeNam
 
 func isRead(verb string) bool { return verb == "get" || verb == "list" || verb == "watch" }
 
-// TestRBACIsNotBroad: no binding to the platform's broad roles.
-func TestRBACIsNotBroad(t *testing.T) {
-	tr := load(t)
-	broad := map[string]bool{"cluster-admin": true, "admin": true, "edit": true, "system:masters": true}
-	var refs []string
-	for _, o := range tr.manifests {
-		if o.GetKind() != "ClusterRoleBinding" && o.GetKind() != "RoleBinding" {
-			continue
-		}
-		b := &rbacv1.RoleBinding{}
-		if err := o.Decode(b); err != nil {
-			t.Fatal(err)
-		}
-		refs = append(refs, b.RoleRef.Kind+"/"+b.RoleRef.Name)
-		if broad[b.RoleRef.Name] {
-			t.Errorf("%s binds %s", o, b.RoleRef.Name)
-		}
-		for _, s := range b.Subjects {
-			if s.Kind == "Group" || s.Kind == "User" {
-				t.Errorf("%s binds %s %s; bind ServiceAccounts only", o, s.Kind, s.Name)
-			}
-		}
-	}
-	sort.Strings(refs)
-	t.Logf("bindings: %v", refs)
-}
-
 // policyList parses the list of `<subject> in ['a', 'b']`.
 var policyList = regexp.MustCompile(`^(request\.namespace|object\.metadata\.name) in \[((?:'[a-z0-9.-]+'(?:, )?)+)\]$`)
 
