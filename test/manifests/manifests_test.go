@@ -261,49 +261,12 @@ func TestCRDAndCR(t *testing.T) {
 			}
 		}
 	}
-	// oc explain shows the godoc that the CRD carries: every field has
-	// some (metadata is the standard one, which oc explain knows; the
-	// conditions are openshift/api's OperatorCondition, documented there).
-	upstream := map[string]bool{"status.conditions[].message": true, "status.conditions[].reason": true}
-	for _, obj := range crds {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := obj.Decode(crd); err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range crd.Spec.Versions {
-			for name, prop := range v.Schema.OpenAPIV3Schema.Properties {
-				if name != "metadata" {
-					undescribed(name, prop, func(path string) {
-						if !upstream[path] {
-							t.Errorf("%s %s: %s has no description: oc explain would show none (write its godoc)", obj, v.Name, path)
-						}
-					})
-				}
-			}
-		}
-	}
 	crs := tr.byKind(schema.GroupKind{Group: "nodeoperator.openshift.io", Kind: "NodeOperator"})
 	if len(crs) != 1 || crs[0].GetName() != "cluster" {
 		t.Fatalf("want exactly one NodeOperator named cluster, got %v", crs)
 	}
 	if crs[0].GetAnnotations()["release.openshift.io/create-only"] != "true" {
 		t.Errorf("%s: must be release.openshift.io/create-only, or the CVO would revert the administrator's configuration", crs[0])
-	}
-}
-
-// undescribed calls report for each property under path, itself included,
-// that has no description.
-func undescribed(path string, p apiextensionsv1.JSONSchemaProps, report func(path string)) {
-	if strings.TrimSpace(p.Description) == "" {
-		report(path)
-	}
-	for name, child := range p.Properties {
-		undescribed(path+"."+name, child, report)
-	}
-	if p.Items != nil && p.Items.Schema != nil {
-		for name, child := range p.Items.Schema.Properties {
-			undescribed(path+"[]."+name, child, report)
-		}
 	}
 }
 
