@@ -2,9 +2,11 @@ package manifests
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,7 +128,7 @@ func TestReleaseProfiles(t *testing.T) {
 		// Only the operator's placement, and its roles in namespaces of
 		// components that hosted clusters do not run, differ between profiles.
 		if o.GroupKind() != deploymentKind && !notHosted[o.GetNamespace()] && len(ps) != len(profiles) {
-			t.Errorf("%s: in profiles %v, want all of %v", o, keys(ps), profiles)
+			t.Errorf("%s: in profiles %v, want all of %v", o, slices.Sorted(maps.Keys(ps)), profiles)
 		}
 	}
 
@@ -206,14 +208,6 @@ func unstructuredMap(obj map[string]any, fields ...string) (map[string]any, bool
 		cur = next
 	}
 	return cur, true, nil
-}
-
-func keys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // TestCRDAndCR: the NodeOperator CRD is the generated file, and the CR is
@@ -302,7 +296,7 @@ func TestClusterOperator(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"namespaces/" + operatorNamespace, "nodeoperators/cluster"} {
-		if !contains(names, want) {
+		if !slices.Contains(names, want) {
 			t.Errorf("relatedObjects %v lack %s", names, want)
 		}
 	}
@@ -333,13 +327,4 @@ func resolves(tr *tree, ref configv1.ObjectReference) error {
 		}
 	}
 	return fmt.Errorf("neither manifests/ nor bindata/ create %s %s/%s", gk, ref.Namespace, ref.Name)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
