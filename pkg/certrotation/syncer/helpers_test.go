@@ -158,16 +158,6 @@ func (r *record[T]) since(n int) []T {
 	return append([]T(nil), r.items[n:]...)
 }
 
-func countFor(events []fsnotify.Event, path string) int {
-	n := 0
-	for _, ev := range events {
-		if filepath.Clean(ev.Name) == filepath.Clean(path) {
-			n++
-		}
-	}
-	return n
-}
-
 // watch starts an fsnotify watcher on paths, recording into log and calling
 // onEvent (if not nil) for each event on the watcher's goroutine.
 func watch(t *testing.T, log *eventLog, onEvent func(fsnotify.Event), paths ...string) {
