@@ -117,13 +117,6 @@ var operatorNeeds = func() []need {
 	return out
 }()
 
-// externalRoles are roles the manifests may bind but do not define, with
-// their rules: the kube-apiserver's bootstrap policy creates them. None is
-// bound today (the operator no longer reads
-// kube-system/extension-apiserver-authentication: it has no delegated
-// authentication of its own).
-var externalRoles = map[string][]rbacv1.PolicyRule{}
-
 // prometheusBindings are the roles the manifests bind to the platform
 // Prometheus: discovery of the metrics endpoint, and get on /metrics, which
 // the Deployment's kube-rbac-proxy authorizes.
@@ -152,9 +145,6 @@ type rbac struct {
 func readRBAC(t *testing.T, tr *tree) *rbac {
 	t.Helper()
 	out := &rbac{roles: map[string][]rbacv1.PolicyRule{}}
-	for k, v := range externalRoles {
-		out.roles[k] = v
-	}
 	for _, o := range tr.manifests {
 		switch o.GetKind() {
 		case "ClusterRole":
@@ -200,7 +190,7 @@ func readRBAC(t *testing.T, tr *tree) *rbac {
 		}
 		rules, ok := out.roles[key]
 		if !ok {
-			t.Errorf("%s: binds %s, which neither the manifests nor the API server's bootstrap policy define", o, key)
+			t.Errorf("%s: binds %s, which the manifests do not define", o, key)
 		}
 		for _, s := range subjects {
 			switch {
