@@ -119,8 +119,6 @@ type installation struct {
 	// to, which scrapes go to.
 	listenPort int
 	started    time.Time
-	// relatedObjects are those the operator reported once Available.
-	relatedObjects []configv1.ObjectReference
 }
 
 // newInstallation prepares the installation of the manifests of a release
@@ -222,11 +220,6 @@ func (in *installation) install(runOperator bool) {
 	}
 	endInstall()
 	t.Logf("the CVO would move past clusteroperator/%s after %s", nodeClusterOperator, time.Since(in.started).Round(time.Second))
-	live, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.relatedObjects = live.Status.RelatedObjects
 }
 
 // waitHealthy waits until the ClusterOperator satisfies the CVO.
@@ -473,7 +466,7 @@ func (in *installation) testOperandImages(t *testing.T) {
 		released[spec] = tag
 	}
 	found := 0
-	for _, ns := range in.relatedNamespaces() {
+	for _, ns := range in.relatedNamespaces(t) {
 		for _, gvr := range []schema.GroupVersionResource{{Group: "apps", Version: "v1", Resource: "daemonsets"}, {Group: "apps", Version: "v1", Resource: "deployments"}} {
 			list, err := in.dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -496,10 +489,10 @@ func (in *installation) testOperandImages(t *testing.T) {
 	}
 }
 
-// relatedNamespaces are the namespaces among the relatedObjects.
-func (in *installation) relatedNamespaces() []string {
+// relatedNamespaces are the namespaces among the live relatedObjects.
+func (in *installation) relatedNamespaces(t *testing.T) []string {
 	var out []string
-	for _, ref := range in.relatedObjects {
+	for _, ref := range framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator).Status.RelatedObjects {
 		if ref.Group == "" && ref.Resource == "namespaces" {
 			out = append(out, ref.Name)
 		}
@@ -510,21 +503,13 @@ func (in *installation) relatedNamespaces() []string {
 // testRelatedObjects: once running, the operator still lists what the
 // manifest's ClusterOperator lists, and every relatedObject exists.
 func (in *installation) testRelatedObjects(t *testing.T) {
-	ctx := framework.Context(t, time.Minute)
-	got := map[configv1.ObjectReference]bool{}
-	for _, ref := range in.relatedObjects {
-		got[ref] = true
-	}
+	co := framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator)
 	for _, ref := range in.expectedClusterOperator().Status.RelatedObjects {
-		if !got[ref] {
+		if !slices.Contains(co.Status.RelatedObjects, ref) {
 			t.Errorf("the operator dropped relatedObject %+v that the manifest lists", ref)
 		}
 	}
-	for _, ref := range in.relatedObjects {
-		if _, err := in.getReference(ctx, ref); err != nil {
-			t.Errorf("relatedObject %+v: %v", ref, err)
-		}
-	}
+	framework.CheckRelatedObjects(t, in.cfg, co)
 }
 
 // getReference reads the object a relatedObject names.

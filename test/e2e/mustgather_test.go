@@ -56,11 +56,6 @@ func TestMustGather(t *testing.T) {
 		if err := in.waitHealthy(framework.Context(t, installTimeout)); err != nil {
 			t.Fatal(err)
 		}
-		co, err := in.config.ConfigV1().ClusterOperators().Get(framework.Context(t, time.Minute), nodeClusterOperator, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.relatedObjects = co.Status.RelatedObjects
 		stacks := in.enabledStacks(t)
 		if len(stacks) != 2 {
 			t.Fatalf("want both stacks enabled on this cluster (BareMetal), got %v", stacks)
