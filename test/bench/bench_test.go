@@ -9,20 +9,14 @@ package bench
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"math"
-	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +25,7 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	"github.com/openshift/library-go/pkg/crypto"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -75,58 +70,53 @@ func envInt(t *testing.T, name string, def int) int {
 	return n
 }
 
-// rssBytes reads VmRSS of a process.
-func rssBytes(pid int) (int64, error) {
+// statusKB reads fields of /proc/<pid>/status in bytes: VmRSS, or RssAnon
+// and RssFile (the heap and stacks against the pages of the mapped binary).
+func statusKB(pid int, fields ...string) ([]int64, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
+	out := make([]int64, len(fields))
 	for _, l := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
-			f := strings.Fields(l)
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		if i := slices.Index(fields, strings.TrimSuffix(f[0], ":")); i >= 0 {
 			kb, err := strconv.ParseInt(f[1], 10, 64)
-			return kb * 1024, err
+			if err != nil {
+				return nil, err
+			}
+			out[i] = kb * 1024
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	return out, nil
 }
 
-// rssBreakdown reads RssAnon and RssFile: the heap and stacks against the
-// pages of the mapped binary.
+func rssBytes(pid int) (int64, error) {
+	v, err := statusKB(pid, "VmRSS")
+	if err != nil || v[0] == 0 {
+		return 0, fmt.Errorf("no VmRSS in /proc/%d/status: %v", pid, err)
+	}
+	return v[0], nil
+}
+
 func rssBreakdown(pid int) string {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	v, err := statusKB(pid, "RssAnon", "RssFile")
 	if err != nil {
 		return err.Error()
 	}
-	var parts []string
-	for _, l := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(l, "RssAnon:") || strings.HasPrefix(l, "RssFile:") {
-			f := strings.Fields(l)
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			parts = append(parts, f[0]+" "+mib(kb*1024))
-		}
-	}
-	return strings.Join(parts, ", ")
+	return fmt.Sprintf("RssAnon %s, RssFile %s", mib(v[0]), mib(v[1]))
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
-// maxRSS samples the RSS n times, interval apart, and returns the largest.
-func maxRSS(pid, n int, interval time.Duration) (int64, error) {
-	var max int64
-	for i := 0; i < n; i++ {
-		r, err := rssBytes(pid)
-		if err != nil {
-			return 0, err
-		}
-		if r > max {
-			max = r
-		}
-		if i < n-1 {
-			time.Sleep(interval)
-		}
-	}
-	return max, nil
+// maxRSS samples the RSS for d and returns the largest.
+func maxRSS(pid int, d time.Duration) int64 {
+	rs := sampleRSS(pid, d/5)
+	time.Sleep(d)
+	return rs.finish()
 }
 
 func settledWithVersion(co *configv1.ClusterOperator) string {
@@ -177,9 +167,9 @@ func TestBench(t *testing.T) {
 
 	// Let the rollout that made it Available finish its status writes.
 	time.Sleep(envDuration(t, "BENCH_GRACE", 30*time.Second))
-	rss10, err := maxRSS(op.Pid(), 5, time.Second)
-	if err != nil {
-		t.Fatal(err)
+	rss10 := maxRSS(op.Pid(), 5*time.Second)
+	if rss10 == 0 {
+		t.Fatal("cannot read the operator's RSS")
 	}
 	nodes0 := countNodes(t, kube)
 	res.note("operator RSS after settling at %d nodes: %s (%s)", nodes0, mib(rss10), rssBreakdown(op.Pid()))
@@ -218,13 +208,7 @@ func steadyAndCertSyncer(t *testing.T, root string, res *results, op *framework.
 	}()
 	from := time.Now()
 	t.Logf("observing the operator for %s (steady state)", window)
-	var peak int64
-	for end := from.Add(window); time.Now().Before(end); {
-		if r, err := rssBytes(op.Pid()); err == nil && r > peak {
-			peak = r
-		}
-		time.Sleep(10 * time.Second)
-	}
+	peak := maxRSS(op.Pid(), window)
 	to := time.Now()
 	wg.Wait()
 	res.note("operator RSS peak during the steady window: %s", mib(peak))
@@ -470,28 +454,11 @@ func certSyncer(t *testing.T, root string, res *results) {
 }
 
 func selfSigned(gen int) (crt, key []byte, err error) {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	c, err := crypto.MakeSelfSignedCAConfigForDuration(fmt.Sprintf("bench-%d", gen), time.Hour)
 	if err != nil {
 		return nil, nil, err
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(int64(gen + 1)),
-		Subject:      pkix.Name{CommonName: fmt.Sprintf("bench-%d", gen)},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(time.Hour),
-		DNSNames:     []string{"localhost"},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		return nil, nil, err
-	}
-	kd, err := x509.MarshalECPrivateKey(k)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}), nil
+	return c.GetPEMBytes()
 }
 
 // scrapeRotation reports the real-scrape test's result when it left one.
@@ -527,80 +494,63 @@ func localCluster(t *testing.T, root string, args ...string) error {
 	return err
 }
 
+// every runs f every interval until the returned stop, which waits for it.
+func every(interval time.Duration, f func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			f()
+			select {
+			case <-quit:
+				return
+			case <-time.After(interval):
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
 // progressingWatch polls ClusterOperator Progressing every second and records
 // every time it is True.
 type progressingWatch struct {
-	mu    sync.Mutex
+	stop  func()
 	trues []string
 	polls int
-	stop  chan struct{}
-	done  chan struct{}
 }
 
 func watchProgressing(c *framework.Cluster) *progressingWatch {
-	p := &progressingWatch{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		tk := time.NewTicker(time.Second)
-		defer tk.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-tk.C:
-			}
-			co, err := c.ClusterOperator(context.Background())
-			if err != nil {
-				continue
-			}
-			p.mu.Lock()
+	p := &progressingWatch{}
+	p.stop = every(time.Second, func() {
+		if co, err := c.ClusterOperator(context.Background()); err == nil {
 			p.polls++
 			if cond := framework.COCondition(co, configv1.OperatorProgressing); cond != nil && cond.Status == configv1.ConditionTrue {
 				p.trues = append(p.trues, fmt.Sprintf("%s %s: %s", time.Now().UTC().Format("15:04:05"), cond.Reason, cond.Message))
 			}
-			p.mu.Unlock()
 		}
-	}()
+	})
 	return p
 }
 
-func (p *progressingWatch) finish() (polls int, trues []string) {
-	close(p.stop)
-	<-p.done
-	return p.polls, p.trues
-}
+func (p *progressingWatch) finish() (polls int, trues []string) { p.stop(); return p.polls, p.trues }
 
-// rssSampler keeps the operator's largest RSS.
+// rssSampler keeps a process's largest RSS.
 type rssSampler struct {
-	mu   sync.Mutex
+	stop func()
 	max  int64
-	stop chan struct{}
-	done chan struct{}
 }
 
-func sampleRSS(pid int) *rssSampler {
-	s := &rssSampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			if r, err := rssBytes(pid); err == nil {
-				s.mu.Lock()
-				if r > s.max {
-					s.max = r
-				}
-				s.mu.Unlock()
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-time.After(2 * time.Second):
-			}
+func sampleRSS(pid int, interval time.Duration) *rssSampler {
+	s := &rssSampler{}
+	s.stop = every(interval, func() {
+		if r, err := rssBytes(pid); err == nil && r > s.max {
+			s.max = r
 		}
-	}()
+	})
 	return s
 }
 
-func (s *rssSampler) finish() int64 { close(s.stop); <-s.done; return s.max }
+func (s *rssSampler) finish() int64 { s.stop(); return s.max }
 
 // waitDaemonSet waits until the DaemonSet schedules want pods and has rolled
 // out on at least 99% of them; it returns the last status seen.
@@ -647,7 +597,7 @@ func scale(t *testing.T, root string, c *framework.Cluster, kube kubernetes.Inte
 	for _, step := range steps {
 		memWhat := fmt.Sprintf("operator RSS, %d -> %d nodes", nodes0, step)
 		ts := time.Now()
-		rs := sampleRSS(op.Pid())
+		rs := sampleRSS(op.Pid(), 2*time.Second)
 		prog := watchProgressing(c)
 		if err := localCluster(t, root, "nodes", strconv.Itoa(step)); err != nil {
 			t.Errorf("scaling to %d nodes: %v", step, err)
@@ -658,7 +608,7 @@ func scale(t *testing.T, root string, c *framework.Cluster, kube kubernetes.Inte
 		st, took, ok = waitDaemonSet(kube, step, timeout)
 		res.note("scale to %d nodes: nodes created and Ready after %s, DaemonSet %s after %s more (settled: %t)",
 			step, created.Round(time.Second), dsString(st), took.Round(time.Second), ok)
-		rssN, _ := maxRSS(op.Pid(), 5, 2*time.Second)
+		rssN := maxRSS(op.Pid(), 10*time.Second)
 		res.note("operator RSS at %d nodes: %s (%s)", step, mib(rssN), rssBreakdown(op.Pid()))
 		peak := rs.finish()
 		polls, trues := prog.finish()
@@ -689,7 +639,7 @@ func scale(t *testing.T, root string, c *framework.Cluster, kube kubernetes.Inte
 
 	// churn: join 500 nodes, then remove them
 	t1 := time.Now()
-	rs := sampleRSS(op.Pid())
+	rs := sampleRSS(op.Pid(), 2*time.Second)
 	prog := watchProgressing(c)
 	churnOK := true
 	if err := localCluster(t, root, "nodes", strconv.Itoa(n+extra)); err != nil {

@@ -5,12 +5,12 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +42,7 @@ const hostedDeploymentFile = "0000_50_cluster-node-operator_10_deployment-hosted
 // OLM (in openshift-nmstate, as its catalog suggests): the install leaves it
 // alone and node is never Available=False.
 func TestInstallWithRealCVO(t *testing.T) {
-	in := newInstallation(t)
+	in := newInstallation(t, "")
 	version := fmt.Sprintf("4.99.0-0.e2e-cvo-%d", time.Now().Unix())
 	framework.PrepareCVOCluster(t, in.cfg, version)
 	olm := framework.InstallOLMNMState(t, in.cfg, "openshift-nmstate")
@@ -272,15 +272,7 @@ func (r *podRunner) sync(ctx context.Context) {
 		if err := r.patchFinalizers(ctx, pod.Name, []string{podRunnerFinalizer}); err != nil {
 			t.Fatalf("pod %s: adding finalizer: %v", pod.Name, err)
 		}
-		port := framework.FreePort(t)
-		proc := framework.StartPodProcess(t, r.in.cfg, framework.PodProcessOptions{
-			Pod:       pod,
-			Container: nodeOperatorName,
-			Binaries:  map[string]string{nodeOperatorBinary: binary},
-			RewriteArgs: func(args []string) []string {
-				return rewriteArgs(t, args, map[string]string{"--listen=" + deploymentListen: "--listen=127.0.0.1:" + strconv.Itoa(port)})
-			},
-		})
+		proc, _ := startOperatorContainer(t, r.in.cfg, pod, "", binary)
 		if r.firstStarted.IsZero() {
 			r.firstStarted = time.Now()
 		}
@@ -314,7 +306,7 @@ func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.D
 		}
 		if cvo.Exited() || time.Now().After(deadline) {
 			t.Fatalf("ClusterVersion (CVO exited: %v) after %s: %s\n%s\n%s\nclusteroperator/%s:\n%s", cvo.Exited(), time.Since(deadline.Add(-timeout)).Round(time.Second), why,
-				framework.DescribeClusterVersion(last), cvo.LogTail(40), nodeClusterOperator, describeLiveClusterOperator(r.in))
+				framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, describeLiveClusterOperator(r.in))
 		}
 		time.Sleep(time.Second)
 	}
@@ -368,7 +360,7 @@ const upgradeFromCommit = "480bc96"
 // N+1 wrote after the downgrade.
 func TestUpgradeWithRealCVO(t *testing.T) {
 	testStart := time.Now()
-	in := newInstallation(t)
+	in := newInstallation(t, "")
 	stamp := time.Now().Unix()
 	versionN := fmt.Sprintf("4.99.0-0.e2e-n-%d", stamp)
 	versionN1 := fmt.Sprintf("4.99.1-0.e2e-%d", stamp)
@@ -389,100 +381,38 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	payloadN := framework.WritePayload(t, t.TempDir(), framework.PayloadOptions{Repo: repoN, Version: versionN})
 	in.rel = payloadN.Release
 
-	mon := framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)
+	u := &upgrade{t: t, in: in, mon: framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)}
 	// The operator's own Deployment is the CVO's to roll; the rest of
 	// these namespaces' workloads are the stacks' operands.
-	recorder := framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, faultNMStateNamespace},
+	u.recorder = framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, faultNMStateNamespace},
 		"cluster-node-operator")
-	endInstallWindow := mon.Allow(configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
+	endInstallWindow := u.mon.Allow(configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
 	start := time.Now()
-	cvo := framework.StartRealCVO(t, in.cfg, payloadN, framework.CVOOptions{})
-	runner := newPodRunner(in, map[string]string{versionN: binaryN, versionN1: operatorBinary(t)})
-	runner.waitForClusterVersion(cvo, 10*time.Minute, framework.ClusterVersionCompleted(versionN))
+	u.cvo = framework.StartRealCVO(t, in.cfg, payloadN, framework.CVOOptions{})
+	u.runner = newPodRunner(in, map[string]string{versionN: binaryN, versionN1: operatorBinary(t)})
+	u.runner.waitForClusterVersion(u.cvo, 10*time.Minute, framework.ClusterVersionCompleted(versionN))
 	endInstallWindow()
 	installed := time.Now()
 	t.Logf("N (%s, commit %s) installed in %s", versionN, upgradeFromCommit, installed.Sub(start).Round(time.Second))
-	nodeOperators := in.dyn.Resource(nodeOperatorsResource)
-	if _, err := nodeOperators.Patch(framework.Context(t, time.Minute), "cluster", types.MergePatchType, []byte(oldSpellingSpec), metav1.PatchOptions{}); err != nil {
+	if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(framework.Context(t, time.Minute), "cluster", types.MergePatchType, []byte(oldSpellingSpec), metav1.PatchOptions{}); err != nil {
 		t.Fatalf("release N refuses its own spelling %s: %v", oldSpellingSpec, err)
 	}
 	// Both stacks stay on (BareMetal), whatever the release reads.
-	stacksOn := func(leg string, wantMetrics map[string]interface{}) {
-		t.Helper()
-		var last string
-		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: want both stacks deployed and spec.metrics %v; last: %s", leg, wantMetrics, last)
-			}
-			no, err := nodeOperators.Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
-			if err != nil {
-				last = err.Error()
-				continue
-			}
-			metrics, _, _ := unstructured.NestedMap(no.Object, "spec", "metrics")
-			stacks, _, _ := unstructured.NestedSlice(no.Object, "status", "stacks")
-			last = fmt.Sprintf("spec.metrics %v, status.stacks %v", metrics, stacks)
-			on := 0
-			for _, s := range stacks {
-				if enabled, _, _ := unstructured.NestedBool(s.(map[string]interface{}), "enabled"); enabled {
-					on++
-				}
-			}
-			if reflect.DeepEqual(metrics, wantMetrics) && on == 2 {
-				break
-			}
-		}
-		t.Logf("%s: %s", leg, last)
-	}
-	stacksOn("N with the old spelling", map[string]interface{}{"managementState": "Managed"})
+	u.stacksOn("N with the old spelling", map[string]interface{}{"managementState": "Managed"})
 
-	payloadN1 := cvo.StageUpdate(t, framework.PayloadOptions{Version: versionN1})
+	payloadN1 := u.cvo.StageUpdate(t, framework.PayloadOptions{Version: versionN1})
 	// Uninstalling removes what either release applied.
 	in.rel = &framework.Release{Manifests: append(append([]framework.ReleaseManifest{}, payloadN1.Release.Manifests...), payloadN.Release.Manifests...)}
 
-	// Each release's images have their own digests, so each update rolls
-	// the operands (the metrics DaemonSet on 250 nodes, the NMState
-	// operator's Deployment) out to the target release's images; the
-	// operator must say Progressing=True meanwhile and report the version
-	// only after (origin's upgrade checks, judged by etcd revision).
-	var rollouts []string
-	update := func(name string, to *framework.Payload) (time.Time, time.Time) {
-		t.Helper()
-		from := time.Now()
-		cvo.RequestUpdate(t, to)
-		cv := runner.waitForClusterVersion(cvo, 8*time.Minute, framework.ClusterVersionCompleted(to.Version))
-		done := time.Now()
-		t.Logf("%s to %s: ClusterVersion Completed after %s", name, to.Version, done.Sub(from).Round(time.Second))
-		co := framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator)
-		framework.CheckOperatorVersion(t, co, cv)
-		framework.CheckRelatedObjects(t, in.cfg, co)
-		if !mon.ProgressedBetween(from, done) {
-			t.Errorf("clusteroperator/%s never reported Progressing=True during the %s from %s", nodeClusterOperator, name, from.Format(time.RFC3339))
-		}
-		images := map[string]bool{}
-		for _, img := range to.Release.Images {
-			images[img] = true
-		}
-		order := framework.JudgeRolloutOrder(recorder.Events(), from, to.Version, images)
-		for _, p := range order.Problems {
-			t.Errorf("%s to %s: %s", name, to.Version, p)
-		}
-		for _, o := range order.Operands {
-			rollouts = append(rollouts, fmt.Sprintf("  %s: %s changed at %s (revision %d), rolled out at %s (revision %d)",
-				name, o.Object, rel(mon, o.ChangedAt), o.ChangedRevision, rel(mon, o.RolledAt), o.RolledRevision))
-		}
-		rollouts = append(rollouts, fmt.Sprintf("  %s: versions[operator]=%s at %s (revision %d)", name, to.Version, rel(mon, order.VersionAt), order.VersionRevision))
-		return from, done
-	}
-	upFrom, upDone := update("update", payloadN1)
+	upFrom, upDone := u.update("update", payloadN1)
 	// Converted once, the deprecated field kept in step for N.
-	stacksOn("N+1", map[string]interface{}{"state": "Enabled", "managementState": "Managed"})
-	replayOldNodeSettingsStatus(t, nodeOperators)
-	downFrom, downDone := update("downgrade", payloadN)
+	u.stacksOn("N+1", map[string]interface{}{"state": "Enabled", "managementState": "Managed"})
+	replayOldNodeSettingsStatus(t, in.dyn.Resource(nodeOperatorsResource))
+	downFrom, downDone := u.update("downgrade", payloadN)
 	// N's CRD prunes state; N reads managementState and enabled.
-	stacksOn("N after the downgrade", map[string]interface{}{"managementState": "Managed"})
+	u.stacksOn("N after the downgrade", map[string]interface{}{"managementState": "Managed"})
 
-	cv, err := cvo.ClusterVersion(framework.Context(t, time.Minute))
+	cv, err := u.cvo.ClusterVersion(framework.Context(t, time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,16 +424,94 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	if strings.Join(history, ",") != strings.Join(want, ",") {
 		t.Errorf("history is %q, want %q (newest first)", history, want)
 	}
-	mon.CheckInvariants(t)
+	u.mon.CheckInvariants(t)
+	mon := u.mon
 	t.Logf("ClusterVersion:\n%s", framework.DescribeClusterVersion(cv))
 	t.Logf("timeline (seconds from the monitor's start): install of N %s..%s, update %s..%s, downgrade %s..%s; clusteroperator/%s:\n%s",
 		rel(mon, start), rel(mon, installed), rel(mon, upFrom), rel(mon, upDone), rel(mon, downFrom), rel(mon, downDone), nodeClusterOperator, mon.Timeline())
-	t.Logf("operands and version, in etcd order per update:\n%s", strings.Join(rollouts, "\n"))
+	t.Logf("operands and version, in etcd order per update:\n%s", strings.Join(u.rollouts, "\n"))
 	t.Logf("install %s, update %s, downgrade %s; whole test so far %s",
 		installed.Sub(start).Round(time.Second), upDone.Sub(upFrom).Round(time.Second), downDone.Sub(downFrom).Round(time.Second), time.Since(testStart).Round(time.Second))
 	if d := time.Since(testStart); d > 20*time.Minute {
 		t.Errorf("the update test took %s, more than 20 minutes", d.Round(time.Second))
 	}
+}
+
+// upgrade is TestUpgradeWithRealCVO's cluster: the real CVO, the operator's
+// pods run as processes, the ClusterOperator's and the operands' records.
+type upgrade struct {
+	t        *testing.T
+	in       *installation
+	cvo      *framework.RealCVO
+	runner   *podRunner
+	mon      *framework.ClusterOperatorMonitor
+	recorder *framework.RolloutRecorder
+	// rollouts are the operands' and the version's changes, for the log.
+	rollouts []string
+}
+
+// stacksOn waits until both stacks are deployed and spec.metrics reads
+// wantMetrics.
+func (u *upgrade) stacksOn(leg string, wantMetrics map[string]interface{}) {
+	t := u.t
+	t.Helper()
+	var last string
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		no, err := u.in.dyn.Resource(nodeOperatorsResource).Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		metrics, _, _ := unstructured.NestedMap(no.Object, "spec", "metrics")
+		stacks, _, _ := unstructured.NestedSlice(no.Object, "status", "stacks")
+		last = fmt.Sprintf("spec.metrics %v, status.stacks %v", metrics, stacks)
+		on := 0
+		for _, s := range stacks {
+			if enabled, _, _ := unstructured.NestedBool(s.(map[string]interface{}), "enabled"); enabled {
+				on++
+			}
+		}
+		if !reflect.DeepEqual(metrics, wantMetrics) || on != 2 {
+			return false, errors.New(last)
+		}
+		return true, nil
+	}, fmt.Sprintf("%s: both stacks deployed and spec.metrics %v", leg, wantMetrics))
+	t.Logf("%s: %s", leg, last)
+}
+
+// update moves the cluster to a release and checks the ClusterOperator
+// followed: each release's images have their own digests, so each update
+// rolls the operands (the metrics DaemonSet on 250 nodes, the NMState
+// operator's Deployment) out to the target release's images; the operator
+// must say Progressing=True meanwhile and report the version only after
+// (origin's upgrade checks, judged by etcd revision).
+func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Time) {
+	t, mon := u.t, u.mon
+	t.Helper()
+	from := time.Now()
+	u.cvo.RequestUpdate(t, to)
+	cv := u.runner.waitForClusterVersion(u.cvo, 8*time.Minute, framework.ClusterVersionCompleted(to.Version))
+	done := time.Now()
+	t.Logf("%s to %s: ClusterVersion Completed after %s", name, to.Version, done.Sub(from).Round(time.Second))
+	co := framework.LiveClusterOperator(t, u.in.cfg, nodeClusterOperator)
+	framework.CheckOperatorVersion(t, co, cv)
+	framework.CheckRelatedObjects(t, u.in.cfg, co)
+	if !mon.ProgressedBetween(from, done) {
+		t.Errorf("clusteroperator/%s never reported Progressing=True during the %s from %s", nodeClusterOperator, name, from.Format(time.RFC3339))
+	}
+	images := map[string]bool{}
+	for _, img := range to.Release.Images {
+		images[img] = true
+	}
+	order := framework.JudgeRolloutOrder(u.recorder.Events(), from, to.Version, images)
+	for _, p := range order.Problems {
+		t.Errorf("%s to %s: %s", name, to.Version, p)
+	}
+	for _, o := range order.Operands {
+		u.rollouts = append(u.rollouts, fmt.Sprintf("  %s: %s changed at %s (revision %d), rolled out at %s (revision %d)",
+			name, o.Object, rel(mon, o.ChangedAt), o.ChangedRevision, rel(mon, o.RolledAt), o.RolledRevision))
+	}
+	u.rollouts = append(u.rollouts, fmt.Sprintf("  %s: versions[operator]=%s at %s (revision %d)", name, to.Version, rel(mon, order.VersionAt), order.VersionRevision))
+	return from, done
 }
 
 // replayOldNodeSettingsStatus sends, as a dry run, the node settings status

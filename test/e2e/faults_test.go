@@ -348,9 +348,7 @@ func TestFaultAPIServerRestart(t *testing.T) {
 func readLog(t *testing.T, op *framework.Process) string {
 	t.Helper()
 	b, err := os.ReadFile(op.LogPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 

@@ -5,17 +5,12 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -28,6 +23,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	"github.com/openshift/library-go/pkg/crypto"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -36,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -66,17 +63,17 @@ const (
 )
 
 // TestInstallAsCVO installs the operator from manifests/ as the
-// cluster-version operator would on a fresh cluster, and runs its
-// Deployment's pod as the pod would run: both containers (the operator and
-// the kube-rbac-proxy in front of its metrics), each with exactly the
-// Deployment's command, arguments and environment, as its ServiceAccount,
-// with its volumes and securityContext (framework.StartPodProcess). It then
-// waits for what the CVO waits for.
-// Finally it runs the same install with the operator's RBAC reduced by one
-// rule at a time, and checks each one fails visibly.
+// cluster-version operator's install leaves it (the real CVO's install is
+// TestInstallWithRealCVO's), and runs its Deployment's pod as the pod would
+// run: both containers (the operator and the kube-rbac-proxy in front of its
+// metrics), each with exactly the Deployment's command, arguments and
+// environment, as its ServiceAccount, with its volumes and securityContext
+// (framework.StartPodProcess). It then waits for what the CVO waits for,
+// checks the install, and finally restarts the operator with its RBAC
+// reduced by one rule at a time: each one fails visibly.
 func TestInstallAsCVO(t *testing.T) {
-	in := newInstallation(t)
-	in.install(installOptions{})
+	in := newInstallation(t, "")
+	in.install(true)
 
 	t.Run("PodIsPlacedOnTheControlPlane", in.testPlacement)
 	t.Run("PodMeetsRestrictedPodSecurity", in.testPodSecurity)
@@ -93,20 +90,13 @@ func TestInstallAsCVO(t *testing.T) {
 // profile, whose clusters have no control-plane nodes: the Deployment's
 // hosted variant runs on a worker, and the install completes.
 func TestInstallAsCVOHostedProfile(t *testing.T) {
-	in := newInstallationFor(t, "hypershift")
-	in.install(installOptions{})
-	ctx := framework.Context(t, time.Minute)
-	pod := in.operatorPod(ctx)
-	node, err := in.kube.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := newInstallation(t, "hypershift")
+	in.install(true)
+	pod, node := in.operatorNode(t)
 	if _, ok := node.Labels["node-role.kubernetes.io/master"]; ok {
 		t.Errorf("the hosted variant's pod runs on control-plane node %s", node.Name)
 	}
-	if lines := forbiddenLines.FindAllString(in.operatorLog(), 10); len(lines) > 0 {
-		t.Errorf("the operator was denied requests:\n%s", strings.Join(lines, "\n"))
-	}
+	in.testNothingForbidden(t)
 	t.Logf("pod %s on worker %s", pod.Name, node.Name)
 }
 
@@ -120,62 +110,42 @@ type installation struct {
 	rel    *framework.Release
 	// applier applies and finds the resources of objects.
 	applier *framework.Applier
-
 	// servingCA signs the metrics Service's certificate, as the service CA
 	// would.
-	servingCA    *x509.Certificate
-	servingCAKey *ecdsa.PrivateKey
+	servingCA *crypto.CA
 	// pki is CMO's: its client certificate's CA is the API server's.
 	pki *framework.PlatformPKI
 
 	operator *framework.Process
 	// proxy is the pod's kube-rbac-proxy container, when started.
 	proxy *framework.Process
-	// operatorPort is where the operator's --listen was moved to;
-	// listenPort is where the proxy's --secure-listen-address was, which
-	// scrapes go to.
-	operatorPort int
-	listenPort   int
-	started      time.Time
-	// relatedObjects are those the operator reported once Available.
-	relatedObjects []configv1.ObjectReference
+	// listenPort is where the proxy's --secure-listen-address was moved
+	// to, which scrapes go to.
+	listenPort int
+	started    time.Time
 }
 
-type installOptions struct {
-	// ServiceAccount runs the operator as another ServiceAccount than its
-	// Deployment's (for reduced RBAC).
-	ServiceAccount string
-	// SkipPrecreate leaves out the CVO's creation of the ClusterOperator.
-	SkipPrecreate bool
-	// NoWait returns once everything is applied, without waiting for the
-	// ClusterOperator.
-	NoWait bool
-	// NoOperator applies the release but starts no operator (as if its pod
-	// never started); it implies NoWait.
-	NoOperator bool
-}
-
-func newInstallation(t *testing.T) *installation {
-	t.Helper()
-	return newInstallationFor(t, "")
-}
-
-// newInstallationFor installs the manifests of a release profile ("" for
-// self-managed-high-availability).
-func newInstallationFor(t *testing.T, profile string) *installation {
+// newInstallation prepares the installation of the manifests of a release
+// profile ("" for self-managed-high-availability) on a cluster without the
+// operator, and uninstalls it when the test ends.
+func newInstallation(t *testing.T, profile string) *installation {
 	t.Helper()
 	cfg := framework.KubeConfig(t)
+	ca, err := crypto.MakeSelfSignedCAConfigForDuration("openshift-service-serving-signer@e2e", 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
 	in := &installation{
-		t:       t,
-		cfg:     cfg,
-		kube:    kubernetes.NewForConfigOrDie(cfg),
-		dyn:     dynamic.NewForConfigOrDie(cfg),
-		config:  configclient.NewForConfigOrDie(cfg),
-		applier: framework.NewApplier(t, cfg),
+		t:         t,
+		cfg:       cfg,
+		kube:      kubernetes.NewForConfigOrDie(cfg),
+		dyn:       dynamic.NewForConfigOrDie(cfg),
+		config:    configclient.NewForConfigOrDie(cfg),
+		applier:   framework.NewApplier(t, cfg),
+		servingCA: &crypto.CA{Config: ca, SerialGenerator: &crypto.RandomSerialGenerator{}},
 		rel: framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix()),
 			FeatureSet: framework.ClusterFeatureSet(t, cfg)}),
 	}
-	in.servingCA, in.servingCAKey = newTestCA(t, "openshift-service-serving-signer@e2e")
 	// The local world has no MCO: this stands for its operator's node
 	// disruption policy status, without which the operator's
 	// MachineConfigs wait (framework.StartOperator does the same).
@@ -183,7 +153,10 @@ func newInstallationFor(t *testing.T, profile string) *installation {
 	in.publishMetricsClientCA()
 	in.pki = framework.NewPlatformPKI(t)
 	trustAsAPIServerClientCA(t, in.kube, in.pki)
-	if in.present() {
+	ctx := framework.Context(t, time.Minute)
+	_, nsErr := in.kube.CoreV1().Namespaces().Get(ctx, operatorNamespace, metav1.GetOptions{})
+	_, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
+	if !apierrors.IsNotFound(nsErr) || !apierrors.IsNotFound(coErr) {
 		t.Logf("the cluster is not fresh (a previous run left the operator installed); removing it first")
 		in.uninstall()
 	}
@@ -216,105 +189,68 @@ func (in *installation) publishMetricsClientCA() {
 	in.t.Cleanup(func() { _ = cms.Delete(context.Background(), cm.Name, metav1.DeleteOptions{}) })
 }
 
-// present reports whether anything of the operator is installed.
-func (in *installation) present() bool {
-	ctx := framework.Context(in.t, time.Minute)
-	_, nsErr := in.kube.CoreV1().Namespaces().Get(ctx, operatorNamespace, metav1.GetOptions{})
-	_, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
-	return !apierrors.IsNotFound(nsErr) || !apierrors.IsNotFound(coErr)
-}
-
-// install applies the release as the CVO would and starts the operator when
-// its Deployment's pod runs; it returns once the CVO would move on.
-func (in *installation) install(opts installOptions) {
+// install leaves the cluster as the CVO's install of the release does,
+// applying the manifests in order as plain objects: the ClusterOperator
+// first, created with the manifest's relatedObjects (so that must-gather
+// finds the component even if its operator never starts), then the rest;
+// the service CA's serving certificate is issued for the metrics Service.
+// With runOperator, the Deployment's pod runs (startOperator), and install
+// returns once the ClusterOperator satisfies the CVO.
+func (in *installation) install(runOperator bool) {
 	t := in.t
 	t.Helper()
 	ctx := framework.Context(t, installTimeout+2*time.Minute)
 	in.started = time.Now()
-	// Until the operator first runs, the ClusterOperator the CVO created
-	// has no conditions, and a starting operator may report
-	// Available=False; the window ends once it is healthy.
+	// Until the operator first runs, the ClusterOperator has no
+	// conditions, and a starting operator may report Available=False; the
+	// window ends once it is healthy.
 	endInstall := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install: the operator starts")
-	var co *configv1.ClusterOperator
-	hooks := framework.CVOHooks{
-		Applied: func(m framework.ReleaseManifest) {
-			switch m.Object.GetKind() {
-			case "Service":
-				in.issueServingCert(ctx, m.Object)
-			case "Deployment":
-				if !opts.NoOperator {
-					in.startOperator(ctx, opts.ServiceAccount, true)
-				}
-			}
-		},
-		WaitForClusterOperator: func(expected *configv1.ClusterOperator) error {
-			co = expected
-			if opts.NoWait || opts.NoOperator {
-				return nil
-			}
-			return in.waitHealthy(ctx, expected, installTimeout)
-		},
-	}
-	if opts.SkipPrecreate {
-		if err := in.applyWithoutPrecreate(ctx, hooks); err != nil {
-			t.Fatal(err)
+	in.precreateClusterOperator(ctx)
+	for _, m := range in.rel.Manifests {
+		if m.Object.GetKind() == "ClusterOperator" {
+			continue
 		}
+		if err := in.applier.Apply(ctx, m.Object.DeepCopy(), "e2e-install"); err != nil {
+			t.Fatalf("applying %s: %v", m, err)
+		}
+		if m.Object.GetKind() == "Service" {
+			in.issueServingCert(ctx, m.Object)
+		}
+	}
+	if !runOperator {
 		return
 	}
-	if err := framework.ApplyRelease(ctx, t, in.cfg, in.rel, hooks); err != nil {
-		t.Fatalf("install: %v\n%s", err, in.logTail(40))
+	in.startOperator(ctx, "", true)
+	if err := in.waitHealthy(ctx); err != nil {
+		t.Fatalf("install: %v", err)
 	}
-	if co == nil {
-		t.Fatal("the release has no ClusterOperator manifest")
-	}
-	if !opts.NoWait && !opts.NoOperator {
-		endInstall()
-		t.Logf("the CVO would move past clusteroperator/%s after %s", nodeClusterOperator, time.Since(in.started).Round(time.Second))
-		live, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.relatedObjects = live.Status.RelatedObjects
-	}
-}
-
-// applyWithoutPrecreate applies the release but leaves the ClusterOperator to
-// the operator.
-func (in *installation) applyWithoutPrecreate(ctx context.Context, hooks framework.CVOHooks) error {
-	rel := *in.rel
-	rel.Manifests = nil
-	for _, m := range in.rel.Manifests {
-		if m.Object.GetKind() != "ClusterOperator" {
-			rel.Manifests = append(rel.Manifests, m)
-		}
-	}
-	return framework.ApplyRelease(ctx, in.t, in.cfg, &rel, hooks)
+	endInstall()
+	t.Logf("the CVO would move past clusteroperator/%s after %s", nodeClusterOperator, time.Since(in.started).Round(time.Second))
 }
 
 // waitHealthy waits until the ClusterOperator satisfies the CVO.
-func (in *installation) waitHealthy(ctx context.Context, expected *configv1.ClusterOperator, timeout time.Duration) error {
+func (in *installation) waitHealthy(ctx context.Context) error {
 	var last error
-	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, installTimeout, true, func(ctx context.Context) (bool, error) {
 		if in.operator != nil && in.operator.Exited() {
 			return false, fmt.Errorf("the operator exited")
 		}
-		actual, err := in.config.ConfigV1().ClusterOperators().Get(ctx, expected.Name, metav1.GetOptions{})
+		actual, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 		if last = err; err == nil {
-			last = framework.ClusterOperatorHealth(expected, actual)
+			last = framework.ClusterOperatorHealth(in.expectedClusterOperator(), actual)
 		}
 		return last == nil, nil
 	})
 	if err != nil {
-		return fmt.Errorf("after %s: %v (%v)\n%s", timeout, err, last, in.logTail(30))
+		return fmt.Errorf("after %s: %v (%v)\n%s", installTimeout, err, last, in.logTail(30))
 	}
 	return nil
 }
 
 // expectedClusterOperator is the release's ClusterOperator manifest.
 func (in *installation) expectedClusterOperator() *configv1.ClusterOperator {
-	obj := in.rel.Find("ClusterOperator", nodeClusterOperator)
 	co := &configv1.ClusterOperator{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, co); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(in.rel.Find("ClusterOperator", nodeClusterOperator).Object, co); err != nil {
 		in.t.Fatal(err)
 	}
 	return co
@@ -331,25 +267,9 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	t := in.t
 	t.Helper()
 	pod := in.operatorPod(ctx)
-	binary := os.Getenv("OPERATOR_BINARY")
-	if binary == "" {
-		binary = filepath.Join(framework.RepoRoot(t), "_output", "bin", nodeOperatorBinary)
-	}
-	if _, err := os.Stat(binary); err != nil {
-		t.Fatalf("operator binary: %v (run make build)", err)
-	}
-	in.operatorPort = framework.FreePort(t)
-	operatorListen := "127.0.0.1:" + strconv.Itoa(in.operatorPort)
+	var operatorListen string
 	opStart := time.Now()
-	in.operator = framework.StartPodProcess(t, in.cfg, framework.PodProcessOptions{
-		Pod:                pod,
-		Container:          nodeOperatorName,
-		ServiceAccountName: serviceAccount,
-		Binaries:           map[string]string{nodeOperatorBinary: binary},
-		RewriteArgs: func(args []string) []string {
-			return rewriteArgs(t, args, map[string]string{"--listen=" + deploymentListen: "--listen=" + operatorListen})
-		},
-	})
+	in.operator, operatorListen = startOperatorContainer(t, in.cfg, pod, serviceAccount, operatorBinary(t))
 	if !withProxy {
 		return
 	}
@@ -377,58 +297,75 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	})
 }
 
+// startOperatorContainer runs the operator container of a pod of the
+// Deployment with binary, as the pod's ServiceAccount or serviceAccount,
+// with --listen moved to a free port of this machine, which it returns.
+func startOperatorContainer(t *testing.T, cfg *rest.Config, pod *corev1.Pod, serviceAccount, binary string) (*framework.Process, string) {
+	listen := "127.0.0.1:" + strconv.Itoa(framework.FreePort(t))
+	return framework.StartPodProcess(t, cfg, framework.PodProcessOptions{
+		Pod:                pod,
+		Container:          nodeOperatorName,
+		ServiceAccountName: serviceAccount,
+		Binaries:           map[string]string{nodeOperatorBinary: binary},
+		RewriteArgs: func(args []string) []string {
+			return rewriteArgs(t, args, map[string]string{"--listen=" + deploymentListen: "--listen=" + listen})
+		},
+	}), listen
+}
+
 // rewriteArgs replaces each argument of replace, all of which must be there:
 // a Deployment whose arguments changed must fail the test, not run with
 // arguments that were not rewritten.
 func rewriteArgs(t *testing.T, args []string, replace map[string]string) []string {
 	t.Helper()
-	out := append([]string{}, args...)
-	seen := map[string]bool{}
-	for i, a := range out {
-		if r, ok := replace[a]; ok {
-			out[i] = r
-			seen[a] = true
-		}
-	}
-	for a := range replace {
-		if !seen[a] {
+	out := slices.Clone(args)
+	for a, r := range replace {
+		i := slices.Index(out, a)
+		if i < 0 {
 			t.Fatalf("the container's arguments %q lack %s", args, a)
 		}
+		out[i] = r
 	}
 	return out
 }
 
 // operatorPod waits for the Deployment's pod to run.
 func (in *installation) operatorPod(ctx context.Context) *corev1.Pod {
-	t := in.t
 	var pod *corev1.Pod
-	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+	framework.Eventually(in.t, 2*time.Minute, time.Second, func() (bool, error) {
 		pods, err := in.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + nodeOperatorName})
 		if err != nil {
 			return false, err
 		}
 		for i := range pods.Items {
-			p := &pods.Items[i]
-			if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+			if p := &pods.Items[i]; p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
 				pod = p
-				return true, nil
 			}
 		}
-		return false, nil
+		return pod != nil, nil
 	}, "the operator Deployment's pod to be scheduled and running")
 	return pod
+}
+
+// operatorNode is the operator's running pod and its node.
+func (in *installation) operatorNode(t *testing.T) (*corev1.Pod, *corev1.Node) {
+	ctx := framework.Context(t, time.Minute)
+	pod := in.operatorPod(ctx)
+	node, err := in.kube.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pod, node
 }
 
 // stopOperator stops the operator, which releases its lease, and its
 // kube-rbac-proxy.
 func (in *installation) stopOperator() {
-	if in.proxy != nil {
-		in.proxy.Stop()
-		in.proxy = nil
-	}
-	if in.operator != nil {
-		in.operator.Stop()
-		in.operator = nil
+	for _, p := range []**framework.Process{&in.proxy, &in.operator} {
+		if *p != nil {
+			(*p).Stop()
+			*p = nil
+		}
 	}
 }
 
@@ -437,37 +374,14 @@ func (in *installation) logTail(lines int) string {
 	if in.operator == nil {
 		return "(the operator is not running)"
 	}
-	return processLogTail("operator", in.operator, lines)
-}
-
-// proxyLogTail returns the end of the kube-rbac-proxy's log.
-func (in *installation) proxyLogTail(lines int) string {
-	if in.proxy == nil {
-		return "(kube-rbac-proxy is not running)"
-	}
-	return processLogTail(proxyContainer, in.proxy, lines)
-}
-
-func processLogTail(what string, p *framework.Process, lines int) string {
-	raw, _ := os.ReadFile(p.LogPath)
-	all := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	for i, l := range all {
-		if len(l) > 500 {
-			all[i] = l[:500] + " [...]"
-		}
-	}
-	return what + " log (" + p.LogPath + "), last lines:\n  " + strings.Join(all, "\n  ")
+	return "operator " + in.operator.LogTail(lines)
 }
 
 func (in *installation) operatorLog() string {
 	if in.operator == nil {
 		return ""
 	}
-	raw, _ := os.ReadFile(in.operator.LogPath)
-	return string(raw)
+	return in.operator.Log()
 }
 
 // issueServingCert does what the service CA operator does for a Service
@@ -478,8 +392,14 @@ func (in *installation) issueServingCert(ctx context.Context, svc *unstructured.
 	if name == "" {
 		return
 	}
-	dns := []string{svc.GetName() + "." + svc.GetNamespace() + ".svc", svc.GetName() + "." + svc.GetNamespace() + ".svc.cluster.local"}
-	certPEM, keyPEM := newTestServingCert(t, in.servingCA, in.servingCAKey, dns)
+	cert, err := in.servingCA.MakeServerCert(sets.New(svc.GetName()+"."+svc.GetNamespace()+".svc", svc.GetName()+"."+svc.GetNamespace()+".svc.cluster.local"), 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := cert.GetPEMBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: svc.GetNamespace(), Annotations: map[string]string{
 			"service.beta.openshift.io/originating-service-name": svc.GetName(),
@@ -487,7 +407,7 @@ func (in *installation) issueServingCert(ctx context.Context, svc *unstructured.
 		Type: corev1.SecretTypeTLS,
 		Data: map[string][]byte{corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM},
 	}
-	_, err := in.kube.CoreV1().Secrets(svc.GetNamespace()).Create(ctx, secret, metav1.CreateOptions{})
+	_, err = in.kube.CoreV1().Secrets(svc.GetNamespace()).Create(ctx, secret, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("issuing the serving certificate: %v", err)
 	}
@@ -498,12 +418,7 @@ func (in *installation) issueServingCert(ctx context.Context, svc *unstructured.
 // testPlacement: the Deployment's nodeSelector and tolerations put the pod on
 // a control-plane node, which is tainted NoSchedule.
 func (in *installation) testPlacement(t *testing.T) {
-	ctx := framework.Context(t, time.Minute)
-	pod := in.operatorPod(ctx)
-	node, err := in.kube.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pod, node := in.operatorNode(t)
 	if _, ok := node.Labels["node-role.kubernetes.io/master"]; !ok {
 		t.Errorf("the operator's pod runs on %s, which is not a control-plane node", node.Name)
 	}
@@ -564,7 +479,7 @@ func (in *installation) testOperandImages(t *testing.T) {
 		released[spec] = tag
 	}
 	found := 0
-	for _, ns := range in.relatedNamespaces() {
+	for _, ns := range in.relatedNamespaces(t) {
 		for _, gvr := range []schema.GroupVersionResource{{Group: "apps", Version: "v1", Resource: "daemonsets"}, {Group: "apps", Version: "v1", Resource: "deployments"}} {
 			list, err := in.dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -587,10 +502,10 @@ func (in *installation) testOperandImages(t *testing.T) {
 	}
 }
 
-// relatedNamespaces are the namespaces among the relatedObjects.
-func (in *installation) relatedNamespaces() []string {
+// relatedNamespaces are the namespaces among the live relatedObjects.
+func (in *installation) relatedNamespaces(t *testing.T) []string {
 	var out []string
-	for _, ref := range in.relatedObjects {
+	for _, ref := range framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator).Status.RelatedObjects {
 		if ref.Group == "" && ref.Resource == "namespaces" {
 			out = append(out, ref.Name)
 		}
@@ -601,21 +516,13 @@ func (in *installation) relatedNamespaces() []string {
 // testRelatedObjects: once running, the operator still lists what the
 // manifest's ClusterOperator lists, and every relatedObject exists.
 func (in *installation) testRelatedObjects(t *testing.T) {
-	ctx := framework.Context(t, time.Minute)
-	got := map[configv1.ObjectReference]bool{}
-	for _, ref := range in.relatedObjects {
-		got[ref] = true
-	}
+	co := framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator)
 	for _, ref := range in.expectedClusterOperator().Status.RelatedObjects {
-		if !got[ref] {
+		if !slices.Contains(co.Status.RelatedObjects, ref) {
 			t.Errorf("the operator dropped relatedObject %+v that the manifest lists", ref)
 		}
 	}
-	for _, ref := range in.relatedObjects {
-		if _, err := in.getReference(ctx, ref); err != nil {
-			t.Errorf("relatedObject %+v: %v", ref, err)
-		}
-	}
+	framework.CheckRelatedObjects(t, in.cfg, co)
 }
 
 // getReference reads the object a relatedObject names.
@@ -647,13 +554,15 @@ func (in *installation) getReference(ctx context.Context, ref configv1.ObjectRef
 // are not served to the cluster.
 func (in *installation) testMetrics(t *testing.T) {
 	ctx := framework.Context(t, 2*time.Minute)
-	if in.proxy == nil || in.proxy.Exited() {
-		t.Fatalf("the pod's kube-rbac-proxy is not running\n%s", in.proxyLogTail(30))
+	if in.proxy == nil {
+		t.Fatal("the pod's kube-rbac-proxy was not started")
+	} else if in.proxy.Exited() {
+		t.Fatalf("the pod's kube-rbac-proxy exited\n%s", in.proxy.LogTail(30))
 	}
 	// Who may scrape: CMO's client certificate, as the platform Prometheus
 	// presents it, and tokens.
 	caFile := filepath.Join(in.pki.Dir, "service-ca.crt")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: in.servingCA.Raw}), 0o600); err != nil {
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: in.servingCA.Config.Certs[0].Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	scrapeCheckAuthentication(t, ctx, in.kube, in.pki, "127.0.0.1:"+strconv.Itoa(in.listenPort), caFile, operatorMetricsServerName)
@@ -662,7 +571,7 @@ func (in *installation) testMetrics(t *testing.T) {
 	for path, want := range map[string]int{"/metrics": http.StatusOK, "/healthz": http.StatusNotFound} {
 		code, body, err := in.scrape(path, token)
 		if err != nil || code != want || (want == http.StatusOK && !strings.Contains(body, "openshift_cluster_node_operator_build_info")) {
-			t.Errorf("GET %s: HTTP %d (want %d, with the operator's build_info), %v: %.300s\n%s", path, code, want, err, body, in.proxyLogTail(20))
+			t.Errorf("GET %s: HTTP %d (want %d, with the operator's build_info), %v: %.300s\n%s", path, code, want, err, body, in.proxy.LogTail(20))
 		}
 	}
 }
@@ -680,7 +589,7 @@ func (in *installation) token(ctx context.Context, namespace, name string) strin
 // bearer token.
 func (in *installation) scrape(path, token string) (int, string, error) {
 	pool := x509.NewCertPool()
-	pool.AddCert(in.servingCA)
+	pool.AddCert(in.servingCA.Config.Certs[0])
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: operatorMetricsServerName, MinVersion: tls.VersionTLS12},
 	}}
@@ -765,8 +674,6 @@ func (in *installation) uninstall() {
 	in.stopOperator()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	applier := in.applier
-
 	var victims []*unstructured.Unstructured
 	// What the operator said it owns, and what it applies.
 	co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
@@ -783,17 +690,8 @@ func (in *installation) uninstall() {
 	for i := len(in.rel.Manifests) - 1; i >= 0; i-- {
 		victims = append(victims, in.rel.Manifests[i].Object)
 	}
-	// Every profile's manifests name the same objects; the Deployment's
-	// variants too.
-	for _, obj := range victims {
-		ri, err := applier.Resource(obj)
-		if err != nil {
-			continue // its API is gone with its CRD
-		}
-		err = ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: pointerTo(metav1.DeletePropagationBackground)})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Logf("uninstall: deleting %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-		}
+	if err := in.deleteObjects(ctx, victims); err != nil {
+		t.Logf("uninstall: %v", err)
 	}
 	// Namespaces take a while to go; wait, so that the next test starts
 	// fresh.
@@ -808,7 +706,20 @@ func (in *installation) uninstall() {
 	}
 }
 
-func pointerTo[T any](v T) *T { return &v }
+// deleteObjects deletes objects; those already gone, or whose API is gone
+// with its CRD, are skipped.
+func (in *installation) deleteObjects(ctx context.Context, objs []*unstructured.Unstructured) error {
+	var errs []error
+	background := metav1.DeletePropagationBackground
+	for _, obj := range objs {
+		if ri, err := in.applier.Resource(obj); err == nil {
+			if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: &background}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("deleting %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // bindataOperand is an object the operator applies, from bindata/; its name may hold
 // ${VARIABLES}.
@@ -875,59 +786,6 @@ func (in *installation) operandNamespaces() []string {
 		}
 	}
 	return out
-}
-
-// --- certificates -------------------------------------------------------------
-
-func newTestCA(t testing.TB, cn string) (*x509.Certificate, *ecdsa.PrivateKey) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(time.Now().UnixNano()),
-		Subject:               pkix.Name{CommonName: cn},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
-}
-
-func newTestServingCert(t testing.TB, ca *x509.Certificate, caKey *ecdsa.PrivateKey, dns []string) (certPEM, keyPEM []byte) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: dns[0]},
-		DNSNames:     dns,
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPEM = append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw})...)
-	return certPEM, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 }
 
 // --- each rule is needed ------------------------------------------------------
@@ -1137,7 +995,7 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, c ruleCase) {
 	// The events scenarios show first, from the same fresh state, that the
 	// full RBAC gives the opposite outcome.
 	if sc == scenarioEvents || sc == scenarioEventOwner {
-		in.runScenario(t, sc, "", c)
+		in.runScenario(t, sc, "", c, nil)
 		if err := in.awaitOutcome(t, sc, c, false); err != nil {
 			t.Fatalf("with its full RBAC: %v\n%s", err, in.logTail(20))
 		}
@@ -1145,7 +1003,7 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, c ruleCase) {
 	}
 
 	in.applyReducedRBAC(t, c)
-	started := in.runScenario(t, sc, reducedServiceAccount, c)
+	started := in.runScenario(t, sc, reducedServiceAccount, c, nil)
 	defer in.stopOperator()
 
 	// Where the failure is something that does not happen (an object not
@@ -1235,7 +1093,7 @@ func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	in.applyReducedRBAC(t, *c)
 	const earlierMessage = "e2e: reported by an earlier process of the operator"
 	since := time.Now().Add(-degradedInertia - 5*time.Second)
-	started := in.runScenarioWith(t, scenarioInstall, reducedServiceAccount, *c, func(ctx context.Context) {
+	started := in.runScenario(t, scenarioInstall, reducedServiceAccount, *c, func(ctx context.Context) {
 		if err := framework.ReportedSince(ctx, in.dyn, "CRIOMetrics", "MetricsDegraded", earlierMessage, since); err != nil {
 			t.Fatalf("writing the earlier process's condition: %v", err)
 		}
@@ -1282,14 +1140,12 @@ func deniedPattern(c ruleCase) *regexp.Regexp {
 	for _, v := range c.rule.Verbs {
 		for _, r := range c.rule.Resources {
 			for _, g := range c.rule.APIGroups {
-				alts = append(alts, regexp.QuoteMeta(fmt.Sprintf(`cannot %s resource \"%s\" in API group \"%s\"`, v, r, g)),
-					regexp.QuoteMeta(fmt.Sprintf(`cannot %s resource "%s" in API group "%s"`, v, r, g)))
-				// The permission is held so that a role granting it may be
-				// bound or created without escalate.
-				alts = append(alts, `attempting to grant RBAC permissions not currently held[^\n]*`+
-					regexp.QuoteMeta(fmt.Sprintf(`Resources:["%s"]`, r))+`[^\n]*`+regexp.QuoteMeta(fmt.Sprintf(`"%s"`, v)))
-				alts = append(alts, `attempting to grant RBAC permissions not currently held[^\n]*`+
-					regexp.QuoteMeta(fmt.Sprintf(`Resources:[\"%s\"]`, r))+`[^\n]*`+regexp.QuoteMeta(fmt.Sprintf(`\"%s\"`, v)))
+				// Quotes may be escaped (a message within a message).
+				q := func(s string) string { return `\\?"` + regexp.QuoteMeta(s) + `\\?"` }
+				alts = append(alts, `cannot `+regexp.QuoteMeta(v)+` resource `+q(r)+` in API group `+q(g),
+					// The permission is held so that a role granting it may
+					// be bound or created without escalate.
+					`attempting to grant RBAC permissions not currently held[^\n]*Resources:\[`+q(r)+`\][^\n]*`+q(v))
 			}
 			if v == "escalate" || v == "bind" {
 				kinds := r
@@ -1351,15 +1207,9 @@ func (in *installation) deleteReducedRBAC(ctx context.Context) {
 }
 
 // runScenario brings the cluster to the scenario's starting state for the
-// rule and starts the operator as the ServiceAccount ("" for its own). It
-// returns when the operator started.
-func (in *installation) runScenario(t *testing.T, sc rbacScenario, serviceAccount string, c ruleCase) time.Time {
-	return in.runScenarioWith(t, sc, serviceAccount, c, nil)
-}
-
-// runScenarioWith is runScenario, with before (when not nil) called just
-// before the operator starts.
-func (in *installation) runScenarioWith(t *testing.T, sc rbacScenario, serviceAccount string, c ruleCase, before func(context.Context)) time.Time {
+// rule, calls before (when not nil), and starts the operator as the
+// ServiceAccount ("" for its own). It returns when the operator started.
+func (in *installation) runScenario(t *testing.T, sc rbacScenario, serviceAccount string, c ruleCase, before func(context.Context)) time.Time {
 	ctx := framework.Context(t, 5*time.Minute)
 	in.reset(ctx, sc != scenarioNoLease, !hasString(c.rule.Resources, "namespaces"))
 	if sc == scenarioRemoval {
@@ -1439,20 +1289,12 @@ func (in *installation) reset(ctx context.Context, keepLease, keepNamespaces boo
 		}
 		victims = append(victims, obj)
 	}
-	for _, cm := range []string{"crio-metrics-ca-bundle", metricsclientca.Name} {
+	for name, kind := range map[string]string{"crio-metrics-ca-bundle": "ConfigMap", metricsclientca.Name: "ConfigMap", "crio-metrics-signer": "Secret", "crio-metrics-serving-cert": "Secret"} {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion("v1")
-		u.SetKind("ConfigMap")
+		u.SetKind(kind)
 		u.SetNamespace(operatorNamespace)
-		u.SetName(cm)
-		victims = append(victims, u)
-	}
-	for _, s := range []string{"crio-metrics-signer", "crio-metrics-serving-cert"} {
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion("v1")
-		u.SetKind("Secret")
-		u.SetNamespace(operatorNamespace)
-		u.SetName(s)
+		u.SetName(name)
 		victims = append(victims, u)
 	}
 	_ = in.config.ConfigV1().ClusterOperators().Delete(ctx, nodeClusterOperator, metav1.DeleteOptions{})
@@ -1463,14 +1305,8 @@ func (in *installation) reset(ctx context.Context, keepLease, keepNamespaces boo
 	if err := in.kube.CoreV1().Events(operatorNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		t.Fatalf("reset: deleting the events: %v", err)
 	}
-	for _, obj := range victims {
-		ri, err := in.applier.Resource(obj)
-		if err != nil {
-			continue
-		}
-		if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: pointerTo(metav1.DeletePropagationBackground)}); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatalf("reset: deleting %s %s: %v", obj.GetKind(), obj.GetName(), err)
-		}
+	if err := in.deleteObjects(ctx, victims); err != nil {
+		t.Fatalf("reset: %v", err)
 	}
 	// Wait until everything is gone (namespaces are finalized).
 	framework.Eventually(t, 3*time.Minute, 250*time.Millisecond, func() (bool, error) {

@@ -15,6 +15,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/openshift/cluster-node-operator/pkg/certrotation"
@@ -30,20 +31,20 @@ import (
 // operator ever runs and once it runs with both stacks enabled, and that
 // everything the stacks deploy is in it too.
 func TestMustGather(t *testing.T) {
-	in := newInstallation(t)
+	in := newInstallation(t, "")
 
 	t.Run("BeforeTheOperatorRuns", func(t *testing.T) {
 		// The CVO creates the ClusterOperator with the manifest's
 		// relatedObjects before it applies anything else; here the operator
 		// never starts.
-		in.install(installOptions{NoOperator: true})
+		in.install(false)
 		g := inspectClusterOperator(t, in)
 		g.requireRelatedPresent(t)
-		if g.relatedCount() == 0 {
+		if len(g.related) == 0 {
 			t.Fatal("the precreated ClusterOperator names nothing to collect")
 		}
 		for _, want := range []string{"namespaces//" + operatorNamespace, "nodeoperator.openshift.io/nodeoperators//cluster"} {
-			if !g.has(want) {
+			if !g.objects[want] {
 				t.Errorf("must-gather would not collect %s", want)
 			}
 		}
@@ -52,14 +53,9 @@ func TestMustGather(t *testing.T) {
 
 	t.Run("WithBothStacks", func(t *testing.T) {
 		in.startOperator(framework.Context(t, 2*time.Minute), "", false)
-		if err := in.waitHealthy(framework.Context(t, installTimeout), in.expectedClusterOperator(), installTimeout); err != nil {
+		if err := in.waitHealthy(framework.Context(t, installTimeout)); err != nil {
 			t.Fatal(err)
 		}
-		co, err := in.config.ConfigV1().ClusterOperators().Get(framework.Context(t, time.Minute), nodeClusterOperator, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.relatedObjects = co.Status.RelatedObjects
 		stacks := in.enabledStacks(t)
 		if len(stacks) != 2 {
 			t.Fatalf("want both stacks enabled on this cluster (BareMetal), got %v", stacks)
@@ -93,7 +89,7 @@ func TestMustGather(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !g.has(key) {
+			if !g.objects[key] {
 				missed = append(missed, key)
 			}
 		}
@@ -107,8 +103,7 @@ func TestMustGather(t *testing.T) {
 
 // enabledStacks lists the stacks the NodeOperator reports as enabled.
 func (in *installation) enabledStacks(t *testing.T) []string {
-	obj, err := in.dyn.Resource(schema.GroupVersionResource{Group: "nodeoperator.openshift.io", Version: "v1alpha1", Resource: "nodeoperators"}).
-		Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
+	obj, err := in.dyn.Resource(nodeOperatorsResource).Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +131,6 @@ type inspection struct {
 	unserved map[schema.GroupVersionKind]bool
 }
 
-func (g *inspection) has(key string) bool { return g.objects[key] }
-
-func (g *inspection) relatedCount() int { return len(g.related) }
-
 func referenceKey(ref configv1.ObjectReference) string {
 	r := ref.Resource
 	if ref.Group != "" {
@@ -166,7 +157,7 @@ func (g *inspection) requireRelatedPresent(t *testing.T) {
 	t.Helper()
 	for _, ref := range g.related {
 		key := referenceKey(ref)
-		if !g.has(key) {
+		if !g.objects[key] {
 			t.Errorf("relatedObject %s is not in oc adm inspect's output (its log: %s)", key, g.log)
 		}
 	}
@@ -259,19 +250,9 @@ func (g *inspection) recordAll(t *testing.T, obj *unstructured.Unstructured) {
 }
 
 func relatedObjectsOf(t *testing.T, obj *unstructured.Unstructured) []configv1.ObjectReference {
-	raw, found, _ := unstructured.NestedSlice(obj.Object, "status", "relatedObjects")
-	if !found {
-		return nil
+	co := &configv1.ClusterOperator{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, co); err != nil {
+		t.Fatal(err)
 	}
-	var out []configv1.ObjectReference
-	for _, r := range raw {
-		m, _ := r.(map[string]any)
-		ref := configv1.ObjectReference{}
-		ref.Group, _ = m["group"].(string)
-		ref.Resource, _ = m["resource"].(string)
-		ref.Namespace, _ = m["namespace"].(string)
-		ref.Name, _ = m["name"].(string)
-		out = append(out, ref)
-	}
-	return out
+	return co.Status.RelatedObjects
 }

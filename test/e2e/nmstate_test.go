@@ -55,16 +55,7 @@ type nmstateEnv struct {
 // says so; the whole test leaves the cluster on BareMetal with every knob at
 // its default and the stack deployed, as the platform default has it.
 func TestNMState(t *testing.T) {
-	c := framework.NewCluster(t)
-	framework.InstallOperatorPrerequisites(t, c.Config)
-	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
-	c.ResetNodeOperator(t)
-	op := framework.StartOperator(t, framework.OperatorOptions{})
-	// What the first scenario sees must be this operator's work, not what
-	// the previous test's operator left: wait until it leads and every
-	// controller has synced once.
-	op.WaitLeading(t, 2*time.Minute)
-	c.ResyncNow(t, op)
+	c, op := framework.Setup(t, framework.OperatorOptions{})
 	e := &nmstateEnv{c: c, op: op, kube: framework.KubeClient(t)}
 	t.Cleanup(func() {
 		// Cleanups run in reverse order: this one runs before the operator

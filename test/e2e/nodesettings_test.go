@@ -12,8 +12,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -77,9 +75,9 @@ func (w *nodeSettingsWorld) setTracing(t *testing.T, samplingPerMillion interfac
 
 // waitPhase waits for status.nodeSettings of a new rollout (target not
 // previous) to reach phase.
-func (w *nodeSettingsWorld) waitPhase(t *testing.T, previous string, phase nodesettings.Phase) *nodev1alpha1.NodeSettingsStatus {
+func waitPhase(t *testing.T, c *framework.Cluster, previous string, phase nodesettings.Phase) *nodev1alpha1.NodeSettingsStatus {
 	t.Helper()
-	no := w.c.WaitForNodeOperator(t, nodeSettingsWait, 250*time.Millisecond, func(no *nodev1alpha1.NodeOperator) string {
+	no := c.WaitForNodeOperator(t, nodeSettingsWait, 250*time.Millisecond, func(no *nodev1alpha1.NodeOperator) string {
 		s := no.Status.NodeSettings
 		switch {
 		case s == nil:
@@ -250,7 +248,7 @@ func (w *nodeSettingsWorld) turnOn(t *testing.T) *nodev1alpha1.NodeSettingsStatu
 	}
 	queriesBefore := w.gateQueries(t)
 	w.setTracing(t, 1000000)
-	on := w.waitPhase(t, before, nodesettings.PhaseComplete)
+	on := waitPhase(t, w.c, before, nodesettings.PhaseComplete)
 	w.assertPoolByPool(t, e0, w.order...)
 	ev := w.s.Events()[e0:]
 	for pool, n := range w.nodes {
@@ -294,7 +292,7 @@ func (w *nodeSettingsWorld) canaryCannotStart(t *testing.T, on *nodev1alpha1.Nod
 	w.nodes["canary"].CRIOBin = w.nodes["canary"].CRIOFailingWith(t, faulty, "e2e fault: this CRI-O build cannot start with a sampling rate of 500000")
 	e1 := len(w.s.Events())
 	w.setTracing(t, 500000)
-	stopped := w.waitPhase(t, on.Target, nodesettings.PhaseStopped)
+	stopped := waitPhase(t, w.c, on.Target, nodesettings.PhaseStopped)
 	k := poolStatus(stopped, "canary")
 	assert.Equal(t, nodesettings.Reverted, nodesettings.PoolState(k.State))
 	assert.Contains(t, k.Message, "restarting crio.service service failed")
@@ -320,7 +318,7 @@ func (w *nodeSettingsWorld) canaryHangs(t *testing.T, on, stopped *nodev1alpha1.
 	w.nodes["canary"].CRIOBin = w.nodes["canary"].CRIOHangingWith(t, "tracing_sampling_rate_per_million = 250000")
 	e1 := len(w.s.Events())
 	w.setTracing(t, 250000)
-	hung := w.waitPhase(t, stopped.Target, nodesettings.PhaseStopped)
+	hung := waitPhase(t, w.c, stopped.Target, nodesettings.PhaseStopped)
 	assert.Equal(t, nodesettings.Reverted, nodesettings.PoolState(poolStatus(hung, "canary").State))
 	assert.Contains(t, hung.Message, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node `+w.nodes["canary"].Name)
 	assert.Zero(t, framework.CountEvents(w.s.Events()[e1:], w.nodes["canary"].Name, framework.MCONodeDegraded, ""), "MCO saw nothing wrong: only the scrapes did")
@@ -366,7 +364,7 @@ func (w *nodeSettingsWorld) throughCollector(t *testing.T, stopped *nodev1alpha1
 	framework.ServeOpenTelemetryCollectors(t, w.c.Config)
 	e3 := len(w.s.Events())
 	w.setTracing(t, 1000000)
-	s := w.waitPhase(t, stopped.Target, nodesettings.PhaseComplete)
+	s := waitPhase(t, w.c, stopped.Target, nodesettings.PhaseComplete)
 	w.assertPoolByPool(t, e3, w.order...)
 	collector, err := w.c.Dynamic.Resource(otelCollectorGVR).Namespace(framework.OperatorNamespace).Get(context.Background(), nodesettings.CollectorName, metav1.GetOptions{})
 	require.NoError(t, err, "our OpenTelemetryCollector, accepted by the OpenTelemetry operator's CRD")
@@ -406,7 +404,7 @@ func (w *nodeSettingsWorld) turnOff(t *testing.T, viaCollector *nodev1alpha1.Nod
 	t.Helper()
 	e2 := len(w.s.Events())
 	w.setTracing(t, nil)
-	off := w.waitPhase(t, viaCollector.Target, nodesettings.PhaseComplete)
+	off := waitPhase(t, w.c, viaCollector.Target, nodesettings.PhaseComplete)
 	end()
 	_, err := w.c.Dynamic.Resource(otelCollectorGVR).Namespace(framework.OperatorNamespace).Get(context.Background(), nodesettings.CollectorName, metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "our OpenTelemetryCollector deleted once no pool points at it (%v)", err)
@@ -458,7 +456,7 @@ func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.Query
 	// Scrapes every 250 ms: the soak is seconds here (minutes on a
 	// cluster, over scrapes every 30 s), and a CRI-O that hangs must show
 	// in the soak's window (a failed scrape is recorded one timeout later).
-	w.prom = framework.StartPlatformPrometheusEvery(t, w.pki, nodes, 250*time.Millisecond)
+	w.prom = framework.StartPlatformPrometheus(t, w.pki, nodes, 250*time.Millisecond)
 	w.prom.WaitTargetsUp(t, len(nodes), time.Minute)
 	query.Start(t, w.prom)
 	w.query = query
@@ -486,10 +484,7 @@ func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.Query
 // queries while a rollout runs.
 func (w *nodeSettingsWorld) gateQueries(t *testing.T) int {
 	t.Helper()
-	resp, err := http.Get(w.prom.URL + "/metrics")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	_, body, err := framework.HTTPGet(nil, w.prom.URL+"/metrics", "")
 	require.NoError(t, err)
 	for _, line := range strings.Split(string(body), "\n") {
 		if strings.HasPrefix(line, `prometheus_http_requests_total{code="200",handler="/api/v1/query"} `) {

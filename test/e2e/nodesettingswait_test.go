@@ -63,7 +63,7 @@ func TestNodeSettingsWaitsForDisruptionPolicyStatus(t *testing.T) {
 	// Tracing off: the MachineConfig goes, with a restart, no reboot.
 	e2 := len(w.s.Events())
 	w.c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": nil})
-	waitPhaseAfter(t, w.c, done.Target, nodesettings.PhaseComplete)
+	waitPhase(t, w.c, done.Target, nodesettings.PhaseComplete)
 	assert.Empty(t, w.ours(t))
 	ev := w.s.Events()[e2:]
 	assert.Equal(t, 1, framework.CountEvents(ev, w.n.Name, framework.MCOFileRemoved, nodesettings.CRIODropInPath))
@@ -160,7 +160,7 @@ func (w *policyWaitWorld) proceedsOnceStatusLists(t *testing.T, before string) *
 	t.Helper()
 	e1 := len(w.s.Events())
 	w.s.SetOperatorPart(true)
-	done := waitPhaseAfter(t, w.c, before, nodesettings.PhaseComplete)
+	done := waitPhase(t, w.c, before, nodesettings.PhaseComplete)
 	assert.Equal(t, []string{nodesettings.MachineConfigName("worker")}, w.ours(t))
 	ev := w.s.Events()[e1:]
 	synced, rendered := -1, -1
@@ -185,11 +185,4 @@ func (w *policyWaitWorld) proceedsOnceStatusLists(t *testing.T, before string) *
 		assert.Equal(t, operatorv1.ConditionFalse, framework.NodeOperatorCondition(no, typ).Status, typ)
 	}
 	return done
-}
-
-// waitPhaseAfter waits for a rollout other than previous to reach phase.
-func waitPhaseAfter(t *testing.T, c *framework.Cluster, previous string, phase nodesettings.Phase) *nodev1alpha1.NodeSettingsStatus {
-	t.Helper()
-	w := &nodeSettingsWorld{c: c}
-	return w.waitPhase(t, previous, phase)
 }

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
@@ -183,37 +185,23 @@ func watchWrites(t *testing.T, c *framework.Cluster, d time.Duration) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
+	var mu sync.Mutex
 	var out []string
-	watch := func(gvr schema.GroupVersionResource, name string) <-chan []string {
-		ch := make(chan []string, 1)
+	var wg sync.WaitGroup
+	co := schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusteroperators"}
+	for gvr, name := range map[schema.GroupVersionResource]string{nodev1alpha1.GroupVersionResource: nodev1alpha1.SingletonName, co: "node"} {
 		obj, err := c.Dynamic.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
 		require.NoError(t, err)
-		w, err := c.Dynamic.Resource(gvr).Watch(ctx, metav1.ListOptions{
-			FieldSelector: "metadata.name=" + name, ResourceVersion: obj.GetResourceVersion()})
-		require.NoError(t, err)
+		wg.Add(1)
 		go func() {
-			var lines []string
-			defer func() { ch <- lines }()
-			defer w.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case ev, ok := <-w.ResultChan():
-					if !ok {
-						return
-					}
-					if u, ok := ev.Object.(*unstructured.Unstructured); ok {
-						lines = append(lines, string(ev.Type)+" "+gvr.Resource+"/"+name+" at resourceVersion "+u.GetResourceVersion())
-					}
-				}
-			}
+			defer wg.Done()
+			watchFrom(ctx, c.Dynamic.Resource(gvr), "metadata.name="+name, obj.GetResourceVersion(), func(typ watch.EventType, u *unstructured.Unstructured) {
+				mu.Lock()
+				defer mu.Unlock()
+				out = append(out, string(typ)+" "+gvr.Resource+"/"+name+" at resourceVersion "+u.GetResourceVersion())
+			})
 		}()
-		return ch
 	}
-	a := watch(schema.GroupVersionResource{Group: nodev1alpha1.GroupName, Version: "v1alpha1", Resource: nodev1alpha1.Resource}, nodev1alpha1.SingletonName)
-	b := watch(schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusteroperators"}, "node")
-	out = append(out, <-a...)
-	out = append(out, <-b...)
+	wg.Wait()
 	return out
 }

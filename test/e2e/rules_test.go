@@ -3,32 +3,12 @@
 package e2e
 
 // The CRI-O alerts, recording rules and dashboard against real CRI-O metrics
-// (docs/crio-alerts.md): a real Prometheus scrapes two real CRI-Os as job
-// crio-metrics (the operator's path, so the rules are rendered for it) and
-// loads the rendered rules. Every recording rule, every operand of every
-// alert (framework.ValueOperands) and every dashboard query must return
-// series, except kube-state-metrics' pod series, which no stand-in serves.
-// Then CRI-O is stopped on one node and the other node's proxy answers 401,
-// and each node gets its own alert and only that one.
-//
-// A second real Prometheus scrapes the same nodes as the platform does
-// under the cluster-monitoring operator's collection profile "minimal":
-// job crio and the kubelet keep only the names of our fixture of its
-// keep-list (test/rules/cmo-minimal-profile.yaml), with the rules rendered
-// for job crio. There no CRI-O alert is even pending while CRI-O is healthy,
-// CRI-O's own series are gone as the operator's status says, and the same
-// two faults raise the same two alerts, told apart by the node's Ready
-// condition (kube-state-metrics).
-//
-// What stands in for a cluster: the proxy in front of each CRI-O is
-// framework.MetricsProxy (plain HTTP to Prometheus, TLS to CRI-O, 401 on
-// demand), the kubelet of each node is framework.FakeKubelet (job kubelet,
-// metrics_path /metrics, its runtime call and error counters fed by real
-// CRI calls, and the node's Ready condition as job kube-state-metrics).
-// In this copy of the rules only, every alert's "for" is 15s so that the
-// test takes seconds, not 15 minutes. The group crio-metrics-tls-stack is
-// not loaded: it reads the operator's and kube-state-metrics' series, not
-// CRI-O's; promtool covers it (test/rules).
+// (docs/crio-alerts.md). Stand-ins: framework.MetricsProxy in front of each
+// CRI-O (plain HTTP to Prometheus, TLS to CRI-O, 401 on demand) and
+// framework.FakeKubelet (the kubelet's runtime call counters fed by real CRI
+// calls, and the node's Ready condition as kube-state-metrics). In this copy
+// of the rules every alert's "for" is 15s; the group crio-metrics-tls-stack
+// reads no CRI-O series and is left to promtool (test/rules).
 
 import (
 	"context"
@@ -293,9 +273,7 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 	var cm struct {
 		Data map[string]string `json:"data"`
 	}
-	if err := yaml.Unmarshal(raw, &cm); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, yaml.Unmarshal(raw, &cm))
 	var out []string
 	for _, js := range cm.Data {
 		var d struct {
@@ -313,9 +291,7 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 				} `json:"list"`
 			} `json:"templating"`
 		}
-		if err := json.Unmarshal([]byte(js), &d); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(js), &d))
 		for _, r := range d.Rows {
 			for _, p := range r.Panels {
 				for _, tg := range p.Targets {
@@ -345,16 +321,10 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 func writeTestRules(t *testing.T, job, dir string) (rf testRuleFile, path string) {
 	t.Helper()
 	rule, err := criometrics.RenderPrometheusRule(job, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plain, err := criometrics.RuleFile(rule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(plain, &rf); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(plain, &rf))
 	for _, g := range rf.Groups {
 		for _, r := range g.Rules {
 			if _, ok := r["alert"]; ok {
@@ -363,16 +333,10 @@ func writeTestRules(t *testing.T, job, dir string) (rf testRuleFile, path string
 		}
 	}
 	raw, err := yaml.Marshal(rf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	path = filepath.Join(dir, "rules.yaml")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
 	return rf, path
 }
 
@@ -388,9 +352,7 @@ type testRuleFile struct {
 func minimalKeepRegex(t *testing.T, root string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "test", "rules", "cmo-minimal-profile.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var fixture struct {
 		Keep []string `json:"keep"`
 	}

@@ -3,14 +3,17 @@ package manifests
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/component-helpers/auth/rbac/validation"
 
 	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
@@ -118,12 +121,6 @@ var operatorNeeds = func() []need {
 	return out
 }()
 
-// externalRoles are roles the manifests may bind but do not define, with
-// their rules: the kube-apiserver's bootstrap policy creates them. None is
-// bound today (kube-system/extension-apiserver-authentication is read through
-// the operator's own Role there).
-var externalRoles = map[string][]rbacv1.PolicyRule{}
-
 // prometheusBindings are the roles the manifests bind to the platform
 // Prometheus: discovery of the metrics endpoint, and get on /metrics, which
 // the Deployment's kube-rbac-proxy authorizes.
@@ -152,9 +149,6 @@ type rbac struct {
 func readRBAC(t *testing.T, tr *tree) *rbac {
 	t.Helper()
 	out := &rbac{roles: map[string][]rbacv1.PolicyRule{}}
-	for k, v := range externalRoles {
-		out.roles[k] = v
-	}
 	for _, o := range tr.manifests {
 		switch o.GetKind() {
 		case "ClusterRole":
@@ -200,7 +194,7 @@ func readRBAC(t *testing.T, tr *tree) *rbac {
 		}
 		rules, ok := out.roles[key]
 		if !ok {
-			t.Errorf("%s: binds %s, which neither the manifests nor the API server's bootstrap policy define", o, key)
+			t.Errorf("%s: binds %s, which the manifests do not define", o, key)
 		}
 		for _, s := range subjects {
 			switch {
@@ -220,74 +214,49 @@ func readRBAC(t *testing.T, tr *tree) *rbac {
 	return out
 }
 
+// rule is the request as a rule, for Kubernetes' own coverage check.
+func (r request) rule() rbacv1.PolicyRule {
+	out := rbacv1.PolicyRule{Verbs: []string{r.verb}, APIGroups: []string{r.group}, Resources: []string{r.resource}}
+	if r.name != "" {
+		out.ResourceNames = []string{r.name}
+	}
+	return out
+}
+
 // allows reports whether rule grants the request.
 func allows(rule rbacv1.PolicyRule, r request) bool {
-	return has(rule.Verbs, r.verb) && has(rule.APIGroups, r.group) && has(rule.Resources, r.resource) &&
-		(len(rule.ResourceNames) == 0 || (r.name != "" && has(rule.ResourceNames, r.name)))
+	ok, _ := validation.Covers([]rbacv1.PolicyRule{rule}, []rbacv1.PolicyRule{r.rule()})
+	return ok
 }
 
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s || x == rbacv1.ResourceAll {
-			return true
+// rulesIn are the operator's rules in a namespace: cluster-wide grants
+// apply everywhere, namespaced ones only in their namespace ("" asks for
+// cluster-wide grants only).
+func (a *rbac) rulesIn(namespace string) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	for _, g := range a.grants {
+		if g.namespace == "" || g.namespace == namespace {
+			out = append(out, g.rule)
 		}
 	}
-	return false
+	return out
 }
 
-// allowed reports whether the operator may make the request: cluster-wide
-// grants apply everywhere, namespaced ones only to namespaced requests in
-// their namespace.
+// allowed reports whether the operator may make the request.
 func (a *rbac) allowed(r request) bool {
-	for _, g := range a.grants {
-		if (g.namespace == "" || g.namespace == r.namespace) && allows(g.rule, r) {
-			return true
-		}
-	}
-	return false
+	ok, _ := validation.Covers(a.rulesIn(r.namespace), []rbacv1.PolicyRule{r.rule()})
+	return ok
 }
 
-// covers reports whether the operator holds every permission of rules in a
-// namespace ("" = cluster-wide), as the API server's escalation check asks.
+// covers lists what of rules the operator does not hold in a namespace (""
+// = cluster-wide), as the API server's escalation check asks.
 func (a *rbac) covers(namespace string, rules []rbacv1.PolicyRule) []string {
-	var missing []string
-	for _, rule := range rules {
-		if len(rule.NonResourceURLs) > 0 {
-			missing = append(missing, fmt.Sprintf("non-resource URLs %v", rule.NonResourceURLs))
-			continue
-		}
-		names := rule.ResourceNames
-		if len(names) == 0 {
-			names = []string{""}
-		}
-		for _, g := range rule.APIGroups {
-			for _, res := range rule.Resources {
-				for _, v := range rule.Verbs {
-					for _, n := range names {
-						r := request{namespace, g, res, n, v}
-						if !a.allowedIn(r, namespace == "") {
-							missing = append(missing, r.String())
-						}
-					}
-				}
-			}
-		}
+	_, missing := validation.Covers(a.rulesIn(namespace), rules)
+	var out []string
+	for _, r := range missing {
+		out = append(out, fmt.Sprintf("%+v", r))
 	}
-	return missing
-}
-
-// allowedIn is allowed, but for a cluster-wide question only cluster-wide
-// grants count.
-func (a *rbac) allowedIn(r request, clusterWide bool) bool {
-	for _, g := range a.grants {
-		if clusterWide && g.namespace != "" {
-			continue
-		}
-		if (g.namespace == "" || g.namespace == r.namespace) && allows(g.rule, r) {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // operandNeeds derives from bindata/ the requests the stacks make: each
@@ -581,33 +550,6 @@ func needed(g request, needs []need, created, confined map[string]bool, writeNam
 
 func isRead(verb string) bool { return verb == "get" || verb == "list" || verb == "watch" }
 
-// TestRBACIsNotBroad: no binding to the platform's broad roles.
-func TestRBACIsNotBroad(t *testing.T) {
-	tr := load(t)
-	broad := map[string]bool{"cluster-admin": true, "admin": true, "edit": true, "system:masters": true}
-	var refs []string
-	for _, o := range tr.manifests {
-		if o.GetKind() != "ClusterRoleBinding" && o.GetKind() != "RoleBinding" {
-			continue
-		}
-		b := &rbacv1.RoleBinding{}
-		if err := o.Decode(b); err != nil {
-			t.Fatal(err)
-		}
-		refs = append(refs, b.RoleRef.Kind+"/"+b.RoleRef.Name)
-		if broad[b.RoleRef.Name] {
-			t.Errorf("%s binds %s", o, b.RoleRef.Name)
-		}
-		for _, s := range b.Subjects {
-			if s.Kind == "Group" || s.Kind == "User" {
-				t.Errorf("%s binds %s %s; bind ServiceAccounts only", o, s.Kind, s.Name)
-			}
-		}
-	}
-	sort.Strings(refs)
-	t.Logf("bindings: %v", refs)
-}
-
 // policyList parses the list of `<subject> in ['a', 'b']`.
 var policyList = regexp.MustCompile(`^(request\.namespace|object\.metadata\.name) in \[((?:'[a-z0-9.-]+'(?:, )?)+)\]$`)
 
@@ -836,73 +778,37 @@ func TestAdmissionPoliciesConfineTheOperator(t *testing.T) {
 }
 
 // TestPrometheusMayScrape: the platform Prometheus may read the operator's
-// metrics through the Deployment's kube-rbac-proxy, whatever the CRI-O
-// metrics stack (whose crio-metrics-client grants the same) is doing: a
-// ClusterRole of the manifests, bound to openshift-monitoring/prometheus-k8s,
-// grants get on each path the proxy allows, and nothing else.
+// metrics through the Deployment's kube-rbac-proxy (which allows /metrics
+// only, TestDeploymentConventions), whatever the CRI-O metrics stack (whose
+// crio-metrics-client grants the same) is doing: the ClusterRoles of the
+// manifests bound to openshift-monitoring/prometheus-k8s, and to it alone,
+// grant get on /metrics and nothing else. TestInstallAsCVO's
+// MetricsAreServedWithAuthnAndAuthz scrapes with its token.
 func TestPrometheusMayScrape(t *testing.T) {
 	tr := load(t)
 	roles := map[string][]rbacv1.PolicyRule{}
-	for _, o := range tr.byKind(schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}) {
+	for _, o := range tr.byKind(schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRole"}) {
 		r := &rbacv1.ClusterRole{}
 		if err := o.Decode(r); err != nil {
 			t.Fatal(err)
 		}
 		roles[r.Name] = r.Rules
 	}
-	granted := map[string]bool{}
-	for _, o := range tr.byKind(schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}) {
+	var granted []rbacv1.PolicyRule
+	for _, o := range tr.byKind(schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"}) {
 		b := &rbacv1.ClusterRoleBinding{}
 		if err := o.Decode(b); err != nil {
 			t.Fatal(err)
 		}
-		prometheus := false
-		for _, s := range b.Subjects {
-			prometheus = prometheus || isPrometheus(s)
-		}
-		if !prometheus {
-			continue
-		}
-		if len(b.Subjects) != 1 {
-			t.Errorf("%s: binds %v; bind the metrics reader to prometheus-k8s only", o, b.Subjects)
-		}
-		for _, r := range roles[b.RoleRef.Name] {
-			if len(r.APIGroups)+len(r.Resources)+len(r.ResourceNames) > 0 || len(r.Verbs) != 1 || r.Verbs[0] != "get" {
-				t.Errorf("%s: ClusterRole %s rule %+v; Prometheus needs only get on /metrics", o, b.RoleRef.Name, r)
-				continue
+		if slices.ContainsFunc(b.Subjects, isPrometheus) {
+			if len(b.Subjects) != 1 {
+				t.Errorf("%s: binds %v; bind the metrics reader to prometheus-k8s only", o, b.Subjects)
 			}
-			for _, u := range r.NonResourceURLs {
-				granted[u] = true
-			}
+			granted = append(granted, roles[b.RoleRef.Name]...)
 		}
 	}
-	served := map[string]bool{}
-	for o, d := range tr.deployments(t) {
-		for _, c := range d.Spec.Template.Spec.Containers {
-			if c.Name != proxyName {
-				continue
-			}
-			for _, a := range c.Args {
-				paths, ok := strings.CutPrefix(a, "--allow-paths=")
-				if !ok {
-					continue
-				}
-				for _, p := range strings.Split(paths, ",") {
-					if !granted[p] {
-						t.Errorf("%s: kube-rbac-proxy allows %s, but no ClusterRole of the manifests lets prometheus-k8s get it", o, p)
-					}
-					served[p] = true
-				}
-			}
-		}
-	}
-	if len(served) == 0 {
-		t.Errorf("no Deployment's %s sets --allow-paths", proxyName)
-	}
-	for u := range granted {
-		if served[u] {
-			continue
-		}
-		t.Errorf("prometheus-k8s is granted get on %s, which kube-rbac-proxy does not serve", u)
+	want := []rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/metrics"}}}
+	if !equality.Semantic.DeepEqual(granted, want) {
+		t.Errorf("ClusterRoles bound to prometheus-k8s grant %+v, want %+v", granted, want)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -159,16 +158,6 @@ func (r *record[T]) since(n int) []T {
 	return append([]T(nil), r.items[n:]...)
 }
 
-func countFor(events []fsnotify.Event, path string) int {
-	n := 0
-	for _, ev := range events {
-		if filepath.Clean(ev.Name) == filepath.Clean(path) {
-			n++
-		}
-	}
-	return n
-}
-
 // watch starts an fsnotify watcher on paths, recording into log and calling
 // onEvent (if not nil) for each event on the watcher's goroutine.
 func watch(t *testing.T, log *eventLog, onEvent func(fsnotify.Event), paths ...string) {
@@ -233,7 +222,6 @@ func barrier(t *testing.T, log *eventLog, sentinel string) int {
 
 // reloader mimics CRI-O's metrics certificate reloader: on every fsnotify
 // event it calls tls.LoadX509KeyPair and keeps the previous pair on error.
-// It serves TLS with whatever it holds.
 //
 // watchFiles selects what it watches. CRI-O 1.34 (internal/cert.NewCertConfig)
 // adds the certificate and key *files* to its watcher (inode watches, never
@@ -247,7 +235,6 @@ type reloader struct {
 	current           *tls.Certificate
 	loaded            []tls.Certificate // every successful load, in order
 	failed            int
-	addr              string
 	sentinel          string
 }
 
@@ -272,39 +259,6 @@ func startReloader(t *testing.T, dir string, watchFiles bool) *reloader {
 		_ = r.reload()
 	}, paths...)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	r.addr = ln.Addr().String()
-	tln := tls.NewListener(ln, &tls.Config{
-		MinVersion: tls.VersionTLS12,
-		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			return r.current, nil
-		},
-	})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := tln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_ = c.SetDeadline(time.Now().Add(waitFor))
-				_ = c.(*tls.Conn).Handshake()
-				_ = c.Close()
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = tln.Close()
-		wg.Wait()
-	})
 	return r
 }
 
@@ -331,26 +285,6 @@ func (r *reloader) snapshot() (loaded []tls.Certificate, failed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]tls.Certificate(nil), r.loaded...), r.failed
-}
-
-// servedLeaf connects with a TLS client and returns the leaf it is served.
-func (r *reloader) servedLeaf() ([]byte, error) {
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	conn, err := tls.DialWithDialer(d, "tcp", r.addr, &tls.Config{
-		// The pairs are self-signed throwaways; the test compares the
-		// served leaf byte for byte instead of verifying a chain.
-		InsecureSkipVerify: true, //nolint:gosec
-		MinVersion:         tls.VersionTLS12,
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	certs := conn.ConnectionState().PeerCertificates
-	if len(certs) == 0 {
-		return nil, fmt.Errorf("no certificate served")
-	}
-	return certs[0].Raw, nil
 }
 
 // matchPair returns the index of the pair c is, checking that both its

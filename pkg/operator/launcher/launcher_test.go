@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/leaderelection"
-
-	"github.com/openshift/cluster-node-operator/pkg/version"
 )
 
 func get(t *testing.T, h http.Handler, path string) (int, string) {
@@ -36,15 +34,6 @@ func TestReadyOnlyWhileLeading(t *testing.T) {
 	leading.Store(true)
 	if code, _ := get(t, mux, "/readyz"); code != http.StatusOK {
 		t.Errorf("leading: /readyz %d, want 200", code)
-	}
-}
-
-func TestMetricsCarryTheBuildInfo(t *testing.T) {
-	registerBuildInfo("openshift-cluster-node-operator", "cluster-node-operator", version.Get())
-	var leading atomic.Bool
-	code, body := get(t, newMux(leaderelection.NewLeaderHealthzAdaptor(time.Second), &leading), "/metrics")
-	if code != http.StatusOK || !strings.Contains(body, "openshift_cluster_node_operator_build_info{") {
-		t.Errorf("/metrics %d, want openshift_cluster_node_operator_build_info in:\n%.500s", code, body)
 	}
 }
 

@@ -18,8 +18,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-node-operator/pkg/features"
@@ -43,6 +41,8 @@ type ReleaseOptions struct {
 	FeatureSet features.FeatureSet
 	// AllFeatureSets keeps the manifests of every feature set (a payload).
 	AllFeatureSets bool
+	// Repo is the checkout whose manifests/ are read; default this one.
+	Repo string
 }
 
 // ReleaseManifest is one object of the release, placeholders substituted.
@@ -68,6 +68,9 @@ type Release struct {
 	// Images maps the image-references tags to the pull specs substituted
 	// for their placeholders.
 	Images map[string]string
+	// Dir holds every file of manifests/ (every profile's and feature
+	// set's) with the substitutions made, as the release tooling writes them.
+	Dir string
 }
 
 var runLevelPattern = regexp.MustCompile(`^0000_(\d+)_`)
@@ -97,7 +100,10 @@ func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
 	if opts.FeatureSet == "" {
 		opts.FeatureSet = "Default"
 	}
-	dir := filepath.Join(RepoRoot(t), "manifests")
+	if opts.Repo == "" {
+		opts.Repo = RepoRoot(t)
+	}
+	dir := filepath.Join(opts.Repo, "manifests")
 	raw, err := os.ReadFile(filepath.Join(dir, "image-references"))
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +117,7 @@ func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
 		with    string
 	}
 	var subs []substitution
-	rel := &Release{Options: opts, Images: map[string]string{}}
+	rel := &Release{Options: opts, Images: map[string]string{}, Dir: t.TempDir()}
 	for _, tag := range refs.Spec.Tags {
 		if tag.From == nil {
 			t.Fatalf("image-references tag %s has no from", tag.Name)
@@ -151,7 +157,7 @@ func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
 			text = s.pattern.ReplaceAllString(text, s.with)
 		}
 		text = strings.ReplaceAll(text, VersionPlaceholder, opts.Version)
-		tmp := filepath.Join(t.TempDir(), name)
+		tmp := filepath.Join(rel.Dir, name)
 		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -178,75 +184,6 @@ func (r *Release) Find(kind, name string) *unstructured.Unstructured {
 		}
 	}
 	return nil
-}
-
-// CVOHooks let a test act where the cluster would: the kubelet starts pods of
-// applied Deployments, and the operator reports on its ClusterOperator.
-type CVOHooks struct {
-	// Applied is called after each manifest is applied.
-	Applied func(m ReleaseManifest)
-	// WaitForClusterOperator is called where the CVO blocks on a
-	// ClusterOperator manifest, until the operator reports what it declares
-	// (see ClusterOperatorHealth); an error stops the install.
-	WaitForClusterOperator func(expected *configv1.ClusterOperator) error
-}
-
-// ApplyRelease applies the release as the CVO does: run level by run level,
-// it first creates every missing ClusterOperator of the run level with the
-// manifest's relatedObjects (so that must-gather finds the component even
-// if its operator never starts), then applies the manifests in order,
-// creating create-only ones only when missing, and blocks at each
-// ClusterOperator manifest until the operator reports it is done.
-func ApplyRelease(ctx context.Context, t testing.TB, cfg *rest.Config, rel *Release, hooks CVOHooks) error {
-	t.Helper()
-	applier := NewApplier(t, cfg)
-	configClient, err := configclient.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < len(rel.Manifests); {
-		level := rel.Manifests[i].RunLevel
-		j := i
-		for j < len(rel.Manifests) && rel.Manifests[j].RunLevel == level {
-			j++
-		}
-		for _, m := range rel.Manifests[i:j] {
-			if co := asClusterOperator(t, m.Object); co != nil {
-				if err := PrecreateClusterOperator(ctx, configClient, co); err != nil {
-					return fmt.Errorf("precreating %s: %w", m, err)
-				}
-			}
-		}
-		for _, m := range rel.Manifests[i:j] {
-			if co := asClusterOperator(t, m.Object); co != nil {
-				if hooks.WaitForClusterOperator != nil {
-					if err := hooks.WaitForClusterOperator(co); err != nil {
-						return fmt.Errorf("waiting for %s: %w", m, err)
-					}
-				}
-				continue
-			}
-			if err := applier.Apply(ctx, m.Object.DeepCopy(), "e2e-cluster-version-operator"); err != nil {
-				return fmt.Errorf("applying %s: %w", m, err)
-			}
-			if hooks.Applied != nil {
-				hooks.Applied(m)
-			}
-		}
-		i = j
-	}
-	return nil
-}
-
-func asClusterOperator(t testing.TB, obj *unstructured.Unstructured) *configv1.ClusterOperator {
-	if obj.GetKind() != "ClusterOperator" || obj.GroupVersionKind().Group != configv1.GroupName {
-		return nil
-	}
-	co := &configv1.ClusterOperator{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, co); err != nil {
-		t.Fatalf("ClusterOperator %s: %v", obj.GetName(), err)
-	}
-	return co
 }
 
 // PrecreateClusterOperator creates a missing ClusterOperator and sets the

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,9 +34,7 @@ func KubeConfig(t testing.TB) *rest.Config {
 			"KUBECONFIG=_output/local-cluster/admin.kubeconfig to run the e2e tests")
 	}
 	cfg, err := loadKubeConfig(resolve(path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Every test that uses the cluster is judged by the suite monitor
 	// (suitemonitor.go) when it ends.
 	watchTest(t)
@@ -86,9 +85,7 @@ func resolve(path string) string {
 func KubeClient(t testing.TB) kubernetes.Interface {
 	t.Helper()
 	c, err := kubernetes.NewForConfig(KubeConfig(t))
-	if err != nil {
-		t.Fatalf("creating clientset: %v", err)
-	}
+	require.NoError(t, err, "creating clientset")
 	return c
 }
 
@@ -96,9 +93,7 @@ func KubeClient(t testing.TB) kubernetes.Interface {
 func DynamicClient(t testing.TB) dynamic.Interface {
 	t.Helper()
 	c, err := dynamic.NewForConfig(KubeConfig(t))
-	if err != nil {
-		t.Fatalf("creating dynamic client: %v", err)
-	}
+	require.NoError(t, err, "creating dynamic client")
 	return c
 }
 
@@ -142,9 +137,7 @@ func CreateNamespace(t testing.TB, client kubernetes.Interface, prefix string) s
 	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-", Labels: map[string]string{"e2e.cluster-node-operator": "true"}},
 	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("creating namespace: %v", err)
-	}
+	require.NoError(t, err, "creating namespace")
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
@@ -171,9 +164,7 @@ func Served(t testing.TB, client kubernetes.Interface, gvr schema.GroupVersionRe
 	if apierrors.IsNotFound(err) {
 		return false
 	}
-	if err != nil {
-		t.Fatalf("discovering %s: %v", gvr.GroupVersion(), err)
-	}
+	require.NoError(t, err, "discovering %s", gvr.GroupVersion())
 	for _, r := range list.APIResources {
 		if r.Name == gvr.Resource {
 			return true

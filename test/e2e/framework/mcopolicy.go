@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -167,10 +167,8 @@ func syncPolicyStatus(ctx context.Context, dyn dynamic.Interface) (bool, error) 
 // (local-cluster mco-policy-status). logf reports a new error.
 func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(format string, args ...interface{})) {
 	dyn := dynamic.NewForConfigOrDie(admin)
-	tick := time.NewTicker(MCOPolicyStatusInterval)
-	defer tick.Stop()
 	last := ""
-	for {
+	wait.NonSlidingUntilWithContext(ctx, func(ctx context.Context) {
 		pass, cancel := context.WithTimeout(ctx, 30*time.Second)
 		_, err := syncPolicyStatus(pass, dyn)
 		cancel()
@@ -181,20 +179,14 @@ func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(forma
 		if err != nil {
 			last = err.Error()
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	}, MCOPolicyStatusInterval)
 }
 
 // MCOPolicyStatus runs only the MCO operator's part of the stand-in; see
 // StartMCOPolicyStatus.
 type MCOPolicyStatus struct {
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // MCOPolicyStatusInterval is how often it looks; MCO's operator reacts to
@@ -208,15 +200,11 @@ const MCOPolicyStatusInterval = time.Second
 // the whole stand-in; StartMCOStandIn does the same in its own sync.
 func StartMCOPolicyStatus(t testing.TB, admin *rest.Config) *MCOPolicyStatus {
 	t.Helper()
-	p := &MCOPolicyStatus{stop: make(chan struct{}), done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
+	p := &MCOPolicyStatus{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		RunMCOPolicyStatus(ctx, admin, t.Logf)
-	}()
-	go func() {
-		<-p.stop
-		cancel()
 	}()
 	t.Cleanup(p.Stop)
 	return p
@@ -224,6 +212,6 @@ func StartMCOPolicyStatus(t testing.TB, admin *rest.Config) *MCOPolicyStatus {
 
 // Stop stops it and waits for a pass in progress.
 func (p *MCOPolicyStatus) Stop() {
-	p.stopOnce.Do(func() { close(p.stop) })
+	p.cancel()
 	<-p.done
 }

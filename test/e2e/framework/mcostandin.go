@@ -1,37 +1,11 @@
 package framework
 
-// A TEST DOUBLE of the machine-config operator's (MCO) pool machinery, for
-// e2e tests of the operator's staged rollout of its own MachineConfigs
-// (issue 14, docs/node-config.md). It is not MCO and copies no MCO code: it
-// does, on the local world (docs/local-control-plane.md) and the simulated
-// nodes of the platform fixture (platform.go, PlatformNode), the parts of
-// what MCO documents that the operator depends on, read from MCO's source
-// at mcoCommit 7ff337a4 (see docs/mco-standin.md for the list and what is
-// left out):
-//
-//   - the operator's MachineConfiguration status sync (mcopolicy.go):
-//     status.nodeDisruptionPolicyStatus.clusterPolicies, MCO's defaults
-//     merged with the spec's entries, at status.observedGeneration;
-//   - render (pkg/controller/render/render_controller.go): per
-//     MachineConfigPool, the MachineConfigs its spec.machineConfigSelector
-//     selects, merged into a rendered MachineConfig rendered-<pool>-<hash>
-//     that spec.configuration (name and source) points at;
-//   - the node controller (pkg/controller/node/node_controller.go,
-//     status.go): the pool's nodes (spec.nodeSelector) get the desired
-//     configuration one at a time (maxUnavailable 1), and the pool's status;
-//   - the daemon (pkg/daemon/update.go, daemon.go, writer.go) on each node:
-//     the file diff, the node disruption policy read from the
-//     MachineConfiguration's STATUS when the node is updated (a changed
-//     file without a status entry: drain and reboot), the files written,
-//     the services restarted (not de-duplicated, in the diff's map order; a
-//     CRI-O restart also restarts the kubelet, whose unit has
-//     Requires=crio.service), the node annotations and its
-//     MachineConfigNode.
-//
-// The stand-in writes a node's files below the node's root directory
-// (Node.HostPath); the CRI-O drop-ins (/etc/crio/crio.conf.d/) also reach the
-// node's real CRI-O, which it restarts when the policy says so. Everything it
-// does is recorded (Events) for assertions.
+// A TEST DOUBLE of the machine-config operator's (MCO) pool machinery
+// (render, node controller, daemon, and the operator's node disruption policy
+// status in mcopolicy.go) on the platform fixture's simulated nodes. It copies
+// no MCO code; what it does, what it leaves out and the MCO commit its facts
+// were read from (mcoCommit): docs/mco-standin.md. Everything it does is
+// recorded (Events) for assertions.
 
 import (
 	"context"
@@ -40,8 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -54,6 +26,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -242,9 +216,7 @@ func StartMCOStandIn(t testing.TB, admin *rest.Config, nodes []*PlatformNode, op
 		s.nodes[n.Name] = n
 	}
 	// A fresh start: what an earlier run may have left on the nodes goes.
-	if err := s.forget(Context(t, time.Minute)); err != nil {
-		t.Fatalf("MCO stand-in: %v", err)
-	}
+	require.NoError(t, s.forget(Context(t, time.Minute)), "MCO stand-in")
 	go s.run()
 	t.Cleanup(s.cleanup)
 	t.Logf("MCO stand-in (test double) started over nodes %v", s.nodeNames())
@@ -1508,21 +1480,15 @@ func CreatePool(t testing.TB, admin *rest.Config, name string) {
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		for {
+		if err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			_, err := dyn.Resource(mcpGVR).Get(ctx, name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("MachineConfigPool %s still there: %w", name, ctx.Err())
-			case <-time.After(200 * time.Millisecond):
-			}
+			return apierrors.IsNotFound(err), nil
+		}); err != nil {
+			return fmt.Errorf("MachineConfigPool %s still there: %w", name, err)
 		}
+		return nil
 	}
-	if err := deletePool(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, deletePool(ctx))
 	if _, err := dyn.Resource(mcpGVR).Create(ctx, pool, metav1.CreateOptions{FieldManager: fixtureManager}); err != nil {
 		t.Fatalf("creating MachineConfigPool %s: %v", name, err)
 	}
@@ -1546,9 +1512,7 @@ func AddNodeRole(t testing.TB, admin *rest.Config, node, role string) {
 		_, err := kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, raw, metav1.PatchOptions{})
 		return err
 	}
-	if err := patch(Context(t, time.Minute), ""); err != nil {
-		t.Fatalf("labelling node %s %s: %v", node, key, err)
-	}
+	require.NoError(t, patch(Context(t, time.Minute), ""), "labelling node %s %s", node, key)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -1590,9 +1554,7 @@ func GetMCOPool(t testing.TB, admin *rest.Config, name string) MCOPool {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	u, err := dynamic.NewForConfigOrDie(admin).Resource(mcpGVR).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := MCOPool{Name: name, Generation: u.GetGeneration(), Conditions: map[string][2]string{}}
 	p.Target, _, _ = unstructured.NestedString(u.Object, "spec", "configuration", "name")
 	src, _, _ := unstructured.NestedSlice(u.Object, "spec", "configuration", "source")
@@ -1624,9 +1586,7 @@ func MCONodeCondition(t testing.TB, admin *rest.Config, node, typ string) (statu
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	u, err := dynamic.NewForConfigOrDie(admin).Resource(mcnGVR).Get(ctx, node, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		if m, ok := c.(map[string]interface{}); ok && m["type"] == typ {
@@ -1670,9 +1630,7 @@ func ApplyStandInPolicy(t testing.TB, c *Cluster, restarts map[string]string) {
 			map[string]interface{}{"type": "Restart", "restart": map[string]interface{}{"serviceName": svc}},
 		}})
 	}
-	if err := apply(files); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, apply(files))
 	t.Cleanup(func() {
 		if err := apply(nil); err != nil {
 			t.Errorf("taking the stand-in test's node disruption policy entries out: %v", err)
@@ -1699,20 +1657,7 @@ func PoolSettled(p MCOPool) bool {
 // CRIOHealthy GETs the node's CRI-O metrics (plain HTTP, 00-default's
 // endpoint on the node's address).
 func CRIOHealthy(n *PlatformNode) error {
-	client := &http.Client{Timeout: 3 * time.Second}
-	resp, err := client.Get("http://" + n.MetricsAddr + "/metrics")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "\ncontainer_runtime_crio_") {
-		return fmt.Errorf("HTTP %d without CRI-O metrics", resp.StatusCode)
-	}
-	return nil
+	return crioMetrics(HTTPGet(nil, "http://"+n.MetricsAddr+"/metrics", ""))
 }
 
 // CRIODropIn reads a drop-in from the directory the node's real CRI-O reads.

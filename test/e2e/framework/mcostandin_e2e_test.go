@@ -118,6 +118,35 @@ func updatingThenUpdated(events []MCOEvent, pool, target string) bool {
 // entry for.
 func TestMCOStandIn(t *testing.T) {
 	start := time.Now()
+	x := startStandInTest(t)
+	// Stopped before the cleanups take the test's MachineConfigs and policy
+	// entries away, so that it does not roll their removal out.
+	defer x.s.Stop()
+	for _, step := range []func(*testing.T){x.policyStatusThenRoll, x.canaryMachineConfigWins, x.refusedDropInDegrades,
+		x.revertRecovers, x.removalRemovesDropIns, x.noPolicyEntryReboots} {
+		step(t)
+	}
+	t.Logf("TestMCOStandIn took %s", time.Since(start).Round(time.Millisecond))
+}
+
+const (
+	workerNode, canaryNode = "worker-1", "worker-2"
+	validWorker            = "# e2e: the MCO stand-in's self-test\n[crio.tracing]\nenable_tracing = false\n"
+	validCanary            = "# e2e: the canary's own\n[crio.tracing]\nenable_tracing = false\n"
+)
+
+// standInTest is the world of TestMCOStandIn and the pools as its steps
+// found them.
+type standInTest struct {
+	c                  *Cluster
+	s                  *MCOStandIn
+	w, k               *PlatformNode
+	nodes              map[string]*PlatformNode
+	w0, k0, w1, k1, k2 MCOPool
+}
+
+func startStandInTest(t *testing.T) *standInTest {
+	t.Helper()
 	c := NewCluster(t)
 	if !Served(t, KubeClient(t), mcGVR) {
 		t.Fatal("machineconfiguration.openshift.io/v1 is not served (hack/local-cluster.sh with LCP_MACHINECONFIG_CRDS=1)")
@@ -125,7 +154,6 @@ func TestMCOStandIn(t *testing.T) {
 	if !Served(t, KubeClient(t), MachineConfigurationGVR) {
 		t.Fatalf("operator.openshift.io/v1 machineconfigurations is not served (LCP_MACHINECONFIG_CRDS=0?)")
 	}
-	const workerNode, canaryNode = "worker-1", "worker-2"
 	for _, n := range []string{workerNode, canaryNode} {
 		if _, err := KubeClient(t).CoreV1().Nodes().Get(context.Background(), n, metav1.GetOptions{}); err != nil {
 			t.Fatalf("the local world needs nodes %s and %s (hack/local-cluster.sh, LCP_NODES>=3): %v", workerNode, canaryNode, err)
@@ -156,9 +184,6 @@ func TestMCOStandIn(t *testing.T) {
 	k := StartPlatformNode(t, c.Config, pki, canaryNode)
 	nodes := map[string]*PlatformNode{workerNode: w, canaryNode: k}
 	s := StartMCOStandIn(t, c.Config, []*PlatformNode{w, k})
-	// Stopped before the cleanups take the test's MachineConfigs and policy
-	// entries away, so that it does not roll their removal out.
-	defer s.Stop()
 
 	// Rendered from 01-worker-container-runtime; nodes adopted as they are.
 	w0 := WaitStandInPool(t, c, "worker", "pool worker rendered and updated", PoolSettled)
@@ -180,16 +205,19 @@ func TestMCOStandIn(t *testing.T) {
 		assert.Equal(t, pool.Target, des)
 	}
 
-	// 1. A valid CRI-O drop-in and a kubelet drop-in for the worker role,
-	// with their policy entries first, but in the spec only (MCO's
-	// operator part off): the pools target the new config, the daemons
-	// wait. Once the status lists the entries, both pools roll: one CRI-O
-	// restart, the kubelet restarted twice (its drop-in; CRI-O's restart)
-	// per node, no reboot.
-	phase := time.Now()
+	return &standInTest{c: c, s: s, w: w, k: k, nodes: nodes, w0: w0, k0: k0}
+}
+
+// policyStatusThenRoll: a valid CRI-O drop-in and a kubelet drop-in for the worker role,
+// with their policy entries first, but in the spec only (MCO's
+// operator part off): the pools target the new config, the daemons
+// wait. Once the status lists the entries, both pools roll: one CRI-O
+// restart, the kubelet restarted twice (its drop-in; CRI-O's restart)
+// per node, no reboot.
+func (x *standInTest) policyStatusThenRoll(t *testing.T) {
+	c, s, nodes, w0, k0 := x.c, x.s, x.nodes, x.w0, x.k0
 	s.SetOperatorPart(false)
 	ApplyStandInPolicy(t, c, map[string]string{standInCRIODropIn: "crio.service", standInKubeletDropIn: "kubelet.service"})
-	const validWorker = "# e2e: the MCO stand-in's self-test\n[crio.tracing]\nenable_tracing = false\n"
 	const kubeletDropIn = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
 	n0 := len(s.Events())
 	applyStandInMachineConfig(t, c, standInMachineConfig(standInWorkerMC, "worker", map[string]string{standInCRIODropIn: validWorker, standInKubeletDropIn: kubeletDropIn}))
@@ -202,16 +230,16 @@ func TestMCOStandIn(t *testing.T) {
 	}
 	assert.Zero(t, s.Reboots(), "no node rebooted while the status lacks the entries")
 	s.SetOperatorPart(true)
-	w1 := WaitStandInPool(t, c, "worker", "pool worker updated with "+standInWorkerMC, func(p MCOPool) bool {
+	x.w1 = WaitStandInPool(t, c, "worker", "pool worker updated with "+standInWorkerMC, func(p MCOPool) bool {
 		return PoolSettled(p) && p.Target != w0.Target
 	})
-	k1 := WaitStandInPool(t, c, "canary", "pool canary updated with "+standInWorkerMC, func(p MCOPool) bool {
+	x.k1 = WaitStandInPool(t, c, "canary", "pool canary updated with "+standInWorkerMC, func(p MCOPool) bool {
 		return PoolSettled(p) && p.Target != k0.Target
 	})
-	assert.Equal(t, []string{"01-worker-container-runtime", standInWorkerMC}, w1.Source)
+	assert.Equal(t, []string{"01-worker-container-runtime", standInWorkerMC}, x.w1.Source)
 	ev := sinceEvents(s, n0)
-	assert.True(t, updatingThenUpdated(ev, "worker", w1.Target), "pool worker: Updating, then Updated")
-	assert.True(t, updatingThenUpdated(ev, "canary", k1.Target), "pool canary: Updating, then Updated")
+	assert.True(t, updatingThenUpdated(ev, "worker", x.w1.Target), "pool worker: Updating, then Updated")
+	assert.True(t, updatingThenUpdated(ev, "canary", x.k1.Target), "pool canary: Updating, then Updated")
 	for name, n := range nodes {
 		got, err := CRIODropIn(n, standInCRIODropIn)
 		require.NoError(t, err, "node %s: the drop-in in CRI-O's directory", name)
@@ -227,36 +255,37 @@ func TestMCOStandIn(t *testing.T) {
 	assert.Equal(t, 1, CountEvents(ev, "", MCOPolicyStatusSynced, ""), "the status computed once for the new generation")
 	assert.Zero(t, s.Reboots(), "no node rebooted")
 	assert.Zero(t, CountEvents(ev, "", MCODrained, ""), "no node drained")
-	t.Logf("phase 1 (valid drop-in, both pools) took %s", time.Since(phase).Round(time.Millisecond))
+}
 
-	// 2. A canary MachineConfig for the same path wins on the canary pool;
-	// the worker pool and its node are untouched.
-	phase = time.Now()
-	const validCanary = "# e2e: the canary's own\n[crio.tracing]\nenable_tracing = false\n"
+// canaryMachineConfigWins: a canary MachineConfig for the same path wins on the canary pool;
+// the worker pool and its node are untouched.
+func (x *standInTest) canaryMachineConfigWins(t *testing.T) {
+	c, s, w, k, w1, k1 := x.c, x.s, x.w, x.k, x.w1, x.k1
 	n1 := len(s.Events())
 	applyStandInMachineConfig(t, c, standInMachineConfig(standInCanaryMC, "canary", map[string]string{standInCRIODropIn: validCanary}))
-	k2 := WaitStandInPool(t, c, "canary", "pool canary updated with "+standInCanaryMC, func(p MCOPool) bool {
+	x.k2 = WaitStandInPool(t, c, "canary", "pool canary updated with "+standInCanaryMC, func(p MCOPool) bool {
 		return PoolSettled(p) && p.Target != k1.Target
 	})
-	assert.Equal(t, []string{"01-worker-container-runtime", standInWorkerMC, standInCanaryMC}, k2.Source)
+	assert.Equal(t, []string{"01-worker-container-runtime", standInWorkerMC, standInCanaryMC}, x.k2.Source)
 	got, err := CRIODropIn(k, standInCRIODropIn)
 	require.NoError(t, err)
 	assert.Equal(t, validCanary, got, "the canary's MachineConfig wins on the canary pool")
 	got, err = CRIODropIn(w, standInCRIODropIn)
 	require.NoError(t, err)
 	assert.Equal(t, validWorker, got, "the worker node keeps the worker's drop-in")
-	ev = sinceEvents(s, n1)
+	ev := sinceEvents(s, n1)
 	assert.Zero(t, CountEvents(ev, workerNode, "", ""), "nothing happens on %s", workerNode)
 	assert.Equal(t, w1.Target, GetMCOPool(t, c.Config, "worker").Target)
 	assert.Equal(t, 1, CountEvents(ev, canaryNode, MCOServiceRestarted, "crio.service"))
 	assert.Zero(t, CountEvents(ev, canaryNode, MCOServiceRestarted, "kubelet.service"), "the kubelet drop-in did not change")
 	assert.Equal(t, 1, CountEvents(ev, canaryNode, MCODependentRestarted, "kubelet.service"), "the kubelet restarts with CRI-O")
-	t.Logf("phase 2 (canary MachineConfig) took %s", time.Since(phase).Round(time.Millisecond))
+}
 
-	// 3. A drop-in CRI-O refuses (a string where it wants a boolean): the
-	// restart fails, the files go back, CRI-O comes back with them; the
-	// node and the canary pool are degraded and nothing is retried.
-	phase = time.Now()
+// refusedDropInDegrades: a drop-in CRI-O refuses (a string where it wants a boolean): the
+// restart fails, the files go back, CRI-O comes back with them; the
+// node and the canary pool are degraded and nothing is retried.
+func (x *standInTest) refusedDropInDegrades(t *testing.T) {
+	c, s, k, k2 := x.c, x.s, x.k, x.k2
 	const invalid = "# e2e: CRI-O refuses this\n[crio.tracing]\nenable_tracing = \"yes\"\n"
 	n2 := len(s.Events())
 	applyStandInMachineConfig(t, c, standInMachineConfig(standInCanaryMC, "canary", map[string]string{standInCRIODropIn: invalid}))
@@ -275,10 +304,10 @@ func TestMCOStandIn(t *testing.T) {
 	assert.Contains(t, node.Annotations[MCOReasonAnnotation], "incompatible types", "CRI-O's own complaint")
 	st, msg, _, _ := MCONodeCondition(t, c.Config, canaryNode, "NodeDegraded")
 	assert.Equal(t, "True", st, "MachineConfigNode %s NodeDegraded: %s", canaryNode, msg)
-	ev = sinceEvents(s, n2)
+	ev := sinceEvents(s, n2)
 	assert.Equal(t, 1, CountEvents(ev, canaryNode, MCOServiceRestartFailed, ""))
 	assert.Equal(t, 1, CountEvents(ev, canaryNode, MCOCRIOStartedBySystemd, ""))
-	got, err = CRIODropIn(k, standInCRIODropIn)
+	got, err := CRIODropIn(k, standInCRIODropIn)
 	require.NoError(t, err)
 	assert.Equal(t, validCanary, got, "the daemon rolled the file back")
 	assert.NoError(t, CRIOHealthy(k), "CRI-O back with the old files")
@@ -286,11 +315,12 @@ func TestMCOStandIn(t *testing.T) {
 	assert.Equal(t, 1, s.Count(canaryNode, MCOServiceRestartFailed, ""), "the failed update is not retried")
 	assert.Zero(t, CountEvents(sinceEvents(s, n2), workerNode, "", ""), "nothing happens on %s", workerNode)
 	assert.True(t, PoolSettled(GetMCOPool(t, c.Config, "worker")), "pool worker untouched")
-	t.Logf("phase 3 (invalid drop-in) took %s", time.Since(phase).Round(time.Millisecond))
+}
 
-	// 4. The MachineConfig back at its last good content: the pool targets
-	// the node's current config again, the node is Done without a restart.
-	phase = time.Now()
+// revertRecovers: the MachineConfig back at its last good content: the pool targets
+// the node's current config again, the node is Done without a restart.
+func (x *standInTest) revertRecovers(t *testing.T) {
+	c, s, k, k2 := x.c, x.s, x.k, x.k2
 	n3 := len(s.Events())
 	applyStandInMachineConfig(t, c, standInMachineConfig(standInCanaryMC, "canary", map[string]string{standInCRIODropIn: validCanary}))
 	k4 := WaitStandInPool(t, c, "canary", "pool canary back at its last good config", func(p MCOPool) bool {
@@ -298,26 +328,27 @@ func TestMCOStandIn(t *testing.T) {
 	})
 	assert.Equal(t, k2.Target, k4.Target)
 	assert.Zero(t, CountEvents(sinceEvents(s, n3), canaryNode, MCOServiceRestarted, ""), "no file changed: no restart")
-	st, _, _, _ = MCONodeCondition(t, c.Config, canaryNode, "NodeDegraded")
+	st, _, _, _ := MCONodeCondition(t, c.Config, canaryNode, "NodeDegraded")
 	assert.Equal(t, "False", st)
 	assert.NoError(t, CRIOHealthy(k))
-	t.Logf("phase 4 (revert) took %s", time.Since(phase).Round(time.Millisecond))
+}
 
-	// 5. The canary MachineConfig removed: the canary pool is the worker's
-	// configuration again. Then the worker's removed: the drop-ins go.
-	phase = time.Now()
+// removalRemovesDropIns: the canary MachineConfig removed: the canary pool is the worker's
+// configuration again. Then the worker's removed: the drop-ins go.
+func (x *standInTest) removalRemovesDropIns(t *testing.T) {
+	c, s, k, nodes, w0, k0, k1 := x.c, x.s, x.k, x.nodes, x.w0, x.k0, x.k1
 	deleteStandInMachineConfig(t, c, standInCanaryMC)
 	WaitStandInPool(t, c, "canary", "pool canary without "+standInCanaryMC, func(p MCOPool) bool {
 		return PoolSettled(p) && p.Target == k1.Target
 	})
-	got, err = CRIODropIn(k, standInCRIODropIn)
+	got, err := CRIODropIn(k, standInCRIODropIn)
 	require.NoError(t, err)
 	assert.Equal(t, validWorker, got)
 	n5 := len(s.Events())
 	deleteStandInMachineConfig(t, c, standInWorkerMC)
 	WaitStandInPool(t, c, "worker", "pool worker without "+standInWorkerMC, func(p MCOPool) bool { return PoolSettled(p) && p.Target == w0.Target })
 	WaitStandInPool(t, c, "canary", "pool canary without "+standInWorkerMC, func(p MCOPool) bool { return PoolSettled(p) && p.Target == k0.Target })
-	ev = sinceEvents(s, n5)
+	ev := sinceEvents(s, n5)
 	for name, n := range nodes {
 		_, err := CRIODropIn(n, standInCRIODropIn)
 		assert.True(t, os.IsNotExist(err), "node %s: drop-in removed from CRI-O's directory (%v)", name, err)
@@ -328,11 +359,12 @@ func TestMCOStandIn(t *testing.T) {
 		assert.NoError(t, CRIOHealthy(n), "node %s: CRI-O healthy", name)
 	}
 	assert.Zero(t, s.Reboots(), "no node rebooted")
-	t.Logf("phase 5 (removal) took %s", time.Since(phase).Round(time.Millisecond))
+}
 
-	// 6. A file the status has no entry for: each node is drained and
-	// rebooted (recorded), once when it appears and once when it goes.
-	phase = time.Now()
+// noPolicyEntryReboots: a file the status has no entry for: each node is drained and
+// rebooted (recorded), once when it appears and once when it goes.
+func (x *standInTest) noPolicyEntryReboots(t *testing.T) {
+	c, s, nodes, w0, k0 := x.c, x.s, x.nodes, x.w0, x.k0
 	const noPolicyFile = "/etc/e2e-standin/no-policy-entry.conf"
 	n6 := len(s.Events())
 	applyStandInMachineConfig(t, c, standInMachineConfig(standInWorkerMC, "worker", map[string]string{noPolicyFile: "x\n"}))
@@ -341,12 +373,11 @@ func TestMCOStandIn(t *testing.T) {
 	deleteStandInMachineConfig(t, c, standInWorkerMC)
 	WaitStandInPool(t, c, "worker", "pool worker without "+noPolicyFile, func(p MCOPool) bool { return PoolSettled(p) && p.Target == w0.Target })
 	WaitStandInPool(t, c, "canary", "pool canary without "+noPolicyFile, func(p MCOPool) bool { return PoolSettled(p) && p.Target == k0.Target })
-	ev = sinceEvents(s, n6)
+	ev := sinceEvents(s, n6)
 	for name, n := range nodes {
 		assert.Equal(t, 2, CountEvents(ev, name, MCODrained, ""), "node %s drained for the file's arrival and removal", name)
 		assert.Equal(t, 2, CountEvents(ev, name, MCORebooted, ""), "node %s rebooted for the file's arrival and removal", name)
 		assert.Zero(t, CountEvents(ev, name, MCOServiceRestarted, ""), "node %s: a reboot, not a restart", name)
 		assert.NoError(t, CRIOHealthy(n), "node %s: CRI-O healthy after the reboot", name)
 	}
-	t.Logf("phase 6 (no policy entry) took %s; TestMCOStandIn took %s", time.Since(phase).Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -46,9 +47,7 @@ func TestRenderPool(t *testing.T) {
 
 	// The last by name wins among the worker configs.
 	r, err := RenderPool("worker", []*unstructured.Unstructured{late, worker})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got := renderedSource(t, r, p); got != "data:,late-worker" {
 		t.Errorf("worker pool: %s = %q, want the later config's", p, got)
 	}
@@ -58,9 +57,7 @@ func TestRenderPool(t *testing.T) {
 	// A custom pool's config wins over the worker configs whatever its name
 	// (MergeMachineConfigs puts role worker first).
 	r2, err := RenderPool("canary", []*unstructured.Unstructured{worker, late, canary})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got := renderedSource(t, r2, p); got != "data:,canary" {
 		t.Errorf("canary pool: %s = %q, want the canary config's", p, got)
 	}
@@ -193,17 +190,11 @@ func TestClusterPolicies(t *testing.T) {
 	// What the API server gives back compares equal to what is computed:
 	// otherwise the operator part would write the status on every pass.
 	raw, err := json.Marshal(operatorv1.MachineConfigurationStatus{NodeDisruptionPolicyStatus: operatorv1.NodeDisruptionPolicyStatus{ClusterPolicies: got}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var m map[string]interface{}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(raw, &m))
 	back := operatorv1.MachineConfigurationStatus{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &back); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(m, &back))
 	if !reflect.DeepEqual(back.NodeDisruptionPolicyStatus.ClusterPolicies, got) {
 		t.Errorf("round trip changes the policies:\n%+v\n%+v", back.NodeDisruptionPolicyStatus.ClusterPolicies, got)
 	}

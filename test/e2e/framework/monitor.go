@@ -11,6 +11,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -131,9 +132,7 @@ type ClusterOperatorMonitor struct {
 func StartClusterOperatorMonitor(t testing.TB, cfg *rest.Config, name string) *ClusterOperatorMonitor {
 	t.Helper()
 	m, err := startMonitor(cfg, name, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(m.Stop)
 	return m
 }
@@ -422,8 +421,6 @@ func CheckOperatorVersion(t testing.TB, co *configv1.ClusterOperator, cv *config
 func LiveClusterOperator(t testing.TB, cfg *rest.Config, name string) *configv1.ClusterOperator {
 	t.Helper()
 	co, err := configclient.NewForConfigOrDie(cfg).ConfigV1().ClusterOperators().Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("clusteroperator/%s: %v", name, err)
-	}
+	require.NoError(t, err, "clusteroperator/%s", name)
 	return co
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -415,9 +416,7 @@ func SetNMStateConditions(t testing.TB, admin *rest.Config, available, reason, m
 	}
 	patch, err := json.Marshal(map[string]interface{}{"apiVersion": "nmstate.io/v1", "kind": "NMState",
 		"metadata": map[string]interface{}{"name": "nmstate"}, "status": map[string]interface{}{"conditions": conds}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := dynamic.NewForConfigOrDie(admin).Resource(nmstatesGVR).Patch(ctx, "nmstate", types.ApplyPatchType, patch,
 		metav1.PatchOptions{FieldManager: nmstateFieldOwner, Force: ptr(true)}, "status"); err != nil {
 		t.Fatalf("setting the NMState's conditions: %v", err)

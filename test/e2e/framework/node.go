@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -74,17 +75,11 @@ func NewNode(t testing.TB, admin *rest.Config, namespace string, spec corev1.Pod
 		Unavailable(t, "simulating a node needs root (hostPath directories owned by root, setpriv)")
 	}
 	client, err := kubernetes.NewForConfig(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	root, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-node-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Like "/": every user may traverse it (containers run as other users).
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(root, 0o755))
 	t.Cleanup(func() {
 		if m := mountsBelow(root); len(m) > 0 {
 			t.Errorf("not removing %s: still mounted below it: %v", root, m)
@@ -144,12 +139,8 @@ func (n *Node) ApplyMachineConfig(t testing.TB, mc *unstructured.Unstructured) {
 			mode = os.FileMode(v)
 		}
 		dir := n.HostPath(p)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(dir, mode); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.Chmod(dir, mode))
 	}
 	files, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
 	for _, f := range files {
@@ -157,23 +148,15 @@ func (n *Node) ApplyMachineConfig(t testing.TB, mc *unstructured.Unstructured) {
 		p, _ := m["path"].(string)
 		source, _, _ := unstructured.NestedString(m, "contents", "source")
 		data, err := decodeDataURL(source)
-		if err != nil {
-			t.Fatalf("MachineConfig %s file %s: %v", mc.GetName(), p, err)
-		}
+		require.NoError(t, err, "MachineConfig %s file %s", mc.GetName(), p)
 		mode := os.FileMode(0o644)
 		if v, ok := m["mode"].(int64); ok {
 			mode = os.FileMode(v)
 		}
 		file := n.HostPath(p)
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, data, mode); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(file, mode); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+		require.NoError(t, os.WriteFile(file, data, mode))
+		require.NoError(t, os.Chmod(file, mode))
 	}
 }
 
@@ -203,15 +186,11 @@ func (n *Node) CRIODropIns(t testing.TB) map[string][]byte {
 	t.Helper()
 	dir := n.HostPath("/etc/crio/crio.conf.d")
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatalf("the node has no CRI-O drop-ins: %v", err)
-	}
+	require.NoError(t, err, "the node has no CRI-O drop-ins")
 	out := map[string][]byte{}
 	for _, e := range entries {
 		raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out[e.Name()] = quotedAbsPath.ReplaceAllFunc(raw, func(m []byte) []byte {
 			return []byte(strconv.Quote(n.HostPath(string(m[1 : len(m)-1]))))
 		})
@@ -271,9 +250,7 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 		default:
 			continue
 		}
-		if err := os.MkdirAll(kv.Dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(kv.Dir, 0o755))
 		if err := wait.PollUntilContextCancel(Context(t, 2*time.Minute), time.Second, true, func(context.Context) (bool, error) {
 			return kv.sync(ctx) == nil, nil
 		}); err != nil {
@@ -285,16 +262,7 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tick := time.NewTicker(syncPeriod)
-			defer tick.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-					_ = kv.sync(ctx)
-				}
-			}
+			wait.UntilWithContext(ctx, func(ctx context.Context) { _ = kv.sync(ctx) }, syncPeriod)
 		}()
 	}
 }
@@ -505,16 +473,10 @@ func (n *Node) WriteServiceAccountKubeconfig(t testing.TB, admin *rest.Config, n
 	t.Helper()
 	kc := serviceAccountKubeconfig(t, admin, namespace, name)
 	dir := n.volumeDir("kubernetes.io~projected", "kube-api-access-"+name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	p := filepath.Join(dir, "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, clientcmd.WriteToFile(*kc, p))
+	require.NoError(t, os.Chmod(p, 0o644))
 	return p
 }
 
@@ -571,9 +533,7 @@ func (n *Node) StartContainer(t testing.TB, name string, opts ContainerOptions) 
 func e2eLogPath(t testing.TB, what string) string {
 	t.Helper()
 	dir := filepath.Join(RepoRoot(t), "_output", "e2e-logs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	return filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+
 		fmt.Sprintf("-%s-%d.log", what, time.Now().UnixNano()))
 }
@@ -651,13 +611,9 @@ type CRIO struct {
 func StartCRIO(t testing.TB, opts CRIOOptions) *CRIO {
 	t.Helper()
 	root := RepoRoot(t)
-	if err := os.MkdirAll(filepath.Join(opts.Dir, "crio.conf.d"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(opts.Dir, "crio.conf.d"), 0o755))
 	for name, data := range opts.DropIns {
-		if err := os.WriteFile(filepath.Join(opts.Dir, "crio.conf.d", name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(opts.Dir, "crio.conf.d", name), data, 0o644))
 	}
 	c := &CRIO{Dir: opts.Dir, MetricsPort: opts.MetricsPort, env: append(os.Environ(),
 		"CRIO_DIR="+opts.Dir,
@@ -705,9 +661,7 @@ func StartCRIO(t testing.TB, opts CRIOOptions) *CRIO {
 		t.Fatalf("hack/crio.sh start: %v\n%s%s", err, out, hint)
 	}
 	pid, err := c.Pid()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Logf("CRI-O started in %s (pid %d, metrics https://127.0.0.1:%d, dir %s)", time.Since(start).Round(time.Millisecond), pid, opts.MetricsPort, opts.Dir)
 	return c
 }

@@ -394,3 +394,21 @@ func FreePort(t testing.TB) int {
 
 // Pid is the operator's process id.
 func (o *Process) Pid() int { return o.cmd.Process.Pid }
+
+// Log is the process's output so far.
+func (o *Process) Log() string {
+	raw, _ := os.ReadFile(o.LogPath)
+	return string(raw)
+}
+
+// LogTail is the end of the process's log, for a failure message.
+func (o *Process) LogTail(lines int) string {
+	all := strings.Split(strings.TrimRight(o.Log(), "\n"), "\n")
+	all = all[max(0, len(all)-lines):]
+	for i, l := range all {
+		if len(l) > 500 {
+			all[i] = l[:500] + " [...]"
+		}
+	}
+	return "log " + o.LogPath + ", last lines:\n  " + strings.Join(all, "\n  ")
+}

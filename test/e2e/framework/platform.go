@@ -1,24 +1,10 @@
 package framework
 
 // The platform's own CRI-O metrics path, as OpenShift >= 4.14 ships it, for
-// coexistence tests (docs/platform-fixture.md):
-//
-//   - on the API server, the machine-config operator's (MCO) part of it:
-//     the MachineConfigs 01-<role>-kubelet (static pod kube-rbac-proxy-crio
-//     and its authorization config) and 01-<role>-container-runtime (CRI-O's
-//     00-default drop-in: metrics on 127.0.0.1:9537, plain HTTP), the mirror
-//     pods the kubelet creates for the static pod, the Service
-//     kube-rbac-proxy-crio and MCO's namespace;
-//   - on a simulated node (PlatformNode): a real CRI-O reading that
-//     00-default, the real kube-rbac-proxy started with exactly the static
-//     pod's arguments, kubelet-like PKI;
-//   - the monitoring side: a real Prometheus with the cluster-monitoring
-//     operator's job="crio" scrape (client certificate of prometheus-k8s),
-//     and a poller that counts every request through MCO's proxy.
-//
-// MCO's objects are our own rendition, as Go values in platformobjects.go,
-// of facts read from MCO's templates and install manifests at commit
-// mcoCommit; only the facts the tests depend on are carried.
+// coexistence tests: MCO's objects on the API server (platformobjects.go),
+// simulated nodes with real CRI-O and kube-rbac-proxy-crio, Prometheus with
+// CMO's job="crio", and a poller through MCO's proxy. What is carried and the
+// MCO commit (mcoCommit) it was read from: docs/platform-fixture.md.
 
 import (
 	"bytes"
@@ -33,7 +19,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -48,11 +33,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -168,9 +155,7 @@ func (p *PlatformObjects) createMachineConfig(t testing.TB, ctx context.Context,
 		if apierrors.IsAlreadyExists(err) {
 			return false, err
 		}
-		if err != nil {
-			t.Fatalf("creating MachineConfig %s: %v", mc.GetName(), err)
-		}
+		require.NoError(t, err, "creating MachineConfig %s", mc.GetName())
 		return true, nil
 	}, "creating MachineConfig "+mc.GetName())
 }
@@ -196,9 +181,7 @@ func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	static := platformStaticPod()
 	for _, name := range p.Nodes {
 		node, err := p.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if _, err := p.kube.CoreV1().Pods(MCONamespace).Create(ctx, mirrorPod(static, node), metav1.CreateOptions{FieldManager: fixtureManager}); err != nil {
 			t.Fatalf("creating mirror pod on %s: %v", name, err)
 		}
@@ -390,9 +373,7 @@ func (ca *testCA) issue(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err err
 func NewPlatformPKI(t testing.TB) *PlatformPKI {
 	t.Helper()
 	dir, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-platform-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	p := &PlatformPKI{Dir: dir}
 	if p.clientCA, err = newTestCA("e2e-kubelet-client-ca"); err != nil {
@@ -405,18 +386,14 @@ func NewPlatformPKI(t testing.TB) *PlatformPKI {
 		Subject:     pkix.Name{CommonName: PrometheusK8sUser},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if p.ClientCert, err = tls.X509KeyPair(certPEM, keyPEM); err != nil {
 		t.Fatal(err)
 	}
 	p.ClientCAFile, p.ServingCAFile = filepath.Join(dir, "kubelet-client-ca.crt"), filepath.Join(dir, "kubelet-serving-ca.crt")
 	p.ClientCertFile, p.ClientKeyFile = filepath.Join(dir, "prometheus-k8s.crt"), filepath.Join(dir, "prometheus-k8s.key")
 	for file, data := range map[string][]byte{p.ClientCAFile: p.clientCA.pem, p.ServingCAFile: p.servingCA.pem, p.ClientCertFile: certPEM, p.ClientKeyFile: keyPEM} {
-		if err := os.WriteFile(file, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(file, data, 0o600))
 	}
 	return p
 }
@@ -514,9 +491,7 @@ func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name 
 	ctx := Context(t, time.Minute)
 	kube := kubernetes.NewForConfigOrDie(admin)
 	node, err := kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ip := ""
 	for _, a := range node.Status.Addresses {
 		if a.Type == corev1.NodeInternalIP {
@@ -549,15 +524,11 @@ func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name 
 	// The kubelet's PKI: the client CA, the serving pair in one file
 	// (kubelet-server-current.pem links to the dated file), the kubeconfig.
 	serving, err := pki.kubeletServingPEM(name, ip)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dated := "kubelet-server-" + time.Now().UTC().Format("2006-01-02-15-04-05") + ".pem"
 	writeNodeFile(t, n.HostPath(nodeKubeletClientCA), pki.clientCA.pem, 0o644)
 	writeNodeFile(t, n.HostPath(filepath.Join(filepath.Dir(nodeKubeletServingPair), dated)), serving, 0o600)
-	if err := os.Symlink(dated, n.HostPath(nodeKubeletServingPair)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(dated, n.HostPath(nodeKubeletServingPair)))
 	writeNodeFile(t, n.HostPath(nodeKubeletKubeconfig), kubeconfigBytes(t, admin), 0o600)
 
 	t.Cleanup(func() { pn.stopCRIO(t, true) })
@@ -573,12 +544,8 @@ func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name 
 
 func writeNodeFile(t testing.TB, path string, data []byte, mode os.FileMode) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, mode); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, mode))
 }
 
 // kubeconfigBytes serialises a client configuration with inline
@@ -590,9 +557,7 @@ func kubeconfigBytes(t testing.TB, cfg *rest.Config) []byte {
 			return data
 		}
 		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return b
 	}
 	kc := clientcmdapi.NewConfig()
@@ -603,9 +568,7 @@ func kubeconfigBytes(t testing.TB, cfg *rest.Config) []byte {
 	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "local"}
 	kc.CurrentContext = "local"
 	raw, err := clientcmd.Write(*kc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return raw
 }
 
@@ -643,20 +606,14 @@ func (pn *PlatformNode) desiredCRIODropIns(t testing.TB) map[string][]byte {
 func (pn *PlatformNode) syncCRIODropIns(t testing.TB) bool {
 	t.Helper()
 	dir := filepath.Join(pn.CRIODir, "crio.conf.d")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	want := pn.desiredCRIODropIns(t)
 	changed := false
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, e := range entries {
 		if _, ok := want[e.Name()]; !ok {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Remove(filepath.Join(dir, e.Name())))
 			changed = true
 		}
 	}
@@ -665,9 +622,7 @@ func (pn *PlatformNode) syncCRIODropIns(t testing.TB) bool {
 		if cur, err := os.ReadFile(p); err == nil && bytes.Equal(cur, data) {
 			continue
 		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, data, 0o644))
 		changed = true
 	}
 	pn.crioTLS = "0"
@@ -784,9 +739,7 @@ fi
 exec %s "$@"
 `, line, shellQuote(line), shellQuote(strconv.Quote(why)), shellQuote(crio))
 	path := filepath.Join(pn.CRIODir, "crio-with-fault")
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	return path
 }
 
@@ -819,9 +772,7 @@ fi
 exec %s "$@"
 `, line, shellQuote(line), shellQuote(pn.MetricsURL()), shellQuote(line), shellQuote(crio))
 	path := filepath.Join(pn.CRIODir, "crio-hanging")
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	return path
 }
 
@@ -872,13 +823,9 @@ func (pn *PlatformNode) CRISocket() string { return filepath.Join(pn.CRIODir, "c
 func (pn *PlatformNode) proxyArgs(t testing.TB) []string {
 	t.Helper()
 	raw, err := os.ReadFile(pn.HostPath(PlatformProxyManifest))
-	if err != nil {
-		t.Fatalf("node %s has no static pod manifest %s: %v", pn.Name, PlatformProxyManifest, err)
-	}
+	require.NoError(t, err, "node %s has no static pod manifest %s", pn.Name, PlatformProxyManifest)
 	pod := &corev1.Pod{}
-	if err := yaml.UnmarshalStrict(raw, pod); err != nil {
-		t.Fatalf("node %s: %s: %v", pn.Name, PlatformProxyManifest, err)
-	}
+	require.NoError(t, yaml.UnmarshalStrict(raw, pod), "node %s: %s", pn.Name, PlatformProxyManifest)
 	var c *corev1.Container
 	for i := range pod.Spec.Containers {
 		if pod.Spec.Containers[i].Name == PlatformProxyName {
@@ -909,18 +856,14 @@ func (pn *PlatformNode) proxyArgs(t testing.TB) []string {
 		switch {
 		case flag == "--secure-listen-address":
 			host, port, err := net.SplitHostPort(value)
-			if err != nil {
-				t.Fatalf("node %s: %s: %v", pn.Name, a, err)
-			}
+			require.NoError(t, err, "node %s: %s", pn.Name, a)
 			if host == "" || host == "0.0.0.0" {
 				host = pn.IP
 			}
 			value = net.JoinHostPort(host, port)
 		case flag == "--upstream":
 			u, err := url.Parse(value)
-			if err != nil {
-				t.Fatalf("node %s: %s: %v", pn.Name, a, err)
-			}
+			require.NoError(t, err, "node %s: %s", pn.Name, a)
 			if u.Hostname() == "127.0.0.1" {
 				u.Host = net.JoinHostPort(pn.IP, u.Port())
 			}
@@ -940,9 +883,7 @@ func (pn *PlatformNode) proxyArgs(t testing.TB) []string {
 func (pn *PlatformNode) StartProxy(t testing.TB) {
 	t.Helper()
 	mc, err := pn.dyn.Resource(mcGVR).Get(Context(t, time.Minute), "01-"+pn.Role+"-kubelet", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("MachineConfig 01-%s-kubelet: %v", pn.Role, err)
-	}
+	require.NoError(t, err, "MachineConfig 01-%s-kubelet", pn.Role)
 	pn.ApplyMachineConfig(t, mc)
 	pn.ProxyArgs = pn.proxyArgs(t)
 	pn.Proxy = StartProcess(t, "kube-rbac-proxy-crio-"+pn.Name, filepath.Join(RepoRoot(t), "_output", "bin", "kube-rbac-proxy"), pn.ProxyArgs, nil)
@@ -970,9 +911,7 @@ func (pn *PlatformNode) StopProxy(t testing.TB) {
 func OperatorMachineConfigs(t testing.TB, admin *rest.Config) []*unstructured.Unstructured {
 	t.Helper()
 	list, err := dynamic.NewForConfigOrDie(admin).Resource(mcGVR).List(Context(t, time.Minute), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []*unstructured.Unstructured
 	for i := range list.Items {
 		mc := &list.Items[i]
@@ -1048,16 +987,9 @@ func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstruc
 // discovery gives them) relabelled to port 9637, job and endpoint "crio",
 // https, the kubelet serving CA, and the scrape class
 // tls-client-certificate-auth (prometheus-k8s's client certificate). Only
-// the interval differs: 1s instead of 30s.
-func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode) *Prometheus {
-	t.Helper()
-	return StartPlatformPrometheusEvery(t, pki, nodes, time.Second)
-}
-
-// StartPlatformPrometheusEvery is StartPlatformPrometheus scraping every
-// interval (the scrape timeout four fifths of it), for tests whose timing
-// is shorter than a second's scrapes can follow.
-func StartPlatformPrometheusEvery(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, interval time.Duration) *Prometheus {
+// the interval differs: the tests' instead of 30s (the scrape timeout four
+// fifths of it).
+func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, interval time.Duration) *Prometheus {
 	t.Helper()
 	if _, err := exec.LookPath("prometheus"); err != nil {
 		t.Fatalf("prometheus is not installed: run hack/prometheus.sh")
@@ -1096,9 +1028,7 @@ func StartPlatformPrometheusEvery(t testing.TB, pki *PlatformPKI, nodes []*Platf
 		}},
 	}
 	raw, err := json.MarshalIndent(config, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := filepath.Join(pki.Dir, "prometheus")
 	prom := StartPrometheus(t, dir, string(raw))
 	return prom
@@ -1146,9 +1076,7 @@ func StartMetricsPoller(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, i
 	client := pki.HTTPClient(true)
 	go func() {
 		defer close(p.done)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
+		wait.NonSlidingUntil(func() {
 			for _, n := range nodes {
 				err := GetCRIOMetrics(client, n.ProxyAddr)
 				p.mu.Lock()
@@ -1161,12 +1089,7 @@ func StartMetricsPoller(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, i
 				}
 				p.mu.Unlock()
 			}
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-			}
-		}
+		}, interval, p.stop)
 	}()
 	t.Cleanup(func() { p.Stop() })
 	return p
@@ -1193,20 +1116,15 @@ func (p *MetricsPoller) Stop() PollCounts {
 // GetCRIOMetrics GETs https://addr/metrics with client and checks that it
 // returns CRI-O's metrics.
 func GetCRIOMetrics(client *http.Client, addr string) error {
-	resp, err := client.Get("https://" + addr + "/metrics")
+	return crioMetrics(HTTPGet(client, "https://"+addr+"/metrics", ""))
+}
+
+func crioMetrics(code int, body []byte, err error) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, strings.TrimSpace(string(body)))
-	}
-	if !bytes.Contains(body, []byte("\ncontainer_runtime_crio_")) {
-		return fmt.Errorf("HTTP 200 without container_runtime_crio_* metrics: %.200s", body)
+	if code != http.StatusOK || !bytes.Contains(body, []byte("\ncontainer_runtime_crio_")) {
+		return fmt.Errorf("HTTP %d without container_runtime_crio_* metrics: %.200s", code, bytes.TrimSpace(body))
 	}
 	return nil
 }
@@ -1214,18 +1132,6 @@ func GetCRIOMetrics(client *http.Client, addr string) error {
 // GetWithToken GETs https://addr/metrics with a bearer token and no client
 // certificate, and returns the status code.
 func (p *PlatformPKI) GetWithToken(addr, token string) (int, error) {
-	req, err := http.NewRequest(http.MethodGet, "https://"+addr+"/metrics", nil)
-	if err != nil {
-		return 0, err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := p.HTTPClient(false).Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode, nil
+	code, _, err := HTTPGet(p.HTTPClient(false), "https://"+addr+"/metrics", token)
+	return code, err
 }

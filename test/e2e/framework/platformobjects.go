@@ -19,6 +19,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	"github.com/openshift/library-go/pkg/crypto"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -292,9 +293,7 @@ func unitList(units []map[string]interface{}) []interface{} {
 func PlatformMachineConfigs(t testing.TB) []*unstructured.Unstructured {
 	t.Helper()
 	kubelet, err := platformKubeletFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []*unstructured.Unstructured
 	for _, role := range PlatformRoles {
 		out = append(out,

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,9 +84,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		Unavailable(t, "running a container as a pod-like process needs root (mount namespaces)")
 	}
 	client, err := kubernetes.NewForConfig(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pod := opts.Pod
@@ -95,9 +94,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 			expectVersion(e.Value)
 			// The cluster-config operator's part: the gates of the
 			// version, which the operator waits for.
-			if err := WriteFeatureGateStatus(ctx, admin, e.Value); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, WriteFeatureGateStatus(ctx, admin, e.Value))
 		}
 	}
 	sa := pod.Spec.ServiceAccountName
@@ -111,16 +108,12 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 
 	root := RepoRoot(t)
 	stage, err := os.MkdirTemp(filepath.Join(root, "_output"), "e2e-pod-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(stage) })
 
 	// Environment.
 	env, err := podEnvironment(ctx, client, admin, pod, c)
-	if err != nil {
-		t.Fatalf("pod %s container %s: %v", pod.Name, c.Name, err)
-	}
+	require.NoError(t, err, "pod %s container %s", pod.Name, c.Name)
 	expand := func(s string) string { return expandVars(s, env) }
 	var argv []string
 	for _, a := range append(append([]string{}, c.Command...), c.Args...) {
@@ -169,17 +162,13 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		}
 		if anc == "/" {
 			anc = "/" + strings.Split(target, "/")[1]
-			if err := os.MkdirAll(anc, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(anc, 0o755))
 		}
 		if !overlays[anc] {
 			overlays[anc] = true
 			overlaid = append(overlaid, anc)
 			layer := filepath.Join(stage, "overlay-"+strconv.Itoa(len(overlays)))
-			if err := os.MkdirAll(layer, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(layer, 0o755))
 			fmt.Fprintf(&script, "mount -n -t tmpfs -o mode=0755 tmpfs %q\nmkdir %q/upper %q/work\n", layer, layer, layer)
 			fmt.Fprintf(&script, "mount -n -t overlay overlay -o lowerdir=%s,upperdir=%s/upper,workdir=%s/work %q\n", anc, layer, layer, anc)
 		}
@@ -208,9 +197,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 			}
 		}
 		dir := filepath.Join(stage, strconv.Itoa(i))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
 		mode := "0755"
 		if local, ok := opts.Volumes[m.Name]; ok || v.HostPath != nil {
 			if !ok {
@@ -318,9 +305,7 @@ func hostPathDir(t testing.TB, root string, hp *corev1.HostPathVolumeSource) str
 	dir := filepath.Join(root, hp.Path)
 	switch {
 	case hp.Type != nil && *hp.Type == corev1.HostPathDirectoryOrCreate:
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
 	case hp.Type != nil && *hp.Type == corev1.HostPathDirectory:
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			t.Fatalf("hostPath %s is not a directory on the node; the kubelet would not start the pod", hp.Path)

@@ -1,17 +1,16 @@
 package framework
 
 import (
-	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,8 +70,6 @@ type PayloadOptions struct {
 // ReleaseImage is the test release image's pull spec for a version.
 func ReleaseImage(version string) string { return ReleasePullSpec("release", version) }
 
-var profileAnnotation = regexp.MustCompile(`include\.release\.openshift\.io/([a-z0-9-]+)`)
-
 // WritePayload writes the manifests of opts.Repo into dir as the release
 // tooling (oc adm release new) would: pull specs and the version
 // substituted (ReadRelease), every manifest of every profile kept, with the
@@ -83,82 +80,30 @@ func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	if opts.Version == "" {
 		t.Fatal("WritePayload: no version")
 	}
-	if opts.Repo == "" {
-		opts.Repo = RepoRoot(t)
-	}
-	// ReadRelease keeps the manifests of one profile; the release keeps
-	// all of them, so read it once per profile the manifests name and merge.
-	files, err := filepath.Glob(filepath.Join(opts.Repo, "manifests", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	profiles := map[string]bool{}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range profileAnnotation.FindAllStringSubmatch(string(raw), -1) {
-			profiles[m[1]] = true
-		}
-	}
-	if !profiles[DefaultProfile] {
-		t.Fatalf("no manifest of %s/manifests is included in profile %s", opts.Repo, DefaultProfile)
-	}
-	names := make([]string, 0, len(profiles))
-	for p := range profiles {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	payload := &Payload{Dir: dir, Version: opts.Version, Image: ReleaseImage(opts.Version)}
-	byFile := map[string][]*unstructured.Unstructured{}
-	seen := map[string]bool{}
-	var images map[string]string
-	for _, p := range names {
-		rel := readReleaseOf(t, opts.Repo, ReleaseOptions{Profile: p, Version: opts.Version, AllFeatureSets: true})
-		if p == DefaultProfile {
-			payload.Release = rel
-		}
-		images = rel.Images
-		for _, m := range rel.Manifests {
-			key := strings.Join([]string{m.File, m.Object.GetAPIVersion(), m.Object.GetKind(), m.Object.GetNamespace(), m.Object.GetName()}, "/")
-			if !seen[key] {
-				seen[key] = true
-				byFile[m.File] = append(byFile[m.File], m.Object)
-			}
-		}
-	}
-
+	rel := ReadRelease(t, ReleaseOptions{Repo: opts.Repo, Version: opts.Version, AllFeatureSets: true})
+	payload := &Payload{Dir: dir, Version: opts.Version, Image: ReleaseImage(opts.Version), Release: rel}
 	releaseDir := filepath.Join(dir, "release-manifests")
 	for _, d := range []string{filepath.Join(dir, "manifests"), releaseDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for file, objs := range byFile {
-		var b bytes.Buffer
-		for i, obj := range objs {
-			if i > 0 {
-				b.WriteString("---\n")
-			}
-			out, err := yaml.Marshal(obj.Object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Write(out)
+	files, err := filepath.Glob(filepath.Join(rel.Dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(releaseDir, file), b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(releaseDir, filepath.Base(f)), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	tags := make([]string, 0, len(images))
-	for tag := range images {
-		tags = append(tags, tag)
-	}
-	sort.Strings(tags)
 	var specTags []interface{}
-	for _, tag := range tags {
-		specTags = append(specTags, map[string]interface{}{"name": tag, "from": map[string]interface{}{"kind": "DockerImage", "name": images[tag]}})
+	for _, tag := range slices.Sorted(maps.Keys(rel.Images)) {
+		specTags = append(specTags, map[string]interface{}{"name": tag, "from": map[string]interface{}{"kind": "DockerImage", "name": rel.Images[tag]}})
 	}
 	refs, err := yaml.Marshal(map[string]interface{}{
 		"kind": "ImageStream", "apiVersion": "image.openshift.io/v1",
@@ -180,29 +125,6 @@ func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 		}
 	}
 	return payload
-}
-
-// readReleaseOf is ReadRelease of another checkout's manifests/. ReadRelease
-// finds manifests/ from the working directory, so it runs there; the e2e
-// tests of a package run one at a time.
-func readReleaseOf(t testing.TB, repo string, opts ReleaseOptions) *Release {
-	t.Helper()
-	if repo == RepoRoot(t) {
-		return ReadRelease(t, opts)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chdir(repo); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := os.Chdir(wd); err != nil {
-			panic(err)
-		}
-	}()
-	return ReadRelease(t, opts)
 }
 
 // mainModuleVersion is the version of a module that the main module vendors.
@@ -448,16 +370,6 @@ func (c *RealCVO) RequestUpdate(t testing.TB, p *Payload) {
 	if err != nil {
 		t.Fatalf("requesting the update to %s: %v", p.Version, err)
 	}
-}
-
-// LogTail is the end of the CVO's log.
-func (c *RealCVO) LogTail(lines int) string {
-	raw, _ := os.ReadFile(c.LogPath)
-	all := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return "CVO log (" + c.LogPath + "), last lines:\n  " + strings.Join(all, "\n  ")
 }
 
 // ClusterVersion returns ClusterVersion version.

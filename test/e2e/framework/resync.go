@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"regexp"
 	"strconv"
 	"testing"
@@ -41,13 +39,7 @@ var queueMetric = regexp.MustCompile(`^workqueue_(adds_total|depth|unfinished_wo
 
 // queues reads the process's workqueue metrics from its /metrics.
 func (o *Process) queues() (map[string]queueStats, error) {
-	client := &http.Client{Timeout: 5 * time.Second}
-	resp, err := client.Get("http://" + o.Listen + "/metrics")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	_, body, err := HTTPGet(nil, "http://"+o.Listen+"/metrics", "")
 	if err != nil {
 		return nil, err
 	}

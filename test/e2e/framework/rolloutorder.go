@@ -12,6 +12,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -70,13 +71,9 @@ func StartRolloutRecorder(t testing.TB, cfg *rest.Config, name string, namespace
 	r := &RolloutRecorder{stopCh: make(chan struct{})}
 	t.Cleanup(r.Stop)
 	config, err := configclient.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	skipped := map[string]bool{}
 	for _, s := range skip {
 		skipped[s] = true

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
@@ -38,9 +39,7 @@ type CRI struct {
 func DialCRI(t testing.TB, socket string) CRI {
 	t.Helper()
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	return CRI{runtimeapi.NewRuntimeServiceClient(conn), runtimeapi.NewImageServiceClient(conn)}
 }
@@ -111,9 +110,7 @@ func StartFakeKubelet(t testing.TB, node, socket string, period, runtimeDownAfte
 	k := &FakeKubelet{Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(t))}
 	k.lastOK.Store(time.Now().UnixNano())
 	l, err := net.Listen("tcp", k.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/kube-state-metrics" {
 			ready := 0
@@ -172,9 +169,7 @@ type MetricsProxy struct {
 func StartMetricsProxy(t testing.TB, port int, caFile string) *MetricsProxy {
 	t.Helper()
 	pem, err := os.ReadFile(caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {
 		t.Fatalf("no certificate in %s", caFile)
@@ -188,9 +183,7 @@ func StartMetricsProxy(t testing.TB, port int, caFile string) *MetricsProxy {
 	}
 	p := &MetricsProxy{Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(t))}
 	l, err := net.Listen("tcp", p.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p.Reject.Load() {
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
@@ -198,13 +199,9 @@ func StartPrometheus(t testing.TB, dir, config string) *Prometheus {
 	if err != nil {
 		Unavailable(t, "prometheus is not installed: run hack/prometheus.sh")
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "data"), 0o755))
 	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(cfg, []byte(config), 0o644))
 	addr := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 	p := &Prometheus{URL: "http://" + addr}
 	p.Process = StartProcess(t, "prometheus", bin, []string{
@@ -215,12 +212,8 @@ func StartPrometheus(t testing.TB, dir, config string) *Prometheus {
 		if p.Process.Exited() {
 			return false, fmt.Errorf("prometheus exited; log %s", p.Process.LogPath)
 		}
-		resp, err := http.Get(p.URL + "/-/ready")
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
+		code, _, err := HTTPGet(nil, p.URL+"/-/ready", "")
+		return err == nil && code == http.StatusOK, nil
 	}, "prometheus to be ready")
 	return p
 }
@@ -277,19 +270,36 @@ func (p *Prometheus) QueryScalar(query string) (float64, bool, error) {
 }
 
 func (p *Prometheus) get(path string, into interface{}) error {
-	resp, err := http.Get(p.URL + path)
+	code, body, err := HTTPGet(nil, p.URL+path, "")
 	if err != nil {
 		return err
+	}
+	if code != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d: %s", path, code, body)
+	}
+	return json.Unmarshal(body, into)
+}
+
+// HTTPGet GETs url with client (nil: a 5 s timeout, no TLS settings) and,
+// when token is set, a bearer token; it returns the status code and body.
+func HTTPGet(client *http.Client, url, token string) (int, []byte, error) {
+	if client == nil {
+		client = &http.Client{Timeout: 5 * time.Second}
+	}
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, body)
-	}
-	return json.Unmarshal(body, into)
+	return resp.StatusCode, body, err
 }
 
 // WaitTargetsUp waits until n targets are up.

@@ -10,6 +10,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -48,9 +49,7 @@ func (c *Cluster) PatchNodeOperatorSpec(t testing.TB, spec map[string]interface{
 	data, _ := json.Marshal(map[string]interface{}{"spec": spec})
 	_, err := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Patch(context.Background(), nodev1alpha1.SingletonName,
 		types.MergePatchType, data, metav1.PatchOptions{})
-	if err != nil {
-		t.Fatalf("patching nodeoperator spec %s: %v", data, err)
-	}
+	require.NoError(t, err, "patching nodeoperator spec %s", data)
 }
 
 // ResetNodeOperator puts the knobs back to their defaults.
@@ -72,9 +71,7 @@ func (c *Cluster) SetInfrastructure(t testing.TB, platform configv1.PlatformType
 	infra, err := infras.Get(ctx, "cluster", metav1.GetOptions{})
 	if err != nil {
 		infra, err = infras.Create(ctx, &configv1.Infrastructure{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatalf("creating infrastructure: %v", err)
-		}
+		require.NoError(t, err, "creating infrastructure")
 	}
 	infra.Status.PlatformStatus = &configv1.PlatformStatus{Type: platform}
 	infra.Status.Platform = platform //nolint:staticcheck // kept in sync like the installer does
