@@ -12,6 +12,7 @@ import (
 func newOperatorCommand(ctx context.Context) *cobra.Command {
 	process := launcher.NewOptions("cluster-node-operator")
 	opts := operator.NewOptions()
+	process.Prepare = operator.Prepare
 	cmd := &cobra.Command{
 		Use:          "operator",
 		Short:        "Run the node operator",

@@ -18,6 +18,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/unsupportedconfigoverridescontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/launcher"
+	"github.com/openshift/cluster-node-operator/pkg/operator/metricsclientca"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
@@ -233,6 +235,9 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
 			clusterConfigInformers.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), images, o.CertTiming, recorder),
 
+		// The client CA of the operator's own metrics endpoint.
+		metricsclientca.NewController(kubeClient, nodeOperators, operands.Core().V1().ConfigMaps(), recorder),
+
 		// NMState.
 		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, cl.apiextensions,
 			nmstateNamespace.Apps().V1().Deployments(), images, recorder),
@@ -253,6 +258,17 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// Prepare is what every replica does before it waits for the lease: the
+// copy of the client CA that its pod's kube-rbac-proxy needs to start.
+func Prepare(ctx context.Context, cc *launcher.Context) {
+	kube, err := kubernetes.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		klog.Errorf("%s: %v", metricsclientca.ConditionDegraded, err)
+		return
+	}
+	metricsclientca.Prepare(ctx, kube, cc.Namespace)
 }
 
 // degradedInertia is the one table of how long a <X>Degraded condition must

@@ -37,6 +37,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/crioplatform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/metricsclientca"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nmstate"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient"
@@ -106,6 +107,9 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, nil, crioPlatform,
 				operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
 				config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), stack.Images{}, certrotation.DefaultTiming, recorder)}
+		},
+		"MetricsClientCA": func() []stack.Runnable {
+			return []stack.Runnable{metricsclientca.NewController(kube, nodeOperators, operands.Core().V1().ConfigMaps(), recorder)}
 		},
 		"NMState": func() []stack.Runnable {
 			return []stack.Runnable{nmstate.NewController(nodeOperators, operatorClient, kube, dyn, nil,

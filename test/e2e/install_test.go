@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/metricsclientca"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -111,6 +113,8 @@ type installation struct {
 	// servingCA signs the metrics Service's certificate, as the service CA
 	// would.
 	servingCA *crypto.CA
+	// pki is CMO's: its client certificate's CA is the API server's.
+	pki *framework.PlatformPKI
 
 	operator *framework.Process
 	// proxy is the pod's kube-rbac-proxy container, when started.
@@ -147,6 +151,8 @@ func newInstallation(t *testing.T, profile string) *installation {
 	// MachineConfigs wait (framework.StartOperator does the same).
 	framework.StartMCOPolicyStatus(t, cfg)
 	in.publishMetricsClientCA()
+	in.pki = framework.NewPlatformPKI(t)
+	trustAsAPIServerClientCA(t, in.kube, in.pki)
 	ctx := framework.Context(t, time.Minute)
 	_, nsErr := in.kube.CoreV1().Namespaces().Get(ctx, operatorNamespace, metav1.GetOptions{})
 	_, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
@@ -262,6 +268,7 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	t.Helper()
 	pod := in.operatorPod(ctx)
 	var operatorListen string
+	opStart := time.Now()
 	in.operator, operatorListen = startOperatorContainer(t, in.cfg, pod, serviceAccount, operatorBinary(t))
 	if !withProxy {
 		return
@@ -269,6 +276,12 @@ func (in *installation) startOperator(ctx context.Context, serviceAccount string
 	if err := framework.EnsureTool(t, "kube-rbac-proxy"); err != nil {
 		t.Fatal(err)
 	}
+	// The kubelet restarts kube-rbac-proxy until any replica copied the CA.
+	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		_, err := in.kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, metricsclientca.Name, metav1.GetOptions{})
+		return err == nil, nil
+	}, "the operator to copy the client CA")
+	t.Logf("client CA copied %s after the operator started", time.Since(opStart).Round(10*time.Millisecond))
 	in.listenPort = framework.FreePort(t)
 	in.proxy = framework.StartPodProcess(t, in.cfg, framework.PodProcessOptions{
 		Pod:                pod,
@@ -532,7 +545,8 @@ func (in *installation) getReference(ctx context.Context, ref configv1.ObjectRef
 
 // testMetrics: the pod's kube-rbac-proxy serves the operator's /metrics over
 // TLS with the service CA's certificate for metrics.<namespace>.svc; it
-// authenticates the caller (TokenReview: no token is 401) and authorizes it
+// authenticates the caller (CMO's client certificate, whose CA the API
+// server trusts, or a TokenReview; neither is 401) and authorizes it
 // (SubjectAccessReview for get on /metrics: 403 without RBAC for it;
 // prometheus-k8s is allowed by the manifests' ClusterRoleBinding
 // cluster-node-operator-metrics-reader), then proxies to the operator's
@@ -545,54 +559,21 @@ func (in *installation) testMetrics(t *testing.T) {
 	} else if in.proxy.Exited() {
 		t.Fatalf("the pod's kube-rbac-proxy exited\n%s", in.proxy.LogTail(30))
 	}
-	reader, nobody := in.metricsClients(t)
-
-	for _, tc := range []struct {
-		name, path, token string
-		want              int
-	}{
-		{"anonymous", "/metrics", "", http.StatusUnauthorized},
-		{"a ServiceAccount without RBAC for /metrics", "/metrics", nobody, http.StatusForbidden},
-		{"openshift-monitoring/prometheus-k8s", "/metrics", in.token(ctx, "openshift-monitoring", "prometheus-k8s"), http.StatusOK},
-		{"a ServiceAccount granted get on /metrics", "/metrics", reader, http.StatusOK},
-		{"a ServiceAccount granted get on /metrics, for /healthz", "/healthz", reader, http.StatusNotFound},
-	} {
-		code, body, err := in.scrape(tc.path, tc.token)
-		if err != nil {
-			t.Errorf("%s: %v\n%s", tc.name, err, in.proxy.LogTail(20))
-			continue
-		}
-		if code != tc.want {
-			t.Errorf("%s: GET %s: HTTP %d, want %d: %.300s\n%s", tc.name, tc.path, code, tc.want, body, in.proxy.LogTail(20))
-		} else if tc.want == http.StatusOK && !strings.Contains(body, "openshift_cluster_node_operator_build_info") {
-			t.Errorf("%s: the metrics lack openshift_cluster_node_operator_build_info", tc.name)
-		}
-		t.Logf("%s: GET %s: HTTP %d", tc.name, tc.path, code)
-	}
-}
-
-// metricsClients creates two ServiceAccounts, one granted get on /metrics,
-// and returns their tokens.
-func (in *installation) metricsClients(t *testing.T) (reader, nobody string) {
-	ctx := framework.Context(t, time.Minute)
-	for _, name := range []string{"e2e-metrics-reader", "e2e-metrics-nobody"} {
-		_, err := in.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
-	meta := metav1.ObjectMeta{Name: "e2e-metrics-reader"}
-	_, err := in.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta,
-		Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}}, metav1.CreateOptions{})
-	if err == nil || apierrors.IsAlreadyExists(err) {
-		_, err = in.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta,
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: meta.Name},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: operatorNamespace, Name: meta.Name}}}, metav1.CreateOptions{})
-	}
-	if err != nil && !apierrors.IsAlreadyExists(err) {
+	// Who may scrape: CMO's client certificate, as the platform Prometheus
+	// presents it, and tokens.
+	caFile := filepath.Join(in.pki.Dir, "service-ca.crt")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: in.servingCA.Config.Certs[0].Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return in.token(ctx, operatorNamespace, "e2e-metrics-reader"), in.token(ctx, operatorNamespace, "e2e-metrics-nobody")
+	scrapeCheckAuthentication(t, ctx, in.kube, in.pki, "127.0.0.1:"+strconv.Itoa(in.listenPort), caFile, operatorMetricsServerName)
+	// What is served: the operator's metrics, no other path.
+	token := in.token(ctx, "openshift-monitoring", "prometheus-k8s")
+	for path, want := range map[string]int{"/metrics": http.StatusOK, "/healthz": http.StatusNotFound} {
+		code, body, err := in.scrape(path, token)
+		if err != nil || code != want || (want == http.StatusOK && !strings.Contains(body, "openshift_cluster_node_operator_build_info")) {
+			t.Errorf("GET %s: HTTP %d (want %d, with the operator's build_info), %v: %.300s\n%s", path, code, want, err, body, in.proxy.LogTail(20))
+		}
+	}
 }
 
 func (in *installation) token(ctx context.Context, namespace, name string) string {
@@ -704,11 +685,6 @@ func (in *installation) uninstall() {
 		}
 	}
 	victims = append(victims, in.liveOperands(ctx)...)
-	// The test's own objects.
-	for _, name := range []string{"e2e-metrics-reader"} {
-		_ = in.kube.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
-		_ = in.kube.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
-	}
 	in.deleteReducedRBAC(ctx)
 	// The manifests, last first.
 	for i := len(in.rel.Manifests) - 1; i >= 0; i-- {
@@ -1313,7 +1289,7 @@ func (in *installation) reset(ctx context.Context, keepLease, keepNamespaces boo
 		}
 		victims = append(victims, obj)
 	}
-	for name, kind := range map[string]string{"crio-metrics-ca-bundle": "ConfigMap", "crio-metrics-signer": "Secret", "crio-metrics-serving-cert": "Secret"} {
+	for name, kind := range map[string]string{"crio-metrics-ca-bundle": "ConfigMap", metricsclientca.Name: "ConfigMap", "crio-metrics-signer": "Secret", "crio-metrics-serving-cert": "Secret"} {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion("v1")
 		u.SetKind(kind)

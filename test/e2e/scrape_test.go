@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,8 +26,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/metricsclientca"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -367,8 +370,8 @@ func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, 
 
 // scrapeCheckAuthentication asks one node's kube-rbac-proxy, which trusts
 // CMO's client CA, who gets CRI-O's metrics: prometheus-k8s's certificate
-// alone; not the same user's certificate from another CA; and a token of
-// prometheus-k8s alone, which kube-rbac-proxy still accepts beside client
+// alone; not the same user's certificate from another CA, nor a user
+// without get /metrics (403); and a token of prometheus-k8s alone, which kube-rbac-proxy still accepts beside client
 // certificates (it authenticates with the union of x509 and TokenReview),
 // as the proxies of CMO's own components do.
 func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernetes.Interface, pki *framework.PlatformPKI, addr, caFile, serverName string) {
@@ -400,6 +403,10 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 		return resp.StatusCode
 	}
 	other := framework.NewPlatformPKI(t).ClientCert
+	// A user without get on /metrics: the namespace's default ServiceAccount.
+	_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+	nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
+	require.NoError(t, err)
 	for _, c := range []struct {
 		who   string
 		cert  *tls.Certificate
@@ -410,6 +417,7 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 		{"prometheus-k8s's certificate from another CA", &other, "", http.StatusUnauthorized},
 		{"no certificate, no token", nil, "", http.StatusUnauthorized},
 		{"prometheus-k8s's token alone", nil, token, http.StatusOK},
+		{"a token of a user without get /metrics", nil, nobody, http.StatusForbidden},
 	} {
 		code := get(c.cert, c.token)
 		if code != c.want {
@@ -417,4 +425,26 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 		}
 		t.Logf("kube-rbac-proxy with --client-ca-file, %s: %d", c.who, code)
 	}
+}
+
+// trustAsAPIServerClientCA adds pki's client CA to client-ca-file of
+// kube-system/extension-apiserver-authentication, where the API server
+// publishes the CA of the signer that issues CMO's certificate (its own
+// controller merges what it finds there), until the test ends.
+func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *framework.PlatformPKI) {
+	ca, err := os.ReadFile(pki.ClientCAFile)
+	require.NoError(t, err)
+	cms := kube.CoreV1().ConfigMaps(metricsclientca.SourceNamespace)
+	edit := func(old, new string) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cm, err := cms.Get(context.Background(), metricsclientca.SourceName, metav1.GetOptions{})
+			if err == nil {
+				cm.Data[metricsclientca.SourceKey] = strings.Replace(cm.Data[metricsclientca.SourceKey], old, new, 1)
+				_, err = cms.Update(context.Background(), cm, metav1.UpdateOptions{})
+			}
+			return err
+		})
+	}
+	require.NoError(t, edit("-----END CERTIFICATE-----\n", "-----END CERTIFICATE-----\n"+string(ca)))
+	t.Cleanup(func() { assert.NoError(t, edit(string(ca), "")) })
 }

@@ -152,7 +152,7 @@ func checkServiceCA(t *testing.T, tr *tree, spec corev1.PodSpec, c corev1.Contai
 // who may read what (--ignore-paths, --config-file, --insecure-listen-address,
 // --auth-header-*, ...): review them and add them here.
 var proxyFlags = []string{"--secure-listen-address", "--upstream", "--tls-cert-file", "--tls-private-key-file",
-	"--tls-min-version", "--tls-cipher-suites", "--allow-paths"}
+	"--tls-min-version", "--tls-cipher-suites", "--allow-paths", "--client-ca-file"}
 
 // checkProxyContainer: kube-rbac-proxy sets only reviewed flags, serves only
 // /metrics on the port named https, with OpenShift's Intermediate TLS profile
@@ -215,7 +215,7 @@ func metricsServiceOf(t *testing.T, tr *tree) *corev1.Service {
 
 // checkService: the Service "metrics" leads to kube-rbac-proxy's https port;
 // the ServiceMonitor scrapes it over TLS, checking the certificate's name,
-// with Prometheus' token.
+// with CMO's client certificate (its scrape class), no token.
 func checkService(t *testing.T, tr *tree, svc *corev1.Service, port int) {
 	t.Helper()
 	if svc.Spec.Selector["app"] != operatorName {
@@ -247,14 +247,15 @@ func checkService(t *testing.T, tr *tree, svc *corev1.Service, port int) {
 	ep := endpoints[0].(map[string]any)
 	tls, _ := ep["tlsConfig"].(map[string]any)
 	want := metricsService + "." + operatorNamespace + ".svc"
-	if ep["port"] != "https" || ep["scheme"] != "https" || tls == nil || tls["serverName"] != want || (tls["caFile"] == nil && tls["ca"] == nil) {
-		t.Errorf("ServiceMonitor endpoint %v: want port https, scheme https, a CA and serverName %s", ep, want)
+	if ep["port"] != "https" || ep["scheme"] != "https" || tls == nil || tls["serverName"] != want ||
+		sm["spec"].(map[string]any)["scrapeClass"] != "tls-client-certificate-auth" {
+		t.Errorf("ServiceMonitor %v: want port https, scheme https, serverName %s and scrapeClass tls-client-certificate-auth", ep, want)
 	}
 	if p, ok := ep["path"]; ok && p != "/metrics" {
 		t.Errorf("ServiceMonitor endpoint path %v; kube-rbac-proxy serves only /metrics", p)
 	}
-	if ep["bearerTokenFile"] == nil && ep["authorization"] == nil {
-		t.Errorf("ServiceMonitor endpoint %v: kube-rbac-proxy authenticates scrapers; send Prometheus' token", ep)
+	if ep["bearerTokenFile"] != nil || ep["authorization"] != nil {
+		t.Errorf("ServiceMonitor endpoint %v: the client certificate authenticates; send no token", ep)
 	}
 }
 

@@ -89,6 +89,10 @@ var operatorNeeds = func() []need {
 		"", "config.openshift.io", "clusteroperators", "monitoring", "get")
 	add("CRI-O metrics scrape authentication: CMO's version (its scrape class) and metrics client CA, by name (pkg/operator/criometrics/scrapeauth.go)",
 		"openshift-monitoring", "", "configmaps", "metrics-client-ca", "get")
+	add("the operator's metrics endpoint: its copy of the API server's client CA, read and server-side applied (pkg/operator/metricsclientca)",
+		operatorNamespace, "", "configmaps", "metrics-client-ca", "get", "patch")
+	add("the operator's metrics endpoint: the API server's client CA, by name (pkg/operator/metricsclientca)",
+		"kube-system", "", "configmaps", "extension-apiserver-authentication", "get")
 	add("platform CRI-O metrics path: kube-rbac-proxy-crio mirror pods, selected by label (pkg/operator/crioplatform)",
 		"openshift-machine-config-operator", "", "pods", "", "list", "watch")
 	add("CRI-O metrics status: the cluster-monitoring operator's configuration (collection profile), cached by name (pkg/operator/criometrics/collectionprofile.go)",

@@ -86,6 +86,10 @@ type Options struct {
 	// OpenShift defaults, or its single-node defaults on a SingleReplica
 	// control plane.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Prepare, when set, runs in every replica as the process starts,
+	// beside the wait for the lease, for what the pod needs whether or not
+	// this replica leads (metricsclientca.Prepare).
+	Prepare func(ctx context.Context, cc *Context)
 }
 
 // NewOptions returns the defaults for component.
@@ -179,6 +183,9 @@ func (o *Options) Run(ctx context.Context, controllers Controllers) error {
 			klog.Warning("leader election lost")
 			os.Exit(0)
 		},
+	}
+	if o.Prepare != nil {
+		go o.Prepare(ctx, cc)
 	}
 	// Blocks until ctx is done.
 	leaderelection.RunOrDie(ctx, election)
