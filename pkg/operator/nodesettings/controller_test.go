@@ -509,11 +509,9 @@ func TestControllerWithoutSettingsWritesOnce(t *testing.T) {
 	assert.Equal(t, ReasonNoSettings, f.condition("Progressing").Reason)
 	// A cluster that does not use node settings costs one labelled list
 	// per process: no pools, no MCO MachineConfigs, no KubeletConfigs.
-	var reads []string
-	for _, a := range mco.client.Actions() {
-		reads = append(reads, a.GetVerb()+" "+a.GetResource().Resource)
-	}
-	assert.Equal(t, []string{"list machineconfigs"}, reads)
+	reads := mco.client.Actions()
+	require.Len(t, reads, 1)
+	assert.Equal(t, "list machineconfigs", reads[0].GetVerb()+" "+reads[0].GetResource().Resource)
 	f.no.Writes = nil
 	mco.client.ClearActions()
 	f.sync()
