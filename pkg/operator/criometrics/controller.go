@@ -61,6 +61,14 @@ const (
 	// wait for MCO's node disruption policy: MCO's operator normally lists
 	// our entry within seconds.
 	waitRecheck = 2 * time.Second
+	// resync is how often a sync reads again the parts no informer holds
+	// (RBAC, Service, SCC, ServiceMonitor, alerts, dashboard, the drop-in
+	// MachineConfigs, CMO's objects): one edited or deleted by hand is put
+	// back within it. Every informer event, and every change of the
+	// NodeOperator, syncs at once. Each such sync costs about 20 GETs, so a
+	// shorter period would miss the steady-state read budget
+	// (docs/benchmarks.md).
+	resync = 10 * time.Minute
 )
 
 // certificateExpiry feeds the CRIOMetricsCertificateNotRotated alert.
@@ -126,8 +134,8 @@ func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 	apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
 	images stack.Images, timing certrotation.Timing, recorder events.Recorder) factory.Controller {
 	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, scrapeAuth, crioPlatform, daemonSets, secrets, configMaps, apiServers, monitoringConfigs, images, timing, recorder)
-	resync := time.Minute
-	if timing.ServingRefresh < 4*time.Minute {
+	resync := resync
+	if timing.ServingRefresh/4 < resync {
 		resync = timing.ServingRefresh / 4
 	}
 	return factory.New().
@@ -226,6 +234,10 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		syncCtx.Queue().Add(syncCtx.QueueKey())
 	case o.Waiting != "" && !o.WaitPersists && len(errs) == 0:
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), waitRecheck)
+	case o.Waiting != "" && len(errs) == 0:
+		// No informer reports MCO's policy status: a wait past its
+		// grace is looked at again sooner than the resync.
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), time.Minute)
 	}
 	// A failed request is retried with the queue's backoff; the status
 	// already says it, and says it once.
@@ -656,16 +668,36 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 	if err != nil {
 		return cached, nil, false, false, err
 	}
-	applied, _, err := resourceapply.ApplyDaemonSet(ctx, c.kube.AppsV1(), recorder, required,
-		resourcemerge.ExpectedDaemonSetGeneration(required, opStatus.Generations))
-	if err != nil {
-		o.addProblem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, DaemonSetName, err)
-		return cached, nil, false, false, err
+	expected := resourcemerge.ExpectedDaemonSetGeneration(required, opStatus.Generations)
+	applied := cached
+	if !inPlace(cached, required, expected) {
+		applied, _, err = resourceapply.ApplyDaemonSet(ctx, c.kube.AppsV1(), recorder, required, expected)
+		if err != nil {
+			o.addProblem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, DaemonSetName, err)
+			return cached, nil, false, false, err
+		}
 	}
 	generation = applyoperatorv1.GenerationStatus().
 		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
 		WithLastGeneration(applied.Generation)
 	return applied, generation, clientCA, false, nil
+}
+
+// inPlace: the cached DaemonSet is one that library-go's ApplyDaemonSet
+// would leave alone (the generation last applied, the same metadata and
+// spec hash), so its GET can be skipped: a DaemonSet event's sync then
+// reads nothing of it. A cache behind the server only costs that GET.
+func inPlace(cached, required *appsv1.DaemonSet, expectedGeneration int64) bool {
+	if cached == nil || cached.Generation != expectedGeneration {
+		return false
+	}
+	r := required.DeepCopy()
+	if err := resourceapply.SetSpecHashAnnotation(&r.ObjectMeta, r.Spec); err != nil {
+		return false
+	}
+	modified := false
+	resourcemerge.EnsureObjectMeta(&modified, cached.ObjectMeta.DeepCopy(), r.ObjectMeta)
+	return !modified
 }
 
 func mountsClientCA(ds *appsv1.DaemonSet) bool {

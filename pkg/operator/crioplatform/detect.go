@@ -41,7 +41,7 @@ const (
 // LookupTTL is how long the operator reuses a lookup of MCO's base kubelet
 // MachineConfigs. A resync may get an answer up to this old, so the
 // platform path's appearance or removal reaches the decision within the
-// stack decision's resync plus this (70 s); shorter than the served APIs'
+// stack decision's resync plus this (130 s); shorter than the served APIs'
 // TTL, which the e2e tests' RediscoverNow waits out.
 const LookupTTL = 10 * time.Second
 

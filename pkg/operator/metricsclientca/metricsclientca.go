@@ -57,9 +57,9 @@ const (
 	// ConditionDegraded is True while the copy cannot be read or written.
 	ConditionDegraded = "MetricsClientCADegraded"
 
-	// resync: the source is read by name each minute, not watched; a new
-	// CA enters the bundle long before it signs.
-	resync = time.Minute
+	// resync: the source is read by name every 10 minutes, not watched (the
+	// read budget); a new CA enters the bundle long before it signs.
+	resync = 10 * time.Minute
 )
 
 // Ensure makes the copy in namespace equal to the source, with one GET of

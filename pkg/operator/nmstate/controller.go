@@ -14,6 +14,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,9 +40,12 @@ const (
 	// generation in the NodeOperator status.
 	ControllerName = "NMStateStack"
 	// resync bounds how long an edited or deleted object (or a deleted NMState
-	// CR) stays wrong: the NMState CR and the RBAC are not watched, to stay
-	// within the operator's watch budget. Only GETs happen at steady state.
-	resync = time.Minute
+	// CR) stays wrong, and how soon an OLM install or the NMState's status is
+	// seen: the NMState CR, the RBAC and OLM's objects are not watched, to
+	// stay within the operator's watch budget. Only reads happen at steady
+	// state, about ten a sync, so a shorter period would take most of the
+	// read budget (docs/benchmarks.md).
+	resync = 5 * time.Minute
 	// pollInterval is how often a sync looks again while it waits for
 	// something that no informer reports (a namespace being finalized).
 	pollInterval = 2 * time.Second
@@ -212,8 +216,11 @@ func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state
 	if required, err := readDeployment(c.images); err != nil {
 		errs = append(errs, err)
 	} else {
-		actual, _, err := resourceapply.ApplyDeployment(ctx, c.kube.AppsV1(), recorder, required,
-			resourcemerge.ExpectedDeploymentGeneration(required, c.generations(state)))
+		expected := resourcemerge.ExpectedDeploymentGeneration(required, c.generations(state))
+		actual, err := o.Deployment, error(nil)
+		if !inPlace(o.Deployment, required, expected) {
+			actual, _, err = resourceapply.ApplyDeployment(ctx, c.kube.AppsV1(), recorder, required, expected)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("applying Deployment %s/%s: %w", Namespace, DeploymentName, err))
 		} else {
@@ -228,6 +235,23 @@ func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state
 	available := o.Deployment != nil && deploymentAvailable(o.Deployment)
 	o.CR, o.Operand, o.Waiting, err = c.ensureCR(ctx, recorder, available)
 	return o, errors.Join(append(errs, err)...)
+}
+
+// inPlace: the cached Deployment is one that library-go's ApplyDeployment
+// would leave alone (the generation last applied, the same metadata and
+// spec hash), so its GET can be skipped. A cache behind the server only
+// costs that GET.
+func inPlace(cached, required *appsv1.Deployment, expectedGeneration int64) bool {
+	if cached == nil || cached.Generation != expectedGeneration {
+		return false
+	}
+	r := required.DeepCopy()
+	if err := resourceapply.SetSpecHashAnnotation(&r.ObjectMeta, r.Spec); err != nil {
+		return false
+	}
+	modified := false
+	resourcemerge.EnsureObjectMeta(&modified, cached.ObjectMeta.DeepCopy(), r.ObjectMeta)
+	return !modified
 }
 
 // stepAside leaves NMState to another operator: it deletes the stack's own

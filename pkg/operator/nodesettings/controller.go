@@ -90,6 +90,9 @@ type Controller struct {
 	// first write, and after a restart: then the cache is all there is.
 	recorded *nodev1alpha1.NodeSettingsStatus
 	haveOwn  bool
+	// noneLeft: this process listed our MachineConfigs, with no settings
+	// asked for or recorded, and found none.
+	noneLeft bool
 	// collectorGone: this process saw that our OpenTelemetryCollector does
 	// not exist, so a finished rollout need not look again each minute.
 	collectorGone bool
@@ -151,14 +154,21 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	}
 	if !traced && current == nil {
 		// Most clusters: nothing asked for, nothing recorded. One labelled
-		// list tells whether anything of ours is left to remove.
-		ours, err := c.dynamic.Resource(platform.MachineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
-		if err != nil {
-			return 0, c.recordError(ctx, current, fmt.Errorf("MachineConfigs: %w", err))
+		// list tells whether anything of ours is left to remove, of an
+		// earlier process: this one writes a MachineConfig only for
+		// settings, and then records them. So once per process.
+		if !c.noneLeft {
+			ours, err := c.dynamic.Resource(platform.MachineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
+			if err != nil {
+				return 0, c.recordError(ctx, current, fmt.Errorf("MachineConfigs: %w", err))
+			}
+			c.noneLeft = len(ours.Items) == 0
 		}
-		if len(ours.Items) == 0 {
+		if c.noneLeft {
 			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
 		}
+	} else {
+		c.noneLeft = false
 	}
 	previous := rolloutFromStatus(current)
 	w, err := c.observe(ctx, previous, traced)

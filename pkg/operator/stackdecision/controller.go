@@ -28,9 +28,12 @@ const (
 	// ConditionDegraded is True while the Infrastructure cannot be read. The
 	// ClusterOperator turns Degraded only after library-go's inertia.
 	ConditionDegraded = "StackDecisionDegraded"
-	// resync is also how often optional APIs are looked up in discovery; a
-	// CRD watch would cost a watch for a rare event.
-	resync = time.Minute
+	// resync is also how often optional APIs are looked up in discovery
+	// and MCO's base kubelet MachineConfigs are read (six GETs); a CRD or
+	// MachineConfig watch would cost a watch for a rare event, and a
+	// shorter period most of the steady-state read budget
+	// (docs/benchmarks.md).
+	resync = 2 * time.Minute
 )
 
 type controller struct {
@@ -43,7 +46,7 @@ type controller struct {
 // New returns the controller that decides which stacks are deployed. served
 // says which optional APIs the cluster serves (see ServedAPIs); platformPath
 // looks up the platform's own CRI-O metrics path (each resync, with an
-// answer up to crioplatform.LookupTTL old: it appears or goes within 70 s);
+// answer up to crioplatform.LookupTTL old: it appears or goes within 130 s);
 // fresh asks it not to answer from an earlier lookup.
 func New(nodeOperators *operatorclient.NodeOperators, infraInformer configinformersv1.InfrastructureInformer,
 	served func() platform.ServedAPIs,

@@ -24,8 +24,8 @@ import (
 )
 
 // NodeOperatorWatchers are the operator's controllers that watch NodeOperator
-// cluster: each resyncs every minute, and an update of the NodeOperator
-// queues each of them just as its resync does.
+// cluster: an update of the NodeOperator queues each of them just as its
+// periodic resync does.
 var NodeOperatorWatchers = []string{"StackDecision", "CRIOMetrics", "NMStateStack", "OperatorVersion"}
 
 // queueStats is one workqueue's client-go metrics.
