@@ -670,7 +670,7 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 	}
 	expected := resourcemerge.ExpectedDaemonSetGeneration(required, opStatus.Generations)
 	applied := cached
-	if !inPlace(cached, required, expected) {
+	if cached == nil || !stack.InPlace(cached.ObjectMeta, required.ObjectMeta, required.Spec, expected) {
 		applied, _, err = resourceapply.ApplyDaemonSet(ctx, c.kube.AppsV1(), recorder, required, expected)
 		if err != nil {
 			o.addProblem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, DaemonSetName, err)
@@ -681,23 +681,6 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
 		WithLastGeneration(applied.Generation)
 	return applied, generation, clientCA, false, nil
-}
-
-// inPlace: the cached DaemonSet is one that library-go's ApplyDaemonSet
-// would leave alone (the generation last applied, the same metadata and
-// spec hash), so its GET can be skipped: a DaemonSet event's sync then
-// reads nothing of it. A cache behind the server only costs that GET.
-func inPlace(cached, required *appsv1.DaemonSet, expectedGeneration int64) bool {
-	if cached == nil || cached.Generation != expectedGeneration {
-		return false
-	}
-	r := required.DeepCopy()
-	if err := resourceapply.SetSpecHashAnnotation(&r.ObjectMeta, r.Spec); err != nil {
-		return false
-	}
-	modified := false
-	resourcemerge.EnsureObjectMeta(&modified, cached.ObjectMeta.DeepCopy(), r.ObjectMeta)
-	return !modified
 }
 
 func mountsClientCA(ds *appsv1.DaemonSet) bool {

@@ -14,7 +14,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
-	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -218,7 +217,7 @@ func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state
 	} else {
 		expected := resourcemerge.ExpectedDeploymentGeneration(required, c.generations(state))
 		actual, err := o.Deployment, error(nil)
-		if !inPlace(o.Deployment, required, expected) {
+		if o.Deployment == nil || !stack.InPlace(o.Deployment.ObjectMeta, required.ObjectMeta, required.Spec, expected) {
 			actual, _, err = resourceapply.ApplyDeployment(ctx, c.kube.AppsV1(), recorder, required, expected)
 		}
 		if err != nil {
@@ -235,23 +234,6 @@ func (c *controller) deploy(ctx context.Context, recorder events.Recorder, state
 	available := o.Deployment != nil && deploymentAvailable(o.Deployment)
 	o.CR, o.Operand, o.Waiting, err = c.ensureCR(ctx, recorder, available)
 	return o, errors.Join(append(errs, err)...)
-}
-
-// inPlace: the cached Deployment is one that library-go's ApplyDeployment
-// would leave alone (the generation last applied, the same metadata and
-// spec hash), so its GET can be skipped. A cache behind the server only
-// costs that GET.
-func inPlace(cached, required *appsv1.Deployment, expectedGeneration int64) bool {
-	if cached == nil || cached.Generation != expectedGeneration {
-		return false
-	}
-	r := required.DeepCopy()
-	if err := resourceapply.SetSpecHashAnnotation(&r.ObjectMeta, r.Spec); err != nil {
-		return false
-	}
-	modified := false
-	resourcemerge.EnsureObjectMeta(&modified, cached.ObjectMeta.DeepCopy(), r.ObjectMeta)
-	return !modified
 }
 
 // stepAside leaves NMState to another operator: it deletes the stack's own

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,6 +16,23 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 )
+
+// InPlace says whether a cached workload is one that library-go's
+// ApplyDaemonSet or ApplyDeployment would leave alone (the generation last
+// applied, the same metadata and spec hash), so that its GET can be
+// skipped. A cache behind the server only costs that GET.
+func InPlace(cached, required metav1.ObjectMeta, requiredSpec any, expectedGeneration int64) bool {
+	if cached.Generation != expectedGeneration {
+		return false
+	}
+	r := *required.DeepCopy()
+	if err := resourceapply.SetSpecHashAnnotation(&r, requiredSpec); err != nil {
+		return false
+	}
+	modified := false
+	resourcemerge.EnsureObjectMeta(&modified, cached.DeepCopy(), r)
+	return !modified
+}
 
 // ApplyUnstructured server-side applies desired (with fieldManager, forcing
 // ownership: these objects are ours) unless the live object already contains

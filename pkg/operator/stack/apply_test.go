@@ -3,7 +3,10 @@ package stack
 import (
 	"testing"
 
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestContains(t *testing.T) {
@@ -31,5 +34,30 @@ func TestContains(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, Contains(live, tc.desired))
 		})
+	}
+}
+
+// TestInPlace: only a workload that ApplyDaemonSet/ApplyDeployment would leave
+// alone skips the GET.
+func TestInPlace(t *testing.T) {
+	spec := map[string]string{"image": "a"}
+	applied := metav1.ObjectMeta{Name: "x", Generation: 3, Labels: map[string]string{"app": "x"}}
+	require.NoError(t, resourceapply.SetSpecHashAnnotation(&applied, spec))
+	required := metav1.ObjectMeta{Name: "x", Labels: map[string]string{"app": "x"}}
+	edited := *applied.DeepCopy()
+	edited.Generation = 4
+	for name, c := range map[string]struct {
+		cached metav1.ObjectMeta
+		spec   any
+		want   bool
+	}{
+		"as last applied":         {applied, spec, true},
+		"spec edited by hand":     {edited, spec, false},
+		"new spec asked for":      {applied, map[string]string{"image": "b"}, false},
+		"a label the cache lacks": {metav1.ObjectMeta{Name: "x", Generation: 3, Annotations: applied.Annotations}, spec, false},
+	} {
+		if got := InPlace(c.cached, required, c.spec, 3); got != c.want {
+			t.Errorf("%s: InPlace = %v, want %v", name, got, c.want)
+		}
 	}
 }
