@@ -150,18 +150,31 @@ func (a *Applier) Resource(obj *unstructured.Unstructured) (dynamic.ResourceInte
 }
 
 // Apply server-side applies obj as fieldManager. Objects annotated
-// release.openshift.io/create-only are only created, as the CVO does.
+// release.openshift.io/create-only are only created, as the CVO does. A
+// kind not served yet (a CRD applied just before, or deleted and applied
+// again while the mapper still knows the old one: the write is then
+// NotFound) is retried, as the CVO retries a failed manifest.
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, fieldManager string) error {
-	var ri dynamic.ResourceInterface
-	// A CRD applied just before may not be in discovery yet.
-	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
-		var err error
-		ri, err = a.Resource(obj)
-		return err == nil, nil
+	var last error
+	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		ri, err := a.Resource(obj)
+		if last = err; err != nil {
+			return false, nil
+		}
+		last = a.write(ctx, ri, obj, fieldManager)
+		if apierrors.IsNotFound(last) {
+			a.Mapper.Reset()
+			return false, nil
+		}
+		return true, last
 	})
-	if err != nil {
-		return fmt.Errorf("no resource for %s: %w", obj.GroupVersionKind(), err)
+	if err != nil && last != nil {
+		return fmt.Errorf("%s %s: %w", obj.GroupVersionKind(), obj.GetName(), last)
 	}
+	return err
+}
+
+func (a *Applier) write(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, fieldManager string) error {
 	if obj.GetAnnotations()["release.openshift.io/create-only"] == "true" {
 		_, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: fieldManager})
 		if apierrors.IsAlreadyExists(err) {
