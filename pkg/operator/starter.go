@@ -163,8 +163,10 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 
 	// Namespaced caches: the operator's namespace (the CRI-O metrics
 	// operands) and the NMState namespace; MCO's kube-rbac-proxy-crio mirror
-	// pods, selected by label, in the detector.
-	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
+	// pods, selected by label, in the detector. No informer resync: each
+	// controller has its own period, and a replayed DaemonSet would cost
+	// the CRI-O metrics controller a full sync (the steady-state reads).
+	kubeInformers := v1helpers.NewKubeInformersForNamespacesWithResyncPeriod(kubeClient, 0, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
 	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
 	// The cluster-monitoring operator's configuration, the one ConfigMap:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -52,11 +51,14 @@ const (
 	// DaemonSetName is the own TLS path's kube-rbac-proxy DaemonSet, in
 	// the operator's namespace.
 	DaemonSetName = "crio-metrics"
-	// rolloutKey queues the syncs that a DaemonSet event wakes: thousands
-	// while a large cluster rolls out. They take only the steps that
-	// depend on the DaemonSet (its own apply, the ServiceMonitor once a
-	// proxy serves) and report; every other sync takes every step.
-	rolloutKey = "rollout"
+	// rolloutKey is what a DaemonSet event queues: thousands while a large
+	// cluster rolls out. Its sync takes no step and writes nothing; it
+	// queues the full sync rolloutWindow later, and the delaying queue
+	// keeps the earliest of those, so a rollout costs at most one full sync
+	// per window. A DaemonSet gone from the cache (the removal's delete
+	// event, or one deleted by hand) is answered at once.
+	rolloutKey    = "rollout"
+	rolloutWindow = 5 * time.Second
 	// waitRecheck is how soon a sync looks again while the MachineConfigs
 	// wait for MCO's node disruption policy: MCO's operator normally lists
 	// our entry within seconds.
@@ -65,9 +67,9 @@ const (
 	// (RBAC, Service, SCC, ServiceMonitor, alerts, dashboard, the drop-in
 	// MachineConfigs, CMO's objects): one edited or deleted by hand is put
 	// back within it. Every informer event, and every change of the
-	// NodeOperator, syncs at once. Each such sync costs about 20 GETs, so a
-	// shorter period would miss the steady-state read budget
-	// (docs/benchmarks.md).
+	// NodeOperator, syncs at once (a DaemonSet event within rolloutWindow).
+	// Each such sync costs about 16 GETs, so a shorter period would miss
+	// the steady-state read budget (docs/benchmarks.md).
 	resync = 10 * time.Minute
 )
 
@@ -181,6 +183,16 @@ func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 // A removal takes one step per sync and requeues, so that the status says
 // what is left between steps.
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	if syncCtx.QueueKey() == rolloutKey {
+		// Every sync that writes the status has taken every step: no
+		// partial sync can clear what a full one found.
+		if _, err := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName); apierrors.IsNotFound(err) {
+			syncCtx.Queue().Add(factory.DefaultQueueKey)
+		} else {
+			syncCtx.Queue().AddAfter(factory.DefaultQueueKey, rolloutWindow)
+		}
+		return nil
+	}
 	state, err := stack.Read(c.nodeOperators, nodev1alpha1.MetricsStack)
 	if err != nil {
 		return err
@@ -202,7 +214,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	tookStep := false
 	switch intent {
 	case Build:
-		generation, errs = c.build(ctx, syncCtx.Recorder(), state, served, syncCtx.QueueKey() != rolloutKey, &o)
+		generation, errs = c.build(ctx, syncCtx.Recorder(), state, served, &o)
 	case TearDown:
 		tookStep, errs = c.tearDown(ctx, syncCtx.Recorder(), state, served, &o)
 		o.PlatformProxies = c.crioPlatform.RunningProxies()
@@ -215,9 +227,6 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	o.WaitPersists = nodedisruption.Persists(c.waitingSince, o.Now) || c.reportedPersisting(o.Waiting)
 
 	conds := conditionsFor(o)
-	if intent == Build && syncCtx.QueueKey() == rolloutKey {
-		conds.Degraded = c.keepFullSyncDegraded(conds.Degraded)
-	}
 	status := applyoperatorv1.OperatorStatus().WithConditions(
 		c.conditions.Available(conds.Available.Status, conds.Available.Reason, conds.Available.Message),
 		c.conditions.Progressing(conds.Progressing.Status, conds.Progressing.Reason, conds.Progressing.Message),
@@ -244,25 +253,6 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	return errors.Join(errs...)
 }
 
-// keepFullSyncDegraded: a sync woken by the DaemonSet takes only the
-// DaemonSet's steps, so it cannot clear a MetricsDegraded that a full sync
-// found in a step it skipped (a denied write, say); clearing it would flap
-// the condition and restart its inertia on every DaemonSet event. The next
-// full sync judges it again.
-func (c *controller) keepFullSyncDegraded(computed condition) condition {
-	if computed.Status {
-		return computed
-	}
-	_, status, _, err := c.operatorClient.GetOperatorState()
-	if err != nil || status == nil {
-		return computed
-	}
-	if cond := v1helpers.FindOperatorCondition(status.Conditions, Prefix+operatorv1.OperatorStatusTypeDegraded); cond != nil && cond.Status == operatorv1.ConditionTrue {
-		return condition{Status: true, Reason: cond.Reason, Message: cond.Message}
-	}
-	return computed
-}
-
 // reportedPersisting: MetricsDegraded already reports this wait as
 // persisting (written before this process started, which keeps the time
 // of the wait only in memory); a restart must not take it back.
@@ -281,35 +271,31 @@ func (c *controller) reportedPersisting(wait string) bool {
 // build applies the own TLS stack in order: the rest (RBAC, Service, SCC,
 // certificates, the copy of CMO's metrics client CA), the DaemonSet, the drop-in MachineConfigs, and the
 // ServiceMonitor once a proxy serves and CRI-O has the drop-in (path.go);
-// and the alerts and dashboard. A sync woken by the DaemonSet (full false)
-// takes only the DaemonSet's steps. Each step is a no-op when in place.
-func (c *controller) build(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs, full bool, o *observation) (
+// and the alerts and dashboard. Each step is a no-op when in place.
+func (c *controller) build(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs, o *observation) (
 	*applyoperatorv1.GenerationStatusApplyConfiguration, []error) {
 	var errs []error
 	fail := func(reason string, err error) {
 		o.addProblem(reason, "%v", err)
 		errs = append(errs, err)
 	}
-	if full {
-		if err := c.applyFiles(ctx, recorder, bindata.Asset, staticFiles...); err != nil {
-			fail(ReasonApplyFailed, err)
-		}
-		if err := c.applyNodeObject(ctx, recorder, platform.SecurityContextConstraintsGVR, renderSCC); err != nil {
-			fail(ReasonApplyFailed, err)
-		}
-		if err := c.applyMonitoring(ctx, recorder, state, served); err != nil {
-			fail(ReasonApplyFailed, err)
-		}
-		if err := c.rotation.Ensure(ctx); err != nil {
-			fail(ReasonRotationFailed, fmt.Errorf("CRI-O metrics certificates: %w", err))
-		}
-		c.recordExpiry()
+	if err := c.applyFiles(ctx, recorder, bindata.Asset, staticFiles...); err != nil {
+		fail(ReasonApplyFailed, err)
 	}
-	// Read in light syncs too (a cached answer, at most one look a
-	// minute): a ServiceMonitor created there must say the same.
+	if err := c.applyNodeObject(ctx, recorder, platform.SecurityContextConstraintsGVR, renderSCC); err != nil {
+		fail(ReasonApplyFailed, err)
+	}
+	if err := c.applyMonitoring(ctx, recorder, state, served); err != nil {
+		fail(ReasonApplyFailed, err)
+	}
+	if err := c.rotation.Ensure(ctx); err != nil {
+		fail(ReasonRotationFailed, fmt.Errorf("CRI-O metrics certificates: %w", err))
+	}
+	c.recordExpiry()
+	// A cached answer, at most one look a minute.
 	auth := c.scrapeAuth.Get(ctx)
 	wroteCopy := false
-	if full && auth.ClientCA != "" {
+	if auth.ClientCA != "" {
 		// Before the DaemonSet, which mounts it.
 		if err := c.applyFiles(ctx, recorder, scrapeAuthAsset(auth), clientCAConfigMapFile); err != nil {
 			fail(ReasonApplyFailed, err)
@@ -321,7 +307,7 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	var err error
 	var clientCA bool
-	o.DaemonSet, generation, clientCA, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o, wroteCopy, !full)
+	o.DaemonSet, generation, clientCA, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o, wroteCopy)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -332,11 +318,8 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 	if served.Monitoring {
 		o.TLS.ServiceMonitor = c.exists(ctx, platform.ServiceMonitorGVR, namespace, serviceName)
 	}
-	if o.TLS.ServiceMonitor && !full {
-		return generation, errs
-	}
 	if served.MachineConfig {
-		if full && o.DaemonSet != nil {
+		if o.DaemonSet != nil {
 			var err error
 			o.TLS.MachineConfigs, o.Waiting, err = c.applyMachineConfigs(ctx, recorder, served)
 			if err != nil {
@@ -634,11 +617,9 @@ func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) e
 // failed request, retried.
 //
 // wroteCopy: this sync applied the copy of CMO's client CA, holding a
-// certificate. light: a DaemonSet event's sync, which keeps the cached
-// DaemonSet's --client-ca-file while the cache may not hold the copy a
-// full sync just wrote yet. So the choice follows from this sync and the
-// caches alone, the same after a restart.
-func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation, wroteCopy, light bool) (
+// certificate, which the ConfigMap cache may not hold yet. So the choice
+// follows from this sync and the caches alone, the same after a restart.
+func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation, wroteCopy bool) (
 	ds *appsv1.DaemonSet, generation *applyoperatorv1.GenerationStatusApplyConfiguration, clientCA, waiting bool, err error) {
 	cached, _ := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
 	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
@@ -657,8 +638,7 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 	// kube-rbac-proxy exits without the file: only once the copy holds a
 	// certificate.
 	copied, _ := c.configMaps.ConfigMaps(namespace).Get(ClientCAConfigMap)
-	clientCA = wroteCopy || copied != nil && holdsCertificate(copied.Data[ClientCAKey]) ||
-		light && cached != nil && mountsClientCA(cached)
+	clientCA = wroteCopy || copied != nil && holdsCertificate(copied.Data[ClientCAKey])
 	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[certrotation.CABundleKey], clientCA)
 	if err != nil {
 		o.addProblem(ReasonInvalidConfiguration, "%v", err)
@@ -681,15 +661,6 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
 		WithLastGeneration(applied.Generation)
 	return applied, generation, clientCA, false, nil
-}
-
-func mountsClientCA(ds *appsv1.DaemonSet) bool {
-	for _, ctr := range ds.Spec.Template.Spec.Containers {
-		if slices.Contains(ctr.Args, "--client-ca-file="+ClientCAFile) {
-			return true
-		}
-	}
-	return false
 }
 
 // tlsProfile is the cluster's TLS security profile; nil (Intermediate) when

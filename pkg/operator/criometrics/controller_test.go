@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
@@ -58,10 +58,10 @@ type fixture struct {
 	log        writeLog
 	// reads is how many reads the last sync made.
 	reads int
-	// failing: a sync may return an error (a refused write).
-	failing bool
 	// lag runs after the caches are refreshed: a cache behind the server.
 	lag func()
+	// later: the keys the last sync queued for later.
+	later []any
 }
 
 // newFixture: built-in kinds live in the kube fake, the others
@@ -154,25 +154,32 @@ func (f *fixture) syncKey(key string) ([]string, bool) {
 	f.no.Refresh()
 	f.lag()
 	f.log.take()
-	syncCtx := factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock))
-	if key != factory.DefaultQueueKey {
-		syncCtx = keyed{syncCtx, key}
-	}
+	f.later = nil
+	base := factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock))
+	syncCtx := keyed{base, key, delays{base.Queue(), &f.later}}
 	err := f.c.sync(ctx, syncCtx)
 	f.reads = f.log.reads
 	writes := f.log.take()
-	if !f.failing {
-		require.NoError(f.t, err, "writes: %q", writes)
-	}
+	require.NoError(f.t, err, "writes: %q", writes)
 	return writes, syncCtx.Queue().Len() > 0
 }
 
 type keyed struct {
 	factory.SyncContext
-	key string
+	key   string
+	queue delays
 }
 
-func (k keyed) QueueKey() string { return k.key }
+func (k keyed) QueueKey() string                      { return k.key }
+func (k keyed) Queue() workqueue.RateLimitingInterface { return k.queue }
+
+// delays records AddAfter instead of waiting.
+type delays struct {
+	workqueue.RateLimitingInterface
+	keys *[]any
+}
+
+func (d delays) AddAfter(key any, _ time.Duration) { *d.keys = append(*d.keys, key) }
 
 // drain syncs until a sync queues no other, and returns each one's writes.
 func (f *fixture) drain() (steps [][]string) {
@@ -276,14 +283,17 @@ func build(t *testing.T, f *fixture) {
 		"the DaemonSet, then the drop-in MachineConfigs; no ServiceMonitor while no proxy serves")
 	assert.Equal(t, ReasonSwitchingToOperatorTLS, f.conditions()[Prefix+"Progressing"].Reason)
 	f.rollOut(3)
-	writes, _ := f.syncKey(rolloutKey)
-	assert.Equal(t, []string{"create servicemonitors crio-metrics"}, writes, "the ServiceMonitor last, once a proxy serves")
+	before := f.conditions()
+	writes, now := f.syncKey(rolloutKey)
+	assert.True(t, len(writes) == 0 && f.reads == 0 && !now, "a DaemonSet event's sync takes no step")
+	assert.Equal(t, before, f.conditions(), "nor writes the status: it cannot clear what a full sync found")
+	assert.Equal(t, []any{factory.DefaultQueueKey}, f.later, "it queues a full sync for later")
+	assert.Equal(t, []string{"create servicemonitors crio-metrics"}, f.sync(), "the ServiceMonitor last, once a proxy serves")
 	assert.Empty(t, f.sync())
 }
 
-// Build: every part in order, then nothing is written, and syncs of a
-// rollout apply only the DaemonSet. A stricter TLS profile updates the
-// DaemonSet once.
+// Build: every part in order, then nothing is written. A stricter TLS
+// profile updates the DaemonSet once; a DaemonSet gone is put back at once.
 func TestBuildOrderThenNoWrites(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
 	build(t, f)
@@ -296,16 +306,16 @@ func TestBuildOrderThenNoWrites(t *testing.T) {
 		assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
 		assert.Equal(t, conds, f.conditions(), "steady state: sync %d changes no condition", i)
 	}
-	_, _ = f.syncKey(rolloutKey)
-	assert.Equal(t, 1, f.reads, "a rollout's sync reads the ServiceMonitor alone: the DaemonSet in place is the cached one")
 
 	require.NoError(t, f.apiServers.Add(&configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
 		Spec: configv1.APIServerSpec{TLSSecurityProfile: &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType}}}))
-	writes, _ := f.syncKey(rolloutKey)
-	assert.Equal(t, []string{"update daemonsets " + DaemonSetName}, writes)
+	assert.Equal(t, []string{"update daemonsets " + DaemonSetName}, f.sync())
 	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Contains(t, ds.Spec.Template.Spec.Containers[0].Args, "--tls-min-version=VersionTLS13")
+	require.NoError(t, f.kube.AppsV1().DaemonSets(namespace).Delete(context.Background(), DaemonSetName, metav1.DeleteOptions{}))
+	_, now := f.syncKey(rolloutKey)
+	assert.True(t, now, "a DaemonSet gone: the full sync at once")
 }
 
 // Removal and switch: one step per sync, each queueing the next, last in
@@ -401,21 +411,6 @@ func TestPersistentProblemsReportedOnce(t *testing.T) {
 	assert.Empty(t, f.sync())
 	assert.Equal(t, conds, f.conditions(), "a persistent problem changes no condition")
 
-	// A sync woken by the DaemonSet skips the step that failed: it keeps
-	// the full sync's MetricsDegraded instead of clearing it.
-	g := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
-	build(t, g)
-	require.NoError(t, g.dyn.Tracker().Delete(platform.SecurityContextConstraintsGVR, "", DaemonSetName))
-	g.dyn.PrependReactor("*", "securitycontextconstraints", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		return a.GetVerb() != "get" && a.GetVerb() != "list", nil, apierrors.NewForbidden(platform.SecurityContextConstraintsGVR.GroupResource(), DaemonSetName, nil)
-	})
-	g.failing = true
-	g.sync()
-	denied := g.conditions()
-	require.Equal(t, operatorv1.ConditionTrue, denied[Prefix+"Degraded"].Status)
-	writes, _ := g.syncKey(rolloutKey)
-	assert.Empty(t, writes, "a DaemonSet's sync does not clear what it did not check")
-	assert.Equal(t, denied, g.conditions())
 
 	held := MachineConfigsHeldBack + nodedisruption.WaitStatus
 	f.operator = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{
@@ -464,8 +459,7 @@ func TestClientCACopyOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, ds.Spec.Template.Spec.Containers[0].Args, "--client-ca-file="+ClientCAFile)
 	f.rollOut(3)
-	writes, _ := f.syncKey(rolloutKey)
-	assert.Equal(t, []string{"create servicemonitors crio-metrics"}, writes)
+	assert.Equal(t, []string{"create servicemonitors crio-metrics"}, f.sync())
 	f.lag = func() {}
 	sm, err := f.dyn.Resource(platform.ServiceMonitorGVR).Namespace(namespace).Get(context.Background(), serviceName, metav1.GetOptions{})
 	require.NoError(t, err)
