@@ -170,7 +170,7 @@ type keyed struct {
 	queue delays
 }
 
-func (k keyed) QueueKey() string                      { return k.key }
+func (k keyed) QueueKey() string                       { return k.key }
 func (k keyed) Queue() workqueue.RateLimitingInterface { return k.queue }
 
 // delays records AddAfter instead of waiting.
@@ -410,7 +410,6 @@ func TestPersistentProblemsReportedOnce(t *testing.T) {
 	f.clock.Step(10 * time.Minute)
 	assert.Empty(t, f.sync())
 	assert.Equal(t, conds, f.conditions(), "a persistent problem changes no condition")
-
 
 	held := MachineConfigsHeldBack + nodedisruption.WaitStatus
 	f.operator = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{
