@@ -37,6 +37,10 @@ const (
 	ReasonWaitingForDisruptionPolicy = "WaitingForNodeDisruptionPolicy"
 	ReasonDisruptionPolicyNotReady   = "NodeDisruptionPolicyNotReady"
 	MachineConfigsHeldBack           = "CRI-O drop-in MachineConfigs held back: "
+	// ConditionHeldBack (after Prefix) is True while the drop-in
+	// MachineConfigs wait, whatever for; its lastTransitionTime is when the
+	// wait began, which the grace counts from.
+	ConditionHeldBack = "MachineConfigsHeldBack"
 )
 
 // observation is what one sync of the stack's controller found;

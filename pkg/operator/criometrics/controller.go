@@ -105,13 +105,6 @@ type controller struct {
 	// monitoringConfigs holds only the cluster-monitoring operator's
 	// ConfigMap (MonitoringConfigName, by field selector).
 	monitoringConfigs corev1listers.ConfigMapLister
-
-	// waitingSince is when the drop-in MachineConfigs began to wait for
-	// MCO's node disruption policy for the reason waitingFor. In memory
-	// only: a restarted operator gives a wait its grace again, unless
-	// MetricsDegraded already reports it (reportedPersisting).
-	waitingSince time.Time
-	waitingFor   string
 }
 
 // NewController returns the one controller of the CRI-O metrics stack. It
@@ -219,18 +212,17 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		tookStep, errs = c.tearDown(ctx, syncCtx.Recorder(), state, served, &o)
 		o.PlatformProxies = c.crioPlatform.RunningProxies()
 	}
-	if o.Waiting != c.waitingFor {
-		// Not waiting, or waiting for something new (MCO created the
-		// object; our entry went in): a new wait has its grace again.
-		c.waitingSince, c.waitingFor = o.Now, o.Waiting
+	heldBack := operatorclient.Condition(Prefix+ConditionHeldBack, operatorv1.ConditionFalse, ReasonAsExpected, "")
+	if o.Waiting != "" {
+		heldBack = operatorclient.Condition(Prefix+ConditionHeldBack, operatorv1.ConditionTrue, ReasonWaitingForDisruptionPolicy, MachineConfigsHeldBack+o.Waiting)
+		o.WaitPersists = nodedisruption.Persists(c.heldBackSince(), o.Now)
 	}
-	o.WaitPersists = nodedisruption.Persists(c.waitingSince, o.Now) || c.reportedPersisting(o.Waiting)
 
 	conds := conditionsFor(o)
 	status := applyoperatorv1.OperatorStatus().WithConditions(
 		c.conditions.Available(conds.Available.Status, conds.Available.Reason, conds.Available.Message),
 		c.conditions.Progressing(conds.Progressing.Status, conds.Progressing.Reason, conds.Progressing.Message),
-		c.conditions.Degraded(conds.Degraded.Status, conds.Degraded.Reason, conds.Degraded.Message))
+		c.conditions.Degraded(conds.Degraded.Status, conds.Degraded.Reason, conds.Degraded.Message), heldBack)
 	if generation != nil {
 		status.WithGenerations(generation)
 	}
@@ -253,19 +245,21 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	return errors.Join(errs...)
 }
 
-// reportedPersisting: MetricsDegraded already reports this wait as
-// persisting (written before this process started, which keeps the time
-// of the wait only in memory); a restart must not take it back.
-func (c *controller) reportedPersisting(wait string) bool {
-	if wait == "" {
-		return false
-	}
+// heldBackSince is when the drop-in MachineConfigs began to wait, as the
+// status records it: the lastTransitionTime of MetricsMachineConfigsHeldBack
+// while it is True, which library-go keeps while the status stays True.
+// Zero (a wait that begins now) otherwise. So a restarted process neither
+// gives a wait its grace again nor takes back its Degraded.
+func (c *controller) heldBackSince() time.Time {
 	_, status, _, err := c.operatorClient.GetOperatorState()
 	if err != nil || status == nil {
-		return false
+		return time.Time{}
 	}
-	cond := v1helpers.FindOperatorCondition(status.Conditions, Prefix+operatorv1.OperatorStatusTypeDegraded)
-	return cond != nil && cond.Status == operatorv1.ConditionTrue && cond.Reason == ReasonDisruptionPolicyNotReady && cond.Message == MachineConfigsHeldBack+wait
+	cond := v1helpers.FindOperatorCondition(status.Conditions, Prefix+ConditionHeldBack)
+	if cond == nil || cond.Status != operatorv1.ConditionTrue {
+		return time.Time{}
+	}
+	return cond.LastTransitionTime.Time
 }
 
 // build applies the own TLS stack in order: the rest (RBAC, Service, SCC,

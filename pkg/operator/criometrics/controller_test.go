@@ -399,7 +399,7 @@ func TestMachineConfigsWaitForDisruptionPolicyStatus(t *testing.T) {
 }
 
 // Persistent problems are reported once and write nothing more; a wait
-// reported as persisting by an earlier process stays so.
+// counts from the start the status records.
 func TestPersistentProblemsReportedOnce(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), platform.ServedAPIs{Monitoring: true, MachineConfig: true})
 	f.c.images = stack.Images{}
@@ -411,13 +411,17 @@ func TestPersistentProblemsReportedOnce(t *testing.T) {
 	assert.Empty(t, f.sync())
 	assert.Equal(t, conds, f.conditions(), "a persistent problem changes no condition")
 
-	held := MachineConfigsHeldBack + nodedisruption.WaitStatus
-	f.operator = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{
-		{Type: Prefix + "Degraded", Status: operatorv1.ConditionTrue, Reason: ReasonDisruptionPolicyNotReady, Message: held},
-	}}, nil)
-	f.c.operatorClient = f.operator
-	assert.True(t, f.c.reportedPersisting(nodedisruption.WaitStatus))
-	assert.False(t, f.c.reportedPersisting(nodedisruption.WaitNoCluster), "another wait has its grace")
+	// The wait's start is in the status: a restarted process neither gives
+	// the wait its grace again nor takes its Degraded back.
+	for since, want := range map[time.Duration]operatorv1.ConditionStatus{nodedisruption.WaitGrace: operatorv1.ConditionTrue, time.Minute: operatorv1.ConditionFalse} {
+		g := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed)
+		g.sync()
+		g.operator = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{{Type: Prefix + ConditionHeldBack,
+			Status: operatorv1.ConditionTrue, LastTransitionTime: metav1.NewTime(g.clock.Now().Add(-since))}}}, nil)
+		g.c.operatorClient = g.operator
+		g.sync()
+		assert.Equal(t, want, g.conditions()[Prefix+"Degraded"].Status, "held back since %v", since)
+	}
 }
 
 // Unmanaged, or before the first decision: nothing is written.
