@@ -1,7 +1,6 @@
 package criometrics
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -171,34 +170,16 @@ func TestMinimalProfileLosses(t *testing.T) {
 	sort.Strings(wantReady)
 	assert.Equal(t, wantReady, needReady, "alerts on the kubelet's runtime series")
 
-	var cm struct {
-		Data map[string]string `json:"data"`
-	}
-	require.NoError(t, yaml.Unmarshal(RenderDashboard(PlatformJob), &cm))
 	rows := 0
-	for _, js := range cm.Data {
-		var d struct {
-			Rows []struct {
-				Title  string `json:"title"`
-				Panels []struct {
-					Title   string `json:"title"`
-					Targets []struct {
-						Expr string `json:"expr"`
-					} `json:"targets"`
-				} `json:"panels"`
-			} `json:"rows"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(js), &d))
-		for _, r := range d.Rows {
-			rows++
-			for _, p := range r.Panels {
-				empty := false
-				for _, tg := range p.Targets {
-					empty = empty || anyLost(tg.Expr)
-				}
-				assert.Equal(t, r.Title != minimalProfileKeptDashboardRow, empty,
-					"row %q, panel %q: empty under the minimal profile", r.Title, p.Title)
+	for _, r := range dashboardOf(t, RenderDashboard(PlatformJob)).Rows {
+		rows++
+		for _, p := range r.Panels {
+			empty := false
+			for _, tg := range p.Targets {
+				empty = empty || anyLost(tg.Expr)
 			}
+			assert.Equal(t, r.Title != minimalProfileKeptDashboardRow, empty,
+				"row %q, panel %q: empty under the minimal profile", r.Title, p.Title)
 		}
 	}
 	require.Greater(t, rows, 1)

@@ -3,6 +3,8 @@ package criometrics
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,7 +228,7 @@ func (f *fixture) rollOut(n int32) {
 // status computed for observed listing our entry when listed.
 func mcoMachineConfiguration(t *testing.T, withEntry bool, observed int64, listed bool) *unstructured.Unstructured {
 	t.Helper()
-	mc := &operatorv1.MachineConfiguration{}
+	mc := &operatorv1.MachineConfiguration{TypeMeta: metav1.TypeMeta{APIVersion: "operator.openshift.io/v1", Kind: "MachineConfiguration"}}
 	mc.Name, mc.Generation = MachineConfigurationName, 2
 	restart := &operatorv1.RestartService{ServiceName: crioService}
 	if withEntry {
@@ -240,10 +242,7 @@ func mcoMachineConfiguration(t *testing.T, withEntry bool, observed int64, liste
 	}
 	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mc)
 	require.NoError(t, err)
-	u := &unstructured.Unstructured{Object: raw}
-	u.SetAPIVersion("operator.openshift.io/v1")
-	u.SetKind("MachineConfiguration")
-	return u
+	return &unstructured.Unstructured{Object: raw}
 }
 
 var (
@@ -264,22 +263,14 @@ var (
 	mcsApplied = []string{"patch machineconfigs 50-master-crio-metrics-tls", "patch machineconfigs 50-worker-crio-metrics-tls"}
 )
 
-func concat(parts ...[]string) []string {
-	var out []string
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
-}
-
 // build takes a fixture from nothing to the own TLS stack serving, and
 // checks the order of writes on the way.
 func build(t *testing.T, f *fixture) {
 	t.Helper()
-	assert.Equal(t, concat(restCreated, monitoringCreated, certsCreated), f.sync(),
+	assert.Equal(t, slices.Concat(restCreated, monitoringCreated, certsCreated), f.sync(),
 		"the rest and the certificates; the DaemonSet waits for the CA bundle")
 	assert.Equal(t, ReasonWaitingForCertificates, f.conditions()[Prefix+"Available"].Reason)
-	assert.Equal(t, concat([]string{"create daemonsets " + DaemonSetName}, mcsApplied), f.sync(),
+	assert.Equal(t, slices.Concat([]string{"create daemonsets " + DaemonSetName}, mcsApplied), f.sync(),
 		"the DaemonSet, then the drop-in MachineConfigs; no ServiceMonitor while no proxy serves")
 	assert.Equal(t, ReasonSwitchingToOperatorTLS, f.conditions()[Prefix+"Progressing"].Reason)
 	f.rollOut(3)
@@ -322,16 +313,11 @@ func TestBuildOrderThenNoWrites(t *testing.T) {
 // first out; then nothing is written. On the platform's path the alerts
 // and dashboard stay, rendered for its job.
 func TestTearDownOrder(t *testing.T) {
-	removeRest := []string{
-		"delete serviceaccounts crio-metrics",
-		"delete clusterroles crio-metrics-proxy", "delete clusterrolebindings crio-metrics-proxy",
-		"delete clusterroles crio-metrics-client", "delete clusterrolebindings crio-metrics-client",
-		"delete roles prometheus-k8s", "delete rolebindings prometheus-k8s",
-		"delete services crio-metrics",
-		"delete securitycontextconstraints crio-metrics",
-		"delete secrets " + certrotation.ServingSecretName, "delete secrets " + certrotation.SignerSecretName,
-		"delete configmaps " + certrotation.CABundleName,
+	var removeRest []string // what was created, in the same order; the certificates last
+	for _, w := range restCreated {
+		removeRest = append(removeRest, "delete "+strings.SplitN(w, " ", 2)[1])
 	}
+	removeRest = append(removeRest, "delete secrets "+certrotation.ServingSecretName, "delete secrets "+certrotation.SignerSecretName, "delete configmaps "+certrotation.CABundleName)
 	tests := []struct {
 		name     string
 		decision *nodev1alpha1.NodeOperator
@@ -365,28 +351,20 @@ func TestTearDownOrder(t *testing.T) {
 func TestMachineConfigsWaitForDisruptionPolicyStatus(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed)
 	f.sync()
-	mcs := f.dyn.Resource(platform.MachineConfigurationGVR)
-	steps := []struct {
+	for i, step := range []struct {
 		name string
-		mco  func()
+		mc   *unstructured.Unstructured // MCO's object, put before the sync
 		want []string
 	}{
-		{"no MachineConfiguration cluster", func() {}, nil},
-		{"MCO created it, without our entry", func() {
-			_, err := mcs.Create(context.Background(), mcoMachineConfiguration(t, false, 1, false), metav1.CreateOptions{})
-			require.NoError(t, err)
-		}, []string{"patch machineconfigurations cluster"}},
-		{"status at the generation, without our entry", func() {
-			_, err := mcs.Update(context.Background(), mcoMachineConfiguration(t, true, 2, false), metav1.UpdateOptions{})
-			require.NoError(t, err)
-		}, nil},
-		{"status at the generation lists our entry", func() {
-			_, err := mcs.Update(context.Background(), mcoMachineConfiguration(t, true, 2, true), metav1.UpdateOptions{})
-			require.NoError(t, err)
-		}, mcsApplied},
-	}
-	for i, step := range steps {
-		step.mco()
+		{"no MachineConfiguration cluster", nil, nil},
+		{"MCO created it, without our entry", mcoMachineConfiguration(t, false, 1, false), []string{"patch machineconfigurations cluster"}},
+		{"status at the generation, without our entry", mcoMachineConfiguration(t, true, 2, false), nil},
+		{"status at the generation lists our entry", mcoMachineConfiguration(t, true, 2, true), mcsApplied},
+	} {
+		if step.mc != nil {
+			_ = f.dyn.Tracker().Delete(platform.MachineConfigurationGVR, "", MachineConfigurationName)
+			require.NoError(t, f.dyn.Tracker().Create(platform.MachineConfigurationGVR, step.mc, ""))
+		}
 		got := f.sync()
 		if i == 0 {
 			got = append([]string(nil), got[1:]...) // the DaemonSet's creation
@@ -452,12 +430,12 @@ func TestClientCACopyOrder(t *testing.T) {
 		Status: configv1.ClusterOperatorStatus{Versions: []configv1.OperandVersion{{Name: "operator", Version: "4.19.0"}}}}}, f.clock, time.Minute)
 	copied := "configmaps " + ClientCAConfigMap
 
-	assert.Equal(t, concat(restCreated, monitoringCreated, certsCreated, []string{"create " + copied}), f.sync())
+	assert.Equal(t, slices.Concat(restCreated, monitoringCreated, certsCreated, []string{"create " + copied}), f.sync())
 	// A ConfigMap cache behind the copy: the next syncs trust it all the same.
 	f.lag = func() {
 		_ = f.informers.Core().V1().ConfigMaps().Informer().GetIndexer().Delete(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: ClientCAConfigMap}})
 	}
-	assert.Equal(t, concat([]string{"create daemonsets " + DaemonSetName}, mcsApplied), f.sync())
+	assert.Equal(t, slices.Concat([]string{"create daemonsets " + DaemonSetName}, mcsApplied), f.sync())
 	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Contains(t, ds.Spec.Template.Spec.Containers[0].Args, "--client-ca-file="+ClientCAFile)

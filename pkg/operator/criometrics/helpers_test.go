@@ -6,7 +6,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -34,17 +33,11 @@ func (l *writeLog) watch(clients ...interface {
 			}
 			name := ""
 			switch a := a.(type) {
-			case clienttesting.CreateAction:
-				if m, ok := a.GetObject().(metav1.Object); ok {
+			case interface{ GetObject() runtime.Object }: // create, update
+				if m, err := meta.Accessor(a.GetObject()); err == nil {
 					name = m.GetName()
 				}
-			case clienttesting.UpdateAction:
-				if m, ok := a.GetObject().(metav1.Object); ok {
-					name = m.GetName()
-				}
-			case clienttesting.DeleteAction:
-				name = a.GetName()
-			case clienttesting.PatchAction:
+			case interface{ GetName() string }: // delete, patch
 				name = a.GetName()
 			}
 			l.writes = append(l.writes, a.GetVerb()+" "+a.GetResource().Resource+" "+name)

@@ -32,14 +32,6 @@ func ruleGroups(t *testing.T, raw []byte) []map[string]interface{} {
 	return obj.Spec.Groups
 }
 
-func groupNames(groups []map[string]interface{}) []string {
-	var names []string
-	for _, g := range groups {
-		names = append(names, g["name"].(string))
-	}
-	return names
-}
-
 func TestRenderMonitoringPrometheusRule(t *testing.T) {
 	for _, tc := range []struct {
 		job      string
@@ -56,7 +48,10 @@ func TestRenderMonitoringPrometheusRule(t *testing.T) {
 			require.NoError(t, err)
 			assert.NotContains(t, string(raw), jobPlaceholder)
 			groups := ruleGroups(t, raw)
-			assert.Equal(t, tc.groups, groupNames(groups))
+			require.Len(t, groups, len(tc.groups))
+			for i, g := range groups {
+				assert.Equal(t, tc.groups[i], g["name"])
+			}
 
 			// Every rule of group crio selects the job, and every alert
 			// says how bad, what and what to do.

@@ -32,8 +32,7 @@ func TestRenderMachineConfigCarriesTheDropIn(t *testing.T) {
 		require.Len(t, files, 1)
 		file := files[0].(map[string]interface{})
 		assert.Equal(t, "/etc/crio/crio.conf.d/50-crio-metrics-tls.conf", file["path"])
-		// The node disruption policy entry names the same file.
-		assert.Equal(t, DropInPath, file["path"])
+		assert.Equal(t, DropInPath, file["path"], "the node disruption policy entry names the same file")
 		source, _, _ := unstructured.NestedString(file, "contents", "source")
 		data, ok := strings.CutPrefix(source, "data:,")
 		require.True(t, ok, source)

@@ -1,6 +1,7 @@
 package criometrics
 
 import (
+	"cmp"
 	"testing"
 	"time"
 
@@ -22,56 +23,47 @@ func ds(generation, observed int64, desired, current, updated, available int32) 
 	return d
 }
 
+// Rollout, an hour after the DaemonSet's creation unless a case says
+// otherwise. Until the DaemonSet controller observes a new template, its
+// counts are those of the old one: the message must not say every node is
+// updated. A DaemonSet being switched on is deploying, not broken, for its
+// first-rollout grace.
 func TestRollout(t *testing.T) {
 	for _, tc := range []struct {
 		name                            string
 		ds                              *appsv1.DaemonSet
 		available, progressing, tooMany bool
+		message                         string // a part of it
+		at                              time.Duration
 	}{
-		{"steady", ds(2, 2, 10, 10, 10, 10), true, false, false},
-		{"spec not yet observed", ds(3, 2, 10, 10, 10, 10), true, true, false},
-		{"rolling out", ds(3, 3, 10, 10, 4, 9), true, true, false},
-		{"rolling out, a node between old and new pod", ds(3, 3, 10, 9, 4, 9), true, true, false},
-		{"node joined, no pod yet: not progressing", ds(2, 2, 11, 10, 10, 10), true, false, false},
-		{"node joined, pod not ready: not progressing", ds(2, 2, 11, 11, 11, 10), true, false, false},
-		{"node left", ds(2, 2, 9, 9, 9, 9), true, false, false},
-		{"5000 nodes, 500 joining", ds(2, 2, 5000, 4500, 4500, 4500), true, false, false},
-		{"no node serves", ds(2, 2, 3, 3, 3, 0), false, false, true},
-		{"no nodes at all", ds(1, 1, 0, 0, 0, 0), true, false, false},
-		{"more than 10% down", ds(2, 2, 20, 20, 20, 17), true, false, true},
-		{"10% down", ds(2, 2, 20, 20, 20, 18), true, false, false},
-		{"small cluster, one node down", ds(2, 2, 3, 3, 3, 2), true, false, false},
+		{name: "steady", ds: ds(2, 2, 10, 10, 10, 10), available: true},
+		{name: "spec not yet observed", ds: ds(3, 2, 10, 10, 10, 10), available: true, progressing: true},
+		{name: "rolling out", ds: ds(3, 3, 10, 10, 4, 9), available: true, progressing: true},
+		{name: "rolling out, a node between old and new pod", ds: ds(3, 3, 10, 9, 4, 9), available: true, progressing: true},
+		{name: "node joined, no pod yet: not progressing", ds: ds(2, 2, 11, 10, 10, 10), available: true},
+		{name: "node joined, pod not ready: not progressing", ds: ds(2, 2, 11, 11, 11, 10), available: true},
+		{name: "node left", ds: ds(2, 2, 9, 9, 9, 9), available: true},
+		{name: "5000 nodes, 500 joining", ds: ds(2, 2, 5000, 4500, 4500, 4500), available: true},
+		{name: "no node serves", ds: ds(2, 2, 3, 3, 3, 0), tooMany: true},
+		{name: "no nodes at all", ds: ds(1, 1, 0, 0, 0, 0), available: true},
+		{name: "more than 10% down", ds: ds(2, 2, 20, 20, 20, 17), available: true, tooMany: true},
+		{name: "10% down", ds: ds(2, 2, 20, 20, 20, 18), available: true},
+		{name: "small cluster, one node down", ds: ds(2, 2, 3, 3, 3, 2), available: true},
+		{name: "template not observed", ds: ds(3, 2, 250, 250, 250, 250), available: true, progressing: true,
+			message: "rolling out a new configuration: not started yet, 250 of 250 nodes serving metrics"},
+		{name: "template observed", ds: ds(3, 3, 250, 250, 25, 240), available: true, progressing: true,
+			message: "rolling out a new configuration: 25 of 250 nodes updated, 240 serving metrics"},
+		{name: "new DaemonSet", ds: ds(1, 1, 3, 3, 3, 0), at: time.Minute, available: true, progressing: true, message: "deploying"},
+		{name: "new DaemonSet past the grace", ds: ds(1, 1, 3, 3, 3, 0), at: 11 * time.Minute, tooMany: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Rollout(tc.ds, created.Add(time.Hour))
+			got := Rollout(tc.ds, created.Add(cmp.Or(tc.at, time.Hour)))
 			assert.Equal(t, tc.available, got.Available, "available")
 			assert.Equal(t, tc.progressing, got.Progressing, "progressing")
 			assert.Equal(t, tc.tooMany, got.TooManyUnavailable, "too many unavailable")
+			assert.Equal(t, tc.message == "deploying", got.Deploying, "deploying")
+			assert.Contains(t, got.Message, tc.message)
 			assert.NotEmpty(t, got.Message)
 		})
 	}
-}
-
-// TestRolloutOfAnUnobservedTemplateDoesNotCountItsNodesUpdated: until the
-// DaemonSet controller observes a new template, its counts are those of the
-// old one; the message must not say every node is updated.
-func TestRolloutOfAnUnobservedTemplateDoesNotCountItsNodesUpdated(t *testing.T) {
-	got := Rollout(ds(3, 2, 250, 250, 250, 250), created.Add(time.Hour))
-	assert.Equal(t, "rolling out a new configuration: not started yet, 250 of 250 nodes serving metrics", got.Message)
-	got = Rollout(ds(3, 3, 250, 250, 25, 240), created.Add(time.Hour))
-	assert.Equal(t, "rolling out a new configuration: 25 of 250 nodes updated, 240 serving metrics", got.Message)
-}
-
-func TestRolloutOfANewDaemonSetIsProgressingNotUnavailable(t *testing.T) {
-	fresh := ds(1, 1, 3, 3, 3, 0)
-	got := Rollout(fresh, created.Add(time.Minute))
-	assert.True(t, got.Available, "a stack being switched on is not broken")
-	assert.True(t, got.Progressing)
-	assert.False(t, got.TooManyUnavailable)
-	assert.Contains(t, got.Message, "deploying")
-	assert.True(t, got.Deploying)
-
-	got = Rollout(fresh, created.Add(11*time.Minute))
-	assert.False(t, got.Available, "past the grace, no node serving metrics is unavailable")
-	assert.True(t, got.TooManyUnavailable)
 }
