@@ -1,8 +1,6 @@
 package manifests
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +10,7 @@ import (
 	"k8s.io/component-helpers/auth/rbac/validation"
 	"sigs.k8s.io/yaml"
 
+	"github.com/openshift/cluster-node-operator/bindata"
 	"github.com/openshift/cluster-node-operator/test/fixtures/nmstateoperand"
 )
 
@@ -30,14 +29,10 @@ var operandEnv = nmstateoperand.Env{
 // its Role's in openshift-nmstate.
 func nmstateOperatorRules(t *testing.T, namespace string) []rbacv1.PolicyRule {
 	t.Helper()
-	root, err := repoRoot()
-	require.NoError(t, err)
 	var cr rbacv1.ClusterRole
 	var role rbacv1.Role
-	for file, into := range map[string]any{"clusterrole.yaml": &cr, "role.yaml": &role} {
-		raw, err := os.ReadFile(filepath.Join(root, "bindata", "nmstate", file))
-		require.NoError(t, err)
-		require.NoError(t, yaml.Unmarshal(raw, into))
+	for file, into := range map[string]any{"nmstate/clusterrole.yaml": &cr, "nmstate/role.yaml": &role} {
+		require.NoError(t, yaml.Unmarshal(bindata.MustAsset(file), into))
 	}
 	if namespace == role.Namespace {
 		return append(append([]rbacv1.PolicyRule{}, cr.Rules...), role.Rules...)
