@@ -100,10 +100,6 @@ var kinds = map[schema.GroupKind]kindInfo{
 	{Group: "machineconfiguration.openshift.io", Kind: "MachineConfig"}: {"machineconfigs", false, nil},
 	{Group: "nmstate.io", Kind: "NMState"}:                              {"nmstates", false, nil},
 	{Group: "coordination.k8s.io", Kind: "Lease"}:                       {"leases", true, nil},
-	// Applied by the NMState operator (test/fixtures/nmstateoperand).
-	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                           {"networkpolicies", true, nil},
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}: {"mutatingwebhookconfigurations", false, nil},
-	{Group: "console.openshift.io", Kind: "ConsolePlugin"}:                        {"consoleplugins", false, nil},
 }
 
 // object is one YAML document of a manifest file.
