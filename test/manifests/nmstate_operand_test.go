@@ -12,16 +12,17 @@ import (
 	"github.com/openshift/cluster-node-operator/test/fixtures/nmstateoperand"
 )
 
-// TestNMStateOperatorEscalatesOnlyForItsHandler: the ClusterRole and Role
-// the stack gives the NMState operator name, in escalate and bind, nothing
-// but the roles it applies for its handler (test/fixtures/nmstateoperand).
+// TestNMStateOperatorRBACIsNarrow: the ClusterRole and Role the stack gives
+// the NMState operator hold no wildcard, no impersonate and no delete of
+// CRDs, and name, in escalate and bind, nothing but the roles it applies for
+// its handler (test/fixtures/nmstateoperand).
 // That they let it make every request of its own and create every role and
 // binding of its handler is proven live: TestNMState's
 // testOperandDeploysItsHandler, where its e2e double asks the API server's
 // authorizer about those requests and applies those objects as its
 // ServiceAccount, and the API server's escalation check refuses what it may
 // not grant.
-func TestNMStateOperatorEscalatesOnlyForItsHandler(t *testing.T) {
+func TestNMStateOperatorRBACIsNarrow(t *testing.T) {
 	phases, err := nmstateoperand.Phases(nmstateoperand.Env{
 		"HANDLER_NAMESPACE": nmstateNamespace, "OPERATOR_NAMESPACE": nmstateNamespace, "MONITORING_NAMESPACE": "openshift-monitoring",
 		"HANDLER_IMAGE": "handler", "KUBE_RBAC_PROXY_IMAGE": "proxy", "PLUGIN_IMAGE": "plugin",
@@ -40,8 +41,15 @@ func TestNMStateOperatorEscalatesOnlyForItsHandler(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(bindata.MustAsset("nmstate/clusterrole.yaml"), &cr))
 	require.NoError(t, yaml.Unmarshal(bindata.MustAsset("nmstate/role.yaml"), &role))
 	for _, r := range append(cr.Rules, role.Rules...) {
+		assert.NotContains(t, r.Resources, "*", "rule %+v", r)
+		assert.NotContains(t, r.APIGroups, "*", "rule %+v", r)
 		for _, v := range r.Verbs {
+			assert.NotContains(t, []string{"*", "impersonate"}, v, "rule %+v", r)
+			if v == "delete" {
+				assert.NotContains(t, r.Resources, "customresourcedefinitions", "the NMState operator must not be able to delete CRDs")
+			}
 			if v == "escalate" || v == "bind" {
+				assert.NotEmpty(t, r.ResourceNames, "%s is narrowed to the handler's role names: rule %+v", v, r)
 				for _, name := range r.ResourceNames {
 					assert.True(t, roles[name], "%s on %v %s: the NMState operator applies no role of that name", v, r.Resources, name)
 				}

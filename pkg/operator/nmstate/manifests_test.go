@@ -4,11 +4,9 @@ import (
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
-	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/openshift/cluster-node-operator/bindata"
 )
@@ -46,33 +44,6 @@ func TestDeploymentFollowsThePlatformConventions(t *testing.T) {
 	assert.True(t, *c.SecurityContext.RunAsNonRoot)
 	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
 	assert.Equal(t, []corev1.Capability{"ALL"}, c.SecurityContext.Capabilities.Drop)
-}
-
-func TestRBACIsNarrow(t *testing.T) {
-	var rules []rbacv1.PolicyRule
-	for _, f := range []string{"nmstate/clusterrole.yaml", "nmstate/role.yaml"} {
-		switch r := resourceread.ReadGenericWithUnstructuredOrDie(bindata.MustAsset(f)).(type) {
-		case *rbacv1.ClusterRole:
-			rules = append(rules, r.Rules...)
-		case *rbacv1.Role:
-			rules = append(rules, r.Rules...)
-		default:
-			t.Fatalf("%s: unexpected %T", f, r)
-		}
-	}
-	for _, r := range rules {
-		for _, v := range r.Verbs {
-			assert.NotContains(t, []string{"*", "impersonate"}, v, "rule %+v", r)
-			if v == "escalate" || v == "bind" {
-				assert.NotEmpty(t, r.ResourceNames, "%s is narrowed to the handler's role names: rule %+v", v, r)
-			}
-			if v == "delete" {
-				assert.NotContains(t, r.Resources, "customresourcedefinitions", "the NMState operator must not be able to delete CRDs")
-			}
-		}
-		assert.NotContains(t, r.Resources, "*", "rule %+v", r)
-		assert.NotContains(t, r.APIGroups, "*", "rule %+v", r)
-	}
 }
 
 func TestRelatedObjectsIncludeTheNMStateCR(t *testing.T) {
