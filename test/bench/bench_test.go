@@ -29,6 +29,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
@@ -46,29 +47,24 @@ const (
 
 func numCPU() int { return runtime.NumCPU() }
 
-func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
+// env is the variable's value parsed, def when it is unset.
+func env[T any](t *testing.T, name string, def T, parse func(string) (T, error)) T {
 	v := os.Getenv(name)
 	if v == "" {
 		return def
 	}
-	d, err := time.ParseDuration(v)
+	x, err := parse(v)
 	if err != nil {
 		t.Fatalf("%s=%q: %v", name, v, err)
 	}
-	return d
+	return x
 }
 
-func envInt(t *testing.T, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", name, v, err)
-	}
-	return n
+func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
+	return env(t, name, def, time.ParseDuration)
 }
+
+func envInt(t *testing.T, name string, def int) int { return env(t, name, def, strconv.Atoi) }
 
 // statusKB reads fields of /proc/<pid>/status in bytes: VmRSS, or RssAnon
 // and RssFile (the heap and stacks against the pages of the mapped binary).
@@ -497,17 +493,7 @@ func localCluster(t *testing.T, root string, args ...string) error {
 // every runs f every interval until the returned stop, which waits for it.
 func every(interval time.Duration, f func()) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			f()
-			select {
-			case <-quit:
-				return
-			case <-time.After(interval):
-			}
-		}
-	}()
+	go func() { defer close(done); wait.Until(f, interval, quit) }()
 	return func() { close(quit); <-done }
 }
 
@@ -557,18 +543,16 @@ func (s *rssSampler) finish() int64 { s.stop(); return s.max }
 func waitDaemonSet(kube kubernetes.Interface, want int, timeout time.Duration) (appsv1.DaemonSetStatus, time.Duration, bool) {
 	t0 := time.Now()
 	var st appsv1.DaemonSetStatus
-	for time.Since(t0) < timeout {
-		ds, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(context.Background(), metricsDaemonSet, metav1.GetOptions{})
-		if err == nil {
-			st = ds.Status
-			if int(st.DesiredNumberScheduled) == want && st.ObservedGeneration == ds.Generation &&
-				float64(st.NumberAvailable) >= 0.99*float64(want) && float64(st.UpdatedNumberScheduled) >= 0.99*float64(want) {
-				return st, time.Since(t0), true
-			}
+	err := wait.PollUntilContextTimeout(context.Background(), 5*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		ds, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, metricsDaemonSet, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
 		}
-		time.Sleep(5 * time.Second)
-	}
-	return st, time.Since(t0), false
+		st = ds.Status
+		return int(st.DesiredNumberScheduled) == want && st.ObservedGeneration == ds.Generation &&
+			float64(st.NumberAvailable) >= 0.99*float64(want) && float64(st.UpdatedNumberScheduled) >= 0.99*float64(want), nil
+	})
+	return st, time.Since(t0), err == nil
 }
 
 func dsString(st appsv1.DaemonSetStatus) string {

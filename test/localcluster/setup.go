@@ -3,7 +3,6 @@ package localcluster
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -230,14 +232,9 @@ func (c *Config) installCRDs(ctx context.Context, cl *clients) error {
 	return poll(ctx, 120*time.Second, "CRDs Established", func() (bool, error) {
 		for _, name := range names {
 			crd, err := cl.crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return false, nil
-			}
-			established := false
-			for _, cond := range crd.Status.Conditions {
-				established = established || cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue
-			}
-			if !established {
+			if err != nil || !slices.ContainsFunc(crd.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+				return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+			}) {
 				return false, nil
 			}
 		}
@@ -303,7 +300,7 @@ func (c *Config) clusterConfig(ctx context.Context, cl *clients) error {
 			object("operator.openshift.io/v1", "Console", "cluster", "", map[string]any{"spec": map[string]any{"managementState": "Managed"}}), false},
 		// The clusterID is set once.
 		{config("clusterversions"), object("config.openshift.io/v1", "ClusterVersion", "version", "", map[string]any{
-			"spec": map[string]any{"clusterID": newUUID()}}), true},
+			"spec": map[string]any{"clusterID": string(uuid.NewUUID())}}), true},
 		// The installer's FeatureGate, with the feature set chosen once
 		// (LCP_FEATURE_SET); its status is the cluster-config operator's
 		// (framework.WriteFeatureGateStatus, for the operator's version).
@@ -339,35 +336,14 @@ func (c *Config) clusterConfig(ctx context.Context, cl *clients) error {
 	return err
 }
 
-// newUUID is a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
-}
-
 // poll calls cond every half second until it is true, it fails, or timeout.
 func poll(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
 	return pollEvery(ctx, 500*time.Millisecond, timeout, what, cond)
 }
 
 func pollEvery(ctx context.Context, interval, timeout time.Duration, what string, cond func() (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		ok, err := cond()
-		if err != nil {
-			return fmt.Errorf("waiting for %s: %w", what, err)
-		}
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("timed out after %s waiting for %s", timeout, what)
-		case <-time.After(interval):
-		}
+	if err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) { return cond() }); err != nil {
+		return fmt.Errorf("waiting for %s (at most %s): %w", what, timeout, err)
 	}
+	return nil
 }

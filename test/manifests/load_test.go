@@ -100,10 +100,6 @@ var kinds = map[schema.GroupKind]kindInfo{
 	{Group: "machineconfiguration.openshift.io", Kind: "MachineConfig"}: {"machineconfigs", false, nil},
 	{Group: "nmstate.io", Kind: "NMState"}:                              {"nmstates", false, nil},
 	{Group: "coordination.k8s.io", Kind: "Lease"}:                       {"leases", true, nil},
-	// Applied by the NMState operator (test/fixtures/nmstateoperand).
-	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                           {"networkpolicies", true, nil},
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}: {"mutatingwebhookconfigurations", false, nil},
-	{Group: "console.openshift.io", Kind: "ConsolePlugin"}:                        {"consoleplugins", false, nil},
 }
 
 // object is one YAML document of a manifest file.
@@ -261,22 +257,8 @@ func readObjects(root, rel string) ([]*object, error) {
 	return out, nil
 }
 
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
+// repoRoot is the repository: go test runs in the package's directory.
+func repoRoot() (string, error) { return filepath.Abs("../..") }
 
 // byKind returns the manifests of a kind.
 func (tr *tree) byKind(gk schema.GroupKind) []*object {

@@ -12,6 +12,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/openshift/cluster-node-operator/pkg/features"
@@ -188,7 +189,7 @@ func checkInstall(t *testing.T, tr *tree, profile string, set features.FeatureSe
 	}
 	// Placement: control-plane nodes where the cluster has them.
 	d := objs[deployment]
-	sel, _, _ := unstructuredMap(d.Object, "spec", "template", "spec", "nodeSelector")
+	sel, _, _ := unstructured.NestedMap(d.Object, "spec", "template", "spec", "nodeSelector")
 	_, onMasters := sel["node-role.kubernetes.io/master"]
 	if hostedProfiles[profile] && onMasters {
 		t.Errorf("%s: %s clusters have no control-plane nodes, but the Deployment selects them", d, profile)
@@ -196,18 +197,6 @@ func checkInstall(t *testing.T, tr *tree, profile string, set features.FeatureSe
 	if !hostedProfiles[profile] && !onMasters {
 		t.Errorf("%s: the Deployment must run on control-plane nodes", d)
 	}
-}
-
-func unstructuredMap(obj map[string]any, fields ...string) (map[string]any, bool, error) {
-	cur := obj
-	for _, f := range fields {
-		next, ok := cur[f].(map[string]any)
-		if !ok {
-			return nil, false, nil
-		}
-		cur = next
-	}
-	return cur, true, nil
 }
 
 // TestCRDAndCR: the NodeOperator CRD is the generated file, and the CR is

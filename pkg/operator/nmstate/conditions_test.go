@@ -119,7 +119,7 @@ func TestConditionsFor(t *testing.T) {
 		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: NMState nmstate is created once the Deployment is available"},
 			condition{true, ReasonDeploying, "deploying the NMState stack: NMState nmstate is created once the Deployment is available"}, calm},
 	}, {
-		name: "on and settled, our CR",
+		name: "on and settled, our CR; the NMState operator has not reported yet: available, and says so",
 		obs:  observation{Decision: onByDefault, Deployment: ready, CR: crOurs},
 		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported}, calm, calm},
 	}, {
@@ -128,9 +128,7 @@ func TestConditionsFor(t *testing.T) {
 		want: conditions{
 			Available: condition{true, "PlatformDefault", onByDefault.Message +
 				"; nmstate-operator available (1/1 replicas available), NMState nmstate created by an administrator (adopted: its spec is left alone and it is kept on opt-out)" + notReported},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+			Progressing: calm, Degraded: calm},
 	}, {
 		name: "on, new spec rolling out while the old pod serves: available and progressing",
 		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: func() *appsv1.Deployment {
@@ -183,9 +181,7 @@ func TestConditionsFor(t *testing.T) {
 			Available: condition{true, ReasonProvidedByOLM, onByDefault.Message + "; NMState is run by the Kubernetes NMState operator installed by OLM " +
 				"(ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0); the node operator leaves it, the NMState and every policy alone " +
 				"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+			Progressing: calm, Degraded: calm},
 	}, {
 		name: "off, someone else's NMState operator: the decision's reason stays",
 		obs:  observation{Decision: offOnAWS, Provider: provider{ReasonProvidedExternally, "Deployment openshift-nmstate/nmstate-operator, not created by the node operator"}},
@@ -193,13 +189,7 @@ func TestConditionsFor(t *testing.T) {
 			Available: condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NMState is run by an NMState operator the node operator did not deploy " +
 				"(Deployment openshift-nmstate/nmstate-operator, not created by the node operator); the node operator leaves it, the NMState and every policy alone " +
 				"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
-	}, {
-		name: "the NMState operator has not reported yet: available, and says so",
-		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready},
-		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported}, calm, calm},
+			Progressing: calm, Degraded: calm},
 	}, {
 		name: "handler available",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("True", t0), Now: t0.Add(time.Hour)},
@@ -210,18 +200,14 @@ func TestConditionsFor(t *testing.T) {
 		want: conditions{
 			Available: condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs +
 				`; handler not available yet: Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+			Progressing: calm, Degraded: calm},
 	}, {
 		name: "handler unavailable past the grace: unavailable, with the operand's message",
 		obs:  observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("False", t0), Now: t0.Add(HandlerGrace)},
 		want: conditions{
 			Available: condition{false, ReasonHandlerUnavailable, onByDefault.Message + "; " + deployedOurs +
 				`; the NMState operator reports its handler unavailable: Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`},
-			Progressing: condition{false, ReasonAsExpected, ""},
-			Degraded:    condition{false, ReasonAsExpected, ""},
-		},
+			Progressing: calm, Degraded: calm},
 	}, {
 		name: "the NMState operator cannot apply its handler: degraded with its message",
 		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Now: t0, Operand: operandStatus{Reported: true,

@@ -2,6 +2,7 @@ package nmstate
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -185,65 +186,58 @@ func adminNMState() *unstructured.Unstructured {
 	}}
 }
 
+// The stack deploys in order and then writes nothing, and someone's edit of
+// the Deployment is put back once; also while the NodeOperator informer has
+// not seen the status that recorded the Deployment's generation (a busy API
+// server or operator), where an update for nothing would fail with a
+// conflict whenever the Deployment controller writes its status in between.
 func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
-	f := newFixture(t, onByDefault, nil)
+	for _, stale := range []bool{false, true} {
+		t.Run(fmt.Sprintf("status seen late: %v", stale), func(t *testing.T) {
+			f := newFixture(t, onByDefault, nil)
+			f.staleStatus = stale
 
-	writes := f.sync()
-	assert.Equal(t, []string{
-		"create customresourcedefinitions", "create namespaces", "create serviceaccounts",
-		"create clusterroles", "create clusterrolebindings", "create roles", "create rolebindings",
-		"create deployments",
-	}, writes, "first sync: static objects in order, then the Deployment; no NMState before it is available")
-	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Available").Status)
-	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status)
+			writes := f.sync()
+			assert.Equal(t, []string{
+				"create customresourcedefinitions", "create namespaces", "create serviceaccounts",
+				"create clusterroles", "create clusterrolebindings", "create roles", "create rolebindings",
+				"create deployments",
+			}, writes, "first sync: static objects in order, then the Deployment; no NMState before it is available")
+			assert.Equal(t, operatorv1.ConditionFalse, f.condition("Available").Status)
+			assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status)
+			assert.Empty(t, f.sync(), "nothing more before the Deployment is available")
 
-	f.makeAvailable()
-	writes = f.sync()
-	assert.Equal(t, []string{"create nmstates"}, writes, "NMState created once the Deployment is available")
-	cr, err := f.dynamic.Resource(NMStateGVR).Get(context.Background(), CRName, metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, StackLabelValue, cr.GetLabels()[StackLabel])
-	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
-	assert.Equal(t, "PlatformDefault", f.condition("Available").Reason)
-	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Progressing").Status)
-	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
+			f.makeAvailable()
+			writes = f.sync()
+			assert.Equal(t, []string{"create nmstates"}, writes, "NMState created once the Deployment is available")
+			cr, err := f.dynamic.Resource(NMStateGVR).Get(context.Background(), CRName, metav1.GetOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, StackLabelValue, cr.GetLabels()[StackLabel])
+			assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
+			assert.Equal(t, "PlatformDefault", f.condition("Available").Reason)
+			assert.Equal(t, operatorv1.ConditionFalse, f.condition("Progressing").Status)
+			assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 
-	for i := 0; i < 3; i++ {
-		assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
+			for i := 0; i < 3; i++ {
+				assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
+			}
+
+			// Someone edits the Deployment: it is put back, once.
+			f.editDeployment()
+			assert.Equal(t, []string{"update deployments"}, f.sync())
+			d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, testImages.NMStateOperator, d.Spec.Template.Spec.Containers[0].Image)
+			assert.Empty(t, f.sync())
+
+			// The administrator tunes our NMState: it is left alone.
+			cr.Object["spec"] = map[string]interface{}{"logLevel": "debug"}
+			_, err = f.dynamic.Resource(NMStateGVR).Update(context.Background(), cr, metav1.UpdateOptions{})
+			require.NoError(t, err)
+			f.makeAvailable()
+			assert.Empty(t, f.sync())
+		})
 	}
-
-	// Someone edits the Deployment: it is put back, once.
-	f.editDeployment()
-	assert.Equal(t, []string{"update deployments"}, f.sync())
-	d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, testImages.NMStateOperator, d.Spec.Template.Spec.Containers[0].Image)
-
-	// The administrator tunes our NMState: it is left alone.
-	cr.Object["spec"] = map[string]interface{}{"logLevel": "debug"}
-	_, err = f.dynamic.Resource(NMStateGVR).Update(context.Background(), cr, metav1.UpdateOptions{})
-	require.NoError(t, err)
-	f.makeAvailable()
-	assert.Empty(t, f.sync())
-}
-
-// The NodeOperator informer may not have seen the status that recorded the
-// Deployment's generation yet (a busy API server or operator): the next syncs
-// must not update the Deployment for nothing, which fails with a conflict
-// whenever the Deployment controller writes its status in between.
-func TestNoDeploymentUpdateWhileTheStatusIsNotSeenYet(t *testing.T) {
-	f := newFixture(t, onByDefault, nil)
-	f.staleStatus = true // the informer still has the status of before the stack was on
-	assert.Contains(t, f.sync(), "create deployments")
-	assert.NotContains(t, f.sync(), "update deployments")
-	f.makeAvailable()
-	assert.Equal(t, []string{"create nmstates"}, f.sync())
-	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
-
-	// Someone edits the Deployment: it is still put back.
-	f.editDeployment()
-	assert.Contains(t, f.sync(), "update deployments")
-	assert.NotContains(t, f.sync(), "update deployments")
 }
 
 func TestRemoveInOrderKeepsCRDAndUserData(t *testing.T) {

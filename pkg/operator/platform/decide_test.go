@@ -8,7 +8,6 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
@@ -178,33 +177,25 @@ func TestDecidePlatformOf(t *testing.T) {
 	}
 }
 
-func TestDecideInfrastructureWithoutPlatformStatusKeepsLastDecision(t *testing.T) {
-	previous := Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)})
-	got := Decide(Input{
-		Infrastructure: &configv1.Infrastructure{},
-		Previous:       []nodev1alpha1.StackStatus{previous.Metrics.StackStatus, previous.NMState.StackStatus},
-	})
-	assert.Contains(t, got.InfrastructureProblem, "no status.platformStatus")
-	assert.True(t, got.NMState.Enabled)
-	assert.Equal(t, ReasonPlatformDefault, got.NMState.Reason)
-}
-
+// TestDecideMissingInfrastructureKeepsLastDecision: without an
+// Infrastructure, or with one without status.platformStatus, the last
+// decision stands, and opting out still works.
 func TestDecideMissingInfrastructureKeepsLastDecision(t *testing.T) {
 	previous := Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)})
 	prevStatus := []nodev1alpha1.StackStatus{previous.Metrics.StackStatus, previous.NMState.StackStatus}
+	for problem, in := range map[string]*configv1.Infrastructure{"missing": nil, "no status.platformStatus": {}} {
+		got := Decide(Input{Infrastructure: in, Previous: prevStatus})
+		assert.Contains(t, got.InfrastructureProblem, problem)
+		assert.Equal(t, previous.Metrics.StackStatus, got.Metrics.StackStatus)
+		assert.Equal(t, previous.NMState.StackStatus, got.NMState.StackStatus)
+		assert.Empty(t, got.Platform)
 
-	got := Decide(Input{Infrastructure: nil, Previous: prevStatus})
-	require.NotEmpty(t, got.InfrastructureProblem)
-	assert.Equal(t, previous.Metrics.StackStatus, got.Metrics.StackStatus)
-	assert.Equal(t, previous.NMState.StackStatus, got.NMState.StackStatus)
-	assert.Empty(t, got.Platform)
-
-	// Opting out still works without an Infrastructure.
-	spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{State: nodev1alpha1.StackDisabled}}
-	got = Decide(Input{Infrastructure: nil, Previous: prevStatus, Spec: spec})
-	assert.False(t, got.NMState.Enabled)
-	assert.Equal(t, ReasonOptedOut, got.NMState.Reason)
-	assert.True(t, got.Metrics.Enabled, "the other stack keeps its last decision")
+		spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{State: nodev1alpha1.StackDisabled}}
+		got = Decide(Input{Infrastructure: in, Previous: prevStatus, Spec: spec})
+		assert.False(t, got.NMState.Enabled)
+		assert.Equal(t, ReasonOptedOut, got.NMState.Reason)
+		assert.True(t, got.Metrics.Enabled, "the other stack keeps its last decision")
+	}
 }
 
 func TestDecideMissingInfrastructureWithoutHistoryDeploysNothing(t *testing.T) {
