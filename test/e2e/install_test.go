@@ -999,7 +999,8 @@ func scenarioFor(c ruleCase) scenario {
 		}}
 	case c.has("nodeoperators", "patch"):
 		// The conversion's failure is logged, not reported: it shows as
-		// the spelling left unconverted.
+		// the spelling left unconverted (stackdecision.ConvertStackConfig
+		// sets state beside managementState).
 		return scenario{name: "NodeOperator in the previous release's spelling", prepare: func(in *installation, t *testing.T, ctx context.Context) {
 			in.installed(t, ctx)
 			in.patchNodeOperator(t, ctx, `{"spec":{"metrics":{"managementState":"Managed"}}}`)
@@ -1008,8 +1009,8 @@ func scenarioFor(c ruleCase) scenario {
 			if err != nil {
 				return false, err
 			}
-			_, unconverted, err := unstructured.NestedString(no.Object, "spec", "metrics", "managementState")
-			return unconverted, err
+			_, converted, err := unstructured.NestedString(no.Object, "spec", "metrics", "state")
+			return !converted, err
 		}, controlAfter: true}
 	case !slices.ContainsFunc(c.rule.Verbs, func(v string) bool { return v != "update" && v != "delete" }) && slices.Contains(c.rule.Verbs, "delete"):
 		return scenario{name: "stacks removed", prepare: func(in *installation, t *testing.T, ctx context.Context) { in.optedOut(t, ctx, c) },
