@@ -10,7 +10,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -70,7 +69,7 @@ const (
 // environment, as its ServiceAccount, with its volumes and securityContext
 // (framework.StartPodProcess). It then waits for what the CVO waits for,
 // checks the install, and finally restarts the operator with its RBAC
-// reduced by one rule at a time: each one fails visibly.
+// reduced by one rule at a time: each denial shows where it must.
 func TestInstallAsCVO(t *testing.T) {
 	in := newInstallation(t, "")
 	in.install(true)
@@ -130,26 +129,22 @@ type installation struct {
 // operator, and uninstalls it when the test ends.
 func newInstallation(t *testing.T, profile string) *installation {
 	t.Helper()
-	cfg := framework.KubeConfig(t)
+	cluster := framework.NewCluster(t)
 	ca, err := crypto.MakeSelfSignedCAConfigForDuration("openshift-service-serving-signer@e2e", 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := &installation{
-		t:         t,
-		cfg:       cfg,
-		kube:      kubernetes.NewForConfigOrDie(cfg),
-		dyn:       dynamic.NewForConfigOrDie(cfg),
-		config:    configclient.NewForConfigOrDie(cfg),
-		applier:   framework.NewApplier(t, cfg),
+		t: t, cfg: cluster.Config, kube: kubernetes.NewForConfigOrDie(cluster.Config), dyn: cluster.Dynamic, config: cluster.Config1,
+		applier:   framework.NewApplier(t, cluster.Config),
 		servingCA: &crypto.CA{Config: ca, SerialGenerator: &crypto.RandomSerialGenerator{}},
 		rel: framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix()),
-			FeatureSet: framework.ClusterFeatureSet(t, cfg)}),
+			FeatureSet: framework.ClusterFeatureSet(t, cluster.Config)}),
 	}
 	// The local world has no MCO: this stands for its operator's node
 	// disruption policy status, without which the operator's
 	// MachineConfigs wait (framework.StartOperator does the same).
-	framework.StartMCOPolicyStatus(t, cfg)
+	framework.StartMCOPolicyStatus(t, in.cfg)
 	in.publishMetricsClientCA()
 	in.pki = framework.NewPlatformPKI(t)
 	trustAsAPIServerClientCA(t, in.kube, in.pki)
@@ -529,18 +524,13 @@ func (in *installation) testRelatedObjects(t *testing.T) {
 func (in *installation) getReference(ctx context.Context, ref configv1.ObjectReference) (*unstructured.Unstructured, error) {
 	partial := schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource}
 	gvr, err := in.applier.Mapper.ResourceFor(partial)
-	if err != nil {
-		// A CRD may have been created since discovery was read.
+	if err != nil { // a CRD may have been created since discovery was read
 		in.applier.Mapper.Reset()
 		if gvr, err = in.applier.Mapper.ResourceFor(partial); err != nil {
 			return nil, err
 		}
 	}
-	var ri dynamic.ResourceInterface = in.dyn.Resource(gvr)
-	if ref.Namespace != "" {
-		ri = in.dyn.Resource(gvr).Namespace(ref.Namespace)
-	}
-	return ri.Get(ctx, ref.Name, metav1.GetOptions{})
+	return in.dyn.Resource(gvr).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
 // testMetrics: the pod's kube-rbac-proxy serves the operator's /metrics over
@@ -554,10 +544,8 @@ func (in *installation) getReference(ctx context.Context, ref configv1.ObjectRef
 // are not served to the cluster.
 func (in *installation) testMetrics(t *testing.T) {
 	ctx := framework.Context(t, 2*time.Minute)
-	if in.proxy == nil {
-		t.Fatal("the pod's kube-rbac-proxy was not started")
-	} else if in.proxy.Exited() {
-		t.Fatalf("the pod's kube-rbac-proxy exited\n%s", in.proxy.LogTail(30))
+	if in.proxy == nil || in.proxy.Exited() {
+		t.Fatalf("the pod's kube-rbac-proxy is not running\n%s", in.logTail(30))
 	}
 	// Who may scrape: CMO's client certificate, as the platform Prometheus
 	// presents it, and tokens.
@@ -565,103 +553,66 @@ func (in *installation) testMetrics(t *testing.T) {
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: in.servingCA.Config.Certs[0].Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	scrapeCheckAuthentication(t, ctx, in.kube, in.pki, "127.0.0.1:"+strconv.Itoa(in.listenPort), caFile, operatorMetricsServerName)
-	// What is served: the operator's metrics, no other path.
-	token := in.token(ctx, "openshift-monitoring", "prometheus-k8s")
-	for path, want := range map[string]int{"/metrics": http.StatusOK, "/healthz": http.StatusNotFound} {
-		code, body, err := in.scrape(path, token)
-		if err != nil || code != want || (want == http.StatusOK && !strings.Contains(body, "openshift_cluster_node_operator_build_info")) {
-			t.Errorf("GET %s: HTTP %d (want %d, with the operator's build_info), %v: %.300s\n%s", path, code, want, err, body, in.proxy.LogTail(20))
-		}
-	}
-}
-
-func (in *installation) token(ctx context.Context, namespace, name string) string {
-	token, err := framework.ServiceAccountToken(ctx, in.kube, namespace, name, framework.TokenOptions{})
+	addr := "127.0.0.1:" + strconv.Itoa(in.listenPort)
+	scrapeCheckAuthentication(t, ctx, in.kube, in.pki, addr, caFile, operatorMetricsServerName)
+	// What is served, as Prometheus asks for it: the operator's metrics, no
+	// other path.
+	token, err := framework.ServiceAccountToken(ctx, in.kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
 	if err != nil {
-		in.t.Fatal(err)
+		t.Fatal(err)
 	}
-	return token
-}
-
-// scrape gets a path of the metrics endpoint (kube-rbac-proxy) as Prometheus
-// would: TLS verified against the service CA for the Service's name, with a
-// bearer token.
-func (in *installation) scrape(path, token string) (int, string, error) {
 	pool := x509.NewCertPool()
 	pool.AddCert(in.servingCA.Config.Certs[0])
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: operatorMetricsServerName, MinVersion: tls.VersionTLS12},
 	}}
-	var code int
-	var body []byte
-	var lastErr error
-	// The process may have just started serving.
-	err := wait.PollUntilContextTimeout(context.Background(), time.Second, 20*time.Second, true, func(context.Context) (bool, error) {
-		req, _ := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(in.listenPort)+path, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
+	for path, want := range map[string]int{"/metrics": http.StatusOK, "/healthz": http.StatusNotFound} {
+		code, body, err := framework.HTTPGet(client, "https://"+addr+path, token)
+		if err != nil || code != want || (want == http.StatusOK && !bytes.Contains(body, []byte("openshift_cluster_node_operator_build_info"))) {
+			t.Errorf("GET %s: HTTP %d (want %d, with the operator's build_info), %v: %.300s\n%s", path, code, want, err, body, in.proxy.LogTail(20))
 		}
-		resp, err := client.Do(req)
-		if lastErr = err; err != nil {
-			return false, nil
-		}
-		defer resp.Body.Close()
-		code = resp.StatusCode
-		body, _ = io.ReadAll(resp.Body)
-		if code >= 500 {
-			lastErr = fmt.Errorf("HTTP %d: %s", code, body)
-		}
-		return code < 500, nil
-	})
-	if err != nil {
-		return 0, "", fmt.Errorf("%w: %v", err, lastErr)
 	}
-	return code, string(body), nil
 }
 
 // testConfinement: the operator's RBAC lets it create Deployments anywhere
-// (the NMState stack creates its namespace, so no Role can grant that), but
-// the manifests' admission policy confines its writes to its namespaces.
+// (the NMState stack creates its namespace, so no Role can grant that) and
+// any role, but the manifests' admission policies confine its writes to its
+// namespaces and its operands' role names.
 func (in *installation) testConfinement(t *testing.T) {
 	ctx := framework.Context(t, time.Minute)
 	asOperator := kubernetes.NewForConfigOrDie(framework.ServiceAccountConfig(t, in.cfg, operatorNamespace, nodeOperatorName))
-	deployment := func(ns string) *appsv1.Deployment {
-		labels := map[string]string{"app": "e2e-confinement"}
-		return &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: "e2e-confinement", Namespace: ns},
-			Spec: appsv1.DeploymentSpec{
-				Selector: &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.e2e.invalid/pause"}}},
-				},
-			},
-		}
-	}
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
-	_, err := asOperator.AppsV1().Deployments("default").Create(ctx, deployment("default"), dryRun)
-	if err == nil || !strings.Contains(err.Error(), "cluster-node-operator-namespaces") {
-		t.Errorf("creating a Deployment in default as the operator: got %v, want a denial by the policy cluster-node-operator-namespaces", err)
-	} else {
-		t.Logf("denied as expected: %v", err)
+	deployment := func(ns string) error {
+		labels := map[string]string{"app": "e2e-confinement"}
+		_, err := asOperator.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-confinement", Namespace: ns},
+			Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.e2e.invalid/pause"}}},
+			}},
+		}, dryRun)
+		return err
 	}
-	if _, err := asOperator.AppsV1().Deployments(operatorNamespace).Create(ctx, deployment(operatorNamespace), dryRun); err != nil &&
-		strings.Contains(err.Error(), "cluster-node-operator-namespaces") {
-		t.Errorf("the policy denies the operator's own namespace: %v", err)
+	clusterRole := func(name string) error {
+		_, err := asOperator.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}}, dryRun)
+		return err
 	}
-
-	// RBAC lets it create (and escalate) any role; the policy only its
-	// operands'.
-	_, err = asOperator.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-not-an-bindataOperand"}}, dryRun)
-	if err == nil || !strings.Contains(err.Error(), "cluster-node-operator-rbac-names") {
-		t.Errorf("creating ClusterRole e2e-not-an-bindataOperand as the operator: got %v, want a denial by the policy cluster-node-operator-rbac-names", err)
-	} else {
-		t.Logf("denied as expected: %v", err)
-	}
-	if _, err := asOperator.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "crio-metrics-client"}}, dryRun); err != nil &&
-		!apierrors.IsAlreadyExists(err) {
-		t.Errorf("the operator may not create its bindataOperand's ClusterRole crio-metrics-client: %v", err)
+	for _, c := range []struct {
+		what   string
+		err    error
+		policy string // the policy that must deny it; "" for allowed
+	}{
+		{"a Deployment in default", deployment("default"), "cluster-node-operator-namespaces"},
+		{"a Deployment in its namespace", deployment(operatorNamespace), ""},
+		{"ClusterRole e2e-not-an-operand", clusterRole("e2e-not-an-operand"), "cluster-node-operator-rbac-names"},
+		{"its operand's ClusterRole crio-metrics-client", clusterRole("crio-metrics-client"), ""},
+	} {
+		switch {
+		case c.policy != "" && (c.err == nil || !strings.Contains(c.err.Error(), c.policy)):
+			t.Errorf("creating %s as the operator: got %v, want a denial by the policy %s", c.what, c.err, c.policy)
+		case c.policy == "" && c.err != nil && !apierrors.IsAlreadyExists(c.err):
+			t.Errorf("creating %s as the operator: %v", c.what, c.err)
+		}
 	}
 }
 
@@ -695,13 +646,16 @@ func (in *installation) uninstall() {
 	}
 	// Namespaces take a while to go; wait, so that the next test starts
 	// fresh.
-	for _, ns := range append(in.operandNamespaces(), operatorNamespace) {
+	for _, v := range victims {
+		if v.GetKind() != "Namespace" {
+			continue
+		}
 		err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
-			_, err := in.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			_, err := in.kube.CoreV1().Namespaces().Get(ctx, v.GetName(), metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
 		})
 		if err != nil {
-			t.Errorf("uninstall: namespace %s is still there: %v", ns, err)
+			t.Errorf("uninstall: namespace %s is still there: %v", v.GetName(), err)
 		}
 	}
 }
@@ -777,17 +731,6 @@ func (in *installation) liveOperands(ctx context.Context) []*unstructured.Unstru
 	return out
 }
 
-// operandNamespaces are the namespaces the operator creates.
-func (in *installation) operandNamespaces() []string {
-	var out []string
-	for _, o := range bindataOperands(in.t) {
-		if o.gvk.Kind == "Namespace" && o.gvk.Group == "" {
-			out = append(out, strings.Trim(o.name.String(), "^$"))
-		}
-	}
-	return out
-}
-
 // --- each rule is needed ------------------------------------------------------
 
 const (
@@ -803,352 +746,386 @@ const (
 )
 
 // ruleCase is one rule of the operator's RBAC.
+
+// --- each rule is needed ------------------------------------------------------
+
+const (
+	// reduced is the ServiceAccount the sweep runs the operator as, and the
+	// name of the copies of its roles, less one rule, bound to it.
+	reduced = "cluster-node-operator-e2e-reduced"
+	// degradedInertia is the inertia table's entry for MetricsDegraded
+	// (pkg/operator/starter.go).
+	degradedInertia = 30 * time.Minute
+)
+
+var nodeOperatorsResource = schema.GroupVersionResource{Group: "nodeoperator.openshift.io", Version: "v1alpha1", Resource: "nodeoperators"}
+
+// ruleCase is one rule of the operator's ClusterRole (namespace "") or of its
+// Role in a namespace, as the release has it.
 type ruleCase struct {
-	role      string // "ClusterRole" or "Role"
-	namespace string // the Role's
+	namespace string
 	index     int
 	rule      rbacv1.PolicyRule
 }
 
 func (c ruleCase) String() string {
-	r := c.rule
-	role := c.role
-	if c.namespace != "" && c.namespace != operatorNamespace {
-		role += " in " + c.namespace
+	role, r := "ClusterRole", c.rule
+	if c.namespace != "" {
+		role = "Role in " + c.namespace
 	}
-	s := fmt.Sprintf("%s rule %d: %v %v", role, c.index, r.Verbs, r.Resources)
-	if len(r.APIGroups) > 0 && r.APIGroups[0] != "" {
-		s += "." + strings.Join(r.APIGroups, ",")
+	what := strings.Join(r.Resources, ",")
+	if g := strings.Join(r.APIGroups, ","); g != "" {
+		what += "." + g
 	}
-	if len(r.ResourceNames) > 0 {
-		s += fmt.Sprintf(" %v", r.ResourceNames)
-	}
-	return s
+	return strings.TrimSpace(fmt.Sprintf("%s rule %d: %s %s %s", role, c.index, strings.Join(r.Verbs, ","), what, strings.Join(r.ResourceNames, ",")))
 }
 
-var ruleWriteVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true, "escalate": true, "bind": true}
-
-func (c ruleCase) writes() bool {
-	for _, v := range c.rule.Verbs {
-		if ruleWriteVerbs[v] {
-			return true
-		}
-	}
-	return false
+// has: the rule grants resource, with one of verbs (any verb if none).
+func (c ruleCase) has(resource string, verbs ...string) bool {
+	return slices.Contains(c.rule.Resources, resource) && (len(verbs) == 0 || slices.ContainsFunc(verbs, func(v string) bool { return slices.Contains(c.rule.Verbs, v) }))
 }
 
-func (c ruleCase) has(resource, verb string) bool {
-	return hasString(c.rule.Resources, resource) && hasString(c.rule.Verbs, verb)
+// cannotReport: the denial keeps the operator from starting (its lease; the
+// informers its controllers wait for, which list and watch) or from
+// reporting anything (its ClusterOperator's and NodeOperator's status), so
+// that its log alone can show it.
+func (c ruleCase) cannotReport() bool {
+	return c.has("leases") || c.has("clusteroperators/status") || c.has("nodeoperators/status") ||
+		slices.Contains(c.rule.Verbs, "list") || slices.Contains(c.rule.Verbs, "watch")
 }
 
-func hasString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// scenario is the state a reduced run starts from, and what failure shows.
-type rbacScenario string
-
-const (
-	// scenarioInstall: a fresh install (the previous run's lease, released,
-	// is kept). The failure shows on the ClusterOperator: the CVO's criteria
-	// are not met, or its conditions report the denied request (Degraded
-	// turns True after the inertia: ADeniedWriteTurnsTheClusterOperatorDegraded).
-	scenarioInstall rbacScenario = "install"
-	// scenarioNoLease: a fresh install without the Lease.
-	scenarioNoLease rbacScenario = "install without a Lease"
-	// scenarioNoClusterOperator: the CVO has not created the ClusterOperator.
-	scenarioNoClusterOperator rbacScenario = "ClusterOperator missing"
-	// scenarioNoNodeOperator: NodeOperator cluster is gone; the operator
-	// must delete its ClusterOperator.
-	scenarioNoNodeOperator rbacScenario = "NodeOperator missing"
-	// scenarioEvents: the operator's events are missing.
-	scenarioEvents rbacScenario = "events"
-	// scenarioEventOwner: the events are not about the operator's Deployment.
-	scenarioEventOwner rbacScenario = "event owner"
-	// scenarioRemoval: both stacks are opted out after a full install; the
-	// rule's objects are not removed.
-	scenarioRemoval rbacScenario = "stacks removed"
-	// scenarioNodeTracing: an install with node tracing asked for where the
-	// OpenTelemetry operator's API is served, so that the operator keeps
-	// its per-node collector. The failure shows like an install's.
-	scenarioNodeTracing rbacScenario = "node tracing through the collector"
-	// scenarioOldSpelling: an install whose NodeOperator uses the previous
-	// release's spelling (a stack's managementState), which the operator
-	// converts with a patch of the spec. The failure shows like an install's.
-	scenarioOldSpelling rbacScenario = "NodeOperator in the previous release's spelling"
-)
-
-func scenarioFor(c ruleCase) rbacScenario {
+// unshown says why no run of the release can show the denial, or "": a
+// failed read keeps criometrics.ScrapeAuthLookup's last decision (CMO's
+// ClusterOperator and client CA), and only a build whose version is the
+// placeholder reads ClusterVersion (pkg/operator/starter.go), and only the
+// node settings rollout's health gate lists nodes, once the MCO (which this
+// cluster lacks) updated a pool, and MCO's pods only where its
+// MachineConfigs render kube-rbac-proxy-crio (crioplatform.Detector).
+// TestRBACIsLeastPrivilege proves the operator makes these requests.
+func (c ruleCase) unshown() string {
 	switch {
-	case c.has("leases", "create"):
-		return scenarioNoLease
-	case c.has("clusteroperators", "create"):
-		return scenarioNoClusterOperator
-	case c.has("clusteroperators", "delete") && !c.has("clusteroperators", "get"):
-		return scenarioNoNodeOperator
-	case c.has("events", "create"):
-		return scenarioEvents
-	case c.has("pods", "get") && len(c.rule.Resources) == 1, c.has("replicasets", "get"):
-		return scenarioEventOwner
-	case c.has("opentelemetrycollectors", "patch"):
-		return scenarioNodeTracing
-	case c.has("nodeoperators", "patch"):
-		return scenarioOldSpelling
+	case slices.Equal(c.rule.ResourceNames, []string{"monitoring"}),
+		c.namespace == "openshift-monitoring" && slices.Equal(c.rule.ResourceNames, []string{"metrics-client-ca"}):
+		return "a failed read keeps ScrapeAuthLookup's last decision"
+	case c.has("clusterversions"):
+		return "only a build whose version is the placeholder reads ClusterVersion"
+	case c.has("nodes", "list"):
+		return "only the node settings rollout's health gate lists nodes, once the MCO updated a pool"
+	case c.namespace == "openshift-machine-config-operator":
+		return "the mirror pod cache starts only where MCO's MachineConfigs render kube-rbac-proxy-crio"
 	}
-	onlyUpdateDelete := true
-	for _, v := range c.rule.Verbs {
-		if v != "update" && v != "delete" {
-			onlyUpdateDelete = false
-		}
-	}
-	if onlyUpdateDelete && hasString(c.rule.Verbs, "delete") {
-		return scenarioRemoval
-	}
-	return scenarioInstall
+	return ""
 }
 
-// testEachRuleIsNeeded runs the operator once per rule of its ClusterRole and
-// Role (by default the rules that allow writes; E2E_RBAC_SWEEP=all adds the
-// reads, =none skips), each time as a ServiceAccount bound to copies of the
-// roles without that rule, from a state where the rule is needed. Only the
-// operator container runs: the rules are the operator's, and no scenario
-// scrapes. Each run must make a request the API server denies for lack of
-// the rule, and fail visibly. Every wait polls for its condition.
-func (in *installation) testEachRuleIsNeeded(t *testing.T) {
-	mode := os.Getenv("E2E_RBAC_SWEEP")
-	if mode == "none" {
-		t.Skip("E2E_RBAC_SWEEP=none")
-	}
-	// Each run must fail visibly: denied, unavailable or degraded.
-	framework.ExpectDisruption(t, "the operator runs once per write rule, without that rule")
-	in.stopOperator()
-	ctx := framework.Context(t, time.Minute)
-	if _, err := in.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: reducedServiceAccount}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	var cases []ruleCase
-	for i, r := range in.releaseRole(t, "ClusterRole", "").Rules {
-		cases = append(cases, ruleCase{role: "ClusterRole", index: i, rule: r})
-	}
-	for _, ns := range in.roleNamespaces() {
-		for i, r := range in.releaseRole(t, "Role", ns).Rules {
-			cases = append(cases, ruleCase{role: "Role", namespace: ns, index: i, rule: r})
-		}
-	}
-	selected := 0
-	for _, c := range cases {
-		c := c
-		if mode != "all" && !c.writes() {
-			continue
-		}
-		selected++
-		t.Run(strings.NewReplacer(" ", "_", "[", "", "]", "").Replace(c.String()), func(t *testing.T) {
-			in.checkRuleIsNeeded(t, c)
-		})
-	}
-	t.Logf("%d of the %d rules selected (E2E_RBAC_SWEEP=%q)", selected, len(cases), mode)
-}
-
-// roleNamespaces are where the release of the cluster's profile grants the
-// operator a Role (its own namespace first), read from the release so that a
-// new Role is swept and copied to the reduced ServiceAccount without an edit.
-func (in *installation) roleNamespaces() []string {
-	out := []string{operatorNamespace}
+// releaseRules are the rules of the operator's ClusterRole and Roles in the
+// release, so that a new rule or Role is swept without an edit here.
+func (in *installation) releaseRules(t *testing.T) []ruleCase {
+	var out []ruleCase
 	for _, m := range in.rel.Manifests {
-		if ns := m.Object.GetNamespace(); m.Object.GetKind() == "Role" && m.Object.GetName() == nodeOperatorName && !slices.Contains(out, ns) {
-			out = append(out, ns)
+		if kind := m.Object.GetKind(); (kind == "ClusterRole" || kind == "Role") && m.Object.GetName() == nodeOperatorName {
+			role := &rbacv1.ClusterRole{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m.Object.Object, role); err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range role.Rules {
+				out = append(out, ruleCase{namespace: m.Object.GetNamespace(), index: i, rule: r})
+			}
 		}
 	}
 	return out
 }
 
-// releaseRole is the release's ClusterRole, or its Role in a namespace, of
-// the operator.
-func (in *installation) releaseRole(t *testing.T, kind, namespace string) *rbacv1.ClusterRole {
-	var obj *unstructured.Unstructured
-	for _, m := range in.rel.Manifests {
-		if m.Object.GetKind() == kind && m.Object.GetName() == nodeOperatorName && m.Object.GetNamespace() == namespace {
-			obj = m.Object
-		}
-	}
-	if obj == nil {
-		t.Fatalf("the release has no %s %s in %q", kind, nodeOperatorName, namespace)
-	}
-	r := &rbacv1.ClusterRole{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func (in *installation) checkRuleIsNeeded(t *testing.T, c ruleCase) {
-	sc := scenarioFor(c)
-	t.Logf("scenario: %s", sc)
-	in.t = t
-	defer func(parent *testing.T) { in.t = parent }(in.t)
-
-	// The events scenarios show first, from the same fresh state, that the
-	// full RBAC gives the opposite outcome.
-	if sc == scenarioEvents || sc == scenarioEventOwner {
-		in.runScenario(t, sc, "", c, nil)
-		if err := in.awaitOutcome(t, sc, c, false); err != nil {
-			t.Fatalf("with its full RBAC: %v\n%s", err, in.logTail(20))
-		}
-		in.stopOperator()
-	}
-
-	in.applyReducedRBAC(t, c)
-	started := in.runScenario(t, sc, reducedServiceAccount, c, nil)
-	defer in.stopOperator()
-
-	// Where the failure is something that does not happen (an object not
-	// created or not deleted, no events), the operator must have retried and
-	// been denied again: the failure lasts, it is not a first attempt that a
-	// retry would get past. Three denied lines are at least two attempts,
-	// even where an attempt logs its error and an event.
-	deny := deniedPattern(c)
-	want := 1
-	if absenceScenarios[sc] {
-		want = 3
-	}
-	var denials []string
-	framework.Eventually(t, deniedTimeout, 100*time.Millisecond, func() (bool, error) {
-		denials = deny.FindAllString(in.operatorLog(), want)
-		if len(denials) < want && in.operator.Exited() {
-			return false, fmt.Errorf("the operator exited with %d of %d denials:\n%s", len(denials), want, in.logTail(20))
-		}
-		return len(denials) >= want, nil
-	}, fmt.Sprintf("the operator to be denied %d request(s) the rule allows (%s); log %s", want, deny, in.operator.LogPath))
-	t.Logf("denied %d time(s) after %s: %.300s", len(denials), time.Since(started).Round(100*time.Millisecond), denials[0])
-
-	if err := in.awaitOutcome(t, sc, c, true); err != nil {
-		t.Fatalf("%v\n%s", err, in.logTail(20))
-	}
-
-	// Where the failure is an object left behind, the operator with its full
-	// RBAC then does, from that very state, what the reduced one could not.
-	if sc == scenarioNoNodeOperator || sc == scenarioRemoval {
-		in.stopOperator()
-		in.started = time.Now()
-		in.startOperator(framework.Context(t, time.Minute), "", false)
-		if err := in.awaitOutcome(t, sc, c, false); err != nil {
-			t.Fatalf("with its full RBAC: %v\n%s", err, in.logTail(20))
-		}
-	}
-}
-
-// absenceScenarios are those whose failure is that something does not
-// happen.
-var absenceScenarios = map[rbacScenario]bool{
-	scenarioNoClusterOperator: true,
-	scenarioNoNodeOperator:    true,
-	scenarioEvents:            true,
-	scenarioRemoval:           true,
-}
-
-// awaitOutcome waits for the scenario's failure (or, with failed false, its
-// success) to show.
-func (in *installation) awaitOutcome(t *testing.T, sc rbacScenario, c ruleCase, failed bool) error {
-	var last error
-	_ = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, visibleTimeout, true, func(context.Context) (bool, error) {
-		last = in.outcome(t, sc, c, failed)
-		return last == nil, nil
-	})
-	return last
-}
-
-// testDeniedWriteDegrades follows one denied write past library-go's
-// inertia: the ClusterOperator that first only reports it in its Degraded
-// message turns Degraded=True, which makes the CVO report the failure.
-//
-// The operator starts as if an earlier process of it had been denied the
-// same write for longer than the inertia table's two minutes: NodeOperator
-// cluster already carries MetricsDegraded=True since then,
-// written by the same field manager as the operator's. The operator keeps
-// that transition time (its status is a function of the world, not of its
-// own uptime), so the ClusterOperator turns Degraded=True at once, with the
-// API server's denial as the message. That the inertia runs out in real time
-// is TestCoreMissingInfrastructure's to show.
-func (in *installation) testDeniedWriteDegrades(t *testing.T) {
+// testEachRuleIsNeeded runs the operator once per rule of its release RBAC
+// (E2E_RBAC_SWEEP=none skips), as a ServiceAccount bound to copies of its
+// roles without that rule, from a state where the rule is needed
+// (scenarioFor), and requires the evidence of that very denial: the API
+// server's refusal of the rule's verb and resource in the operator's log,
+// and (evidence) a Degraded or Available=False condition of the
+// ClusterOperator carrying it; or, where no condition can (cannotReport),
+// the refusal retried; or, where the failure is something that does not
+// happen, that state, the refusal retried, and the opposite with the full
+// RBAC.
+func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
 		t.Skip("E2E_RBAC_SWEEP=none")
 	}
-	var c *ruleCase
-	for i, r := range in.releaseRole(t, "ClusterRole", "").Rules {
-		if hasString(r.Resources, "securitycontextconstraints") && hasString(r.Verbs, "create") {
-			c = &ruleCase{role: "ClusterRole", index: i, rule: r}
-		}
+	framework.ExpectDisruption(t, "the operator runs once per rule, without that rule")
+	in.stopOperator()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: reduced}}
+	if _, err := in.kube.CoreV1().ServiceAccounts(operatorNamespace).Create(framework.Context(t, time.Minute), sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
 	}
-	if c == nil {
-		t.Fatal("the ClusterRole has no rule to create SecurityContextConstraints")
+	start, rules := time.Now(), in.releaseRules(t)
+	for _, c := range rules {
+		t.Run(c.String(), func(t *testing.T) { in.checkRuleIsNeeded(t, rules, c) })
 	}
-	in.t = t
+	t.Logf("%d rules swept in %s", len(rules), time.Since(start).Round(time.Second))
+}
+
+func (in *installation) checkRuleIsNeeded(t *testing.T, rules []ruleCase, c ruleCase) {
+	if why := c.unshown(); why != "" {
+		t.Skip(why)
+	}
+	sc := scenarioFor(c)
+	t.Logf("scenario: %s", sc.name)
 	defer func(parent *testing.T) { in.t = parent }(in.t)
-	framework.ExpectDisruption(t, "the operator is denied creating its SecurityContextConstraints, past the inertia")
-	in.applyReducedRBAC(t, *c)
-	const earlierMessage = "e2e: reported by an earlier process of the operator"
-	since := time.Now().Add(-degradedInertia - 5*time.Second)
-	started := in.runScenario(t, scenarioInstall, reducedServiceAccount, *c, func(ctx context.Context) {
-		if err := framework.ReportedSince(ctx, in.dyn, "CRIOMetrics", "MetricsDegraded", earlierMessage, since); err != nil {
-			t.Fatalf("writing the earlier process's condition: %v", err)
-		}
-	})
+	in.t = t
+	if sc.controlFirst {
+		in.run(t, sc, c, "", nil)
+		in.awaitEvidence(t, sc, c, false)
+		in.stopOperator()
+	}
+	in.applyReducedRBAC(t, rules, c)
+	in.run(t, sc, c, reduced, nil)
 	defer in.stopOperator()
-	ctx := framework.Context(t, 2*time.Minute)
-	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
+	// A failure that is a state (or that only the log shows) must last: the
+	// operator retried and was denied again. Three lines are at least two
+	// attempts, even where an attempt logs its error and an event; the
+	// leader election logs one line an attempt, an attempt a retry period.
+	want, deny := 1, deniedPattern(c)
+	switch {
+	case c.has("leases"):
+		want = 2
+	case (sc.failed != nil && !sc.once) || c.cannotReport():
+		want = 3
+	}
+	var denials []string
+	framework.Eventually(t, 90*time.Second, 100*time.Millisecond, func() (bool, error) {
+		denials = deny.FindAllString(in.operatorLog(), want)
+		if len(denials) < want && in.operator.Exited() {
+			return false, fmt.Errorf("the operator exited:\n%s", in.logTail(20))
+		}
+		return len(denials) >= want, nil
+	}, fmt.Sprintf("%d denial(s) of what the rule allows (%s); log %s", want, deny, in.operator.LogPath))
+	t.Logf("denied %d time(s) after %s: %.300s", len(denials), time.Since(in.started).Round(100*time.Millisecond), denials[0])
+	in.awaitEvidence(t, sc, c, true)
+	if sc.controlAfter {
+		in.stopOperator()
+		in.started = time.Now()
+		in.startOperator(framework.Context(t, time.Minute), "", false)
+		in.awaitEvidence(t, sc, c, false)
+	}
+}
+
+// awaitEvidence waits until the run shows what it must: without the rule
+// (reduced), the evidence of its denial; with the full RBAC, no failure.
+func (in *installation) awaitEvidence(t *testing.T, sc scenario, c ruleCase, reduced bool) {
+	ctx := framework.Context(t, time.Minute)
+	framework.Eventually(t, 30*time.Second, 200*time.Millisecond, func() (bool, error) {
+		if sc.failed != nil {
+			failed, err := sc.failed(in, ctx, c)
+			if err == nil && failed != reduced {
+				err = fmt.Errorf("%s: failure %v, want %v", sc.name, failed, reduced)
+			}
+			return err == nil, err
+		}
+		if c.cannotReport() {
+			return true, nil
+		}
 		co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		for _, cond := range co.Status.Conditions {
-			if cond.Type == configv1.OperatorDegraded && cond.Status == configv1.ConditionTrue &&
-				strings.Contains(cond.Message, "securitycontextconstraints") && strings.Contains(cond.Message, "forbidden") {
-				t.Logf("Degraded=True after %s: %.300s", time.Since(started).Round(100*time.Millisecond), cond.Message)
+			if reportsDenial(cond, c) {
+				t.Logf("clusteroperator/%s %s=%s: %.400s", nodeClusterOperator, cond.Type, cond.Status, cond.Message)
 				return true, nil
 			}
 		}
-		return false, nil
-	}, "clusteroperator/node to turn Degraded=True for the denied SecurityContextConstraints")
-	no, err := in.dyn.Resource(nodeOperatorsResource).Get(ctx, "cluster", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conds, _, _ := unstructured.NestedSlice(no.Object, "status", "conditions")
-	for _, raw := range conds {
-		cond, _ := raw.(map[string]interface{})
-		if cond["type"] == "MetricsDegraded" && cond["lastTransitionTime"] != since.UTC().Format(time.RFC3339) {
-			t.Errorf("MetricsDegraded's transition time is %v, want the earlier process's %s", cond["lastTransitionTime"], since.UTC().Format(time.RFC3339))
+		return false, fmt.Errorf("no Degraded or Available=False condition reports the denial:\n%s", framework.DescribeClusterOperator(co))
+	}, fmt.Sprintf("%s (full RBAC: %v): the evidence; log %s", sc.name, !reduced, in.operator.LogPath))
+}
+
+// reportsDenial: a Degraded or Available=False condition whose message
+// carries the API server's denial of what the rule allows.
+func reportsDenial(cond configv1.ClusterOperatorStatusCondition, c ruleCase) bool {
+	return (cond.Type == configv1.OperatorDegraded || cond.Type == configv1.OperatorAvailable && cond.Status == configv1.ConditionFalse) &&
+		deniedPattern(c).MatchString(strings.ReplaceAll(cond.Message, "\n", " "))
+}
+
+// scenario is where a rule is needed: the state a run starts from (prepare,
+// after reset) and, where the evidence is a state of the cluster, failed,
+// which says whether it shows (an error: not known yet). Those are also run
+// with the full RBAC, which must not fail: from the same state
+// (controlFirst) or from the one the reduced run left (controlAfter).
+type scenario struct {
+	name                       string
+	prepare                    func(in *installation, t *testing.T, ctx context.Context)
+	failed                     func(in *installation, ctx context.Context, c ruleCase) (bool, error)
+	controlFirst, controlAfter bool
+	// once: the request is made once, as the process starts.
+	once bool
+}
+
+func scenarioFor(c ruleCase) scenario {
+	install := scenario{name: "install", prepare: (*installation).installed}
+	switch {
+	case c.has("leases", "create"):
+		return scenario{name: "install without a Lease", prepare: func(in *installation, t *testing.T, ctx context.Context) {
+			_ = in.kube.CoordinationV1().Leases(operatorNamespace).Delete(ctx, operatorLeaseName, metav1.DeleteOptions{})
+			in.installed(t, ctx)
+		}}
+	case c.has("clusteroperators", "create"):
+		return scenario{name: "ClusterOperator missing", prepare: func(in *installation, t *testing.T, ctx context.Context) { in.createNodeOperator(ctx) },
+			failed: func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
+				return in.clusterOperatorGone(ctx)
+			}}
+	case c.has("clusteroperators", "delete"):
+		return scenario{name: "NodeOperator missing", prepare: func(in *installation, t *testing.T, ctx context.Context) { in.precreateClusterOperator(ctx) },
+			failed: func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
+				gone, err := in.clusterOperatorGone(ctx)
+				return !gone, err
+			}, controlAfter: true}
+	case c.has("events", "create"):
+		install.name, install.controlFirst = "events", true
+		install.failed = func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
+			ours, _, err := in.events(ctx)
+			return ours == 0, err
 		}
+	case c.has("pods", "get") && len(c.rule.Resources) == 1, c.has("replicasets", "get"):
+		install.name, install.controlFirst, install.once = "events about the Deployment", true, true
+		install.failed = func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
+			ours, aboutDeployment, err := in.events(ctx)
+			if err == nil && ours == 0 {
+				err = errors.New("no events yet")
+			}
+			return aboutDeployment == 0, err
+		}
+	case c.has("opentelemetrycollectors"), c.has("machineconfigpools"):
+		return scenario{name: "node tracing through the collector", prepare: func(in *installation, t *testing.T, ctx context.Context) {
+			in.installed(t, ctx)
+			framework.ServeOpenTelemetryCollectors(t, in.cfg)
+			in.patchNodeOperator(t, ctx, `{"spec":{"nodeSettings":{"tracing":{"endpoint":"otel.example.com:4317","crio":{"samplingRatePerMillion":1000}}}}}`)
+		}}
+	case c.has("nodeoperators", "patch"):
+		// The conversion's failure is logged, not reported: it shows as
+		// the spelling left unconverted (stackdecision.ConvertStackConfig
+		// sets state beside managementState).
+		return scenario{name: "NodeOperator in the previous release's spelling", prepare: func(in *installation, t *testing.T, ctx context.Context) {
+			in.installed(t, ctx)
+			in.patchNodeOperator(t, ctx, `{"spec":{"metrics":{"managementState":"Managed"}}}`)
+		}, failed: func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
+			no, err := in.dyn.Resource(nodeOperatorsResource).Get(ctx, "cluster", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			_, converted, err := unstructured.NestedString(no.Object, "spec", "metrics", "state")
+			return !converted, err
+		}, controlAfter: true}
+	case !slices.ContainsFunc(c.rule.Verbs, func(v string) bool { return v != "update" && v != "delete" }) && slices.Contains(c.rule.Verbs, "delete"):
+		return scenario{name: "stacks removed", prepare: func(in *installation, t *testing.T, ctx context.Context) { in.optedOut(t, ctx, c) },
+			failed: func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
+				left, err := in.ruleObjectsLeft(ctx, c)
+				return len(left) > 0, err
+			}, controlAfter: true}
+	}
+	return install
+}
+
+// run brings the cluster to the scenario's start and starts the operator
+// alone (the rules are its, and no scenario scrapes) as serviceAccount (""
+// for its own); before, when set, runs just before it starts.
+func (in *installation) run(t *testing.T, sc scenario, c ruleCase, serviceAccount string, before func(context.Context)) {
+	ctx := framework.Context(t, 5*time.Minute)
+	in.reset(t, ctx, !c.has("namespaces"))
+	sc.prepare(in, t, ctx)
+	if before != nil {
+		before(ctx)
+	}
+	in.started = time.Now()
+	in.startOperator(ctx, serviceAccount, false)
+}
+
+// installed is the CVO's part of an install: the ClusterOperator and
+// NodeOperator cluster.
+func (in *installation) installed(t *testing.T, ctx context.Context) {
+	in.precreateClusterOperator(ctx)
+	in.createNodeOperator(ctx)
+}
+
+// optedOut is an install that got as far as the rule's objects, then both
+// stacks opted out.
+func (in *installation) optedOut(t *testing.T, ctx context.Context, c ruleCase) {
+	in.installed(t, ctx)
+	in.startOperator(ctx, "", false)
+	framework.Eventually(t, installTimeout, 250*time.Millisecond, func() (bool, error) {
+		left, err := in.ruleObjectsLeft(ctx, c)
+		return len(left) == len(c.rule.Resources)*len(c.rule.ResourceNames), err
+	}, fmt.Sprintf("the operator with its full RBAC to create %v %v", c.rule.Resources, c.rule.ResourceNames))
+	in.stopOperator()
+	in.patchNodeOperator(t, ctx, `{"spec":{"metrics":{"state":"Disabled","managementState":null},"nmstate":{"state":"Disabled","managementState":null}}}`)
+}
+
+func (in *installation) patchNodeOperator(t *testing.T, ctx context.Context, patch string) {
+	if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(ctx, "cluster", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// degradedInertia is the inertia table's entry for MetricsDegraded
-// (pkg/operator/starter.go).
-const degradedInertia = 30 * time.Minute
+func (in *installation) clusterOperatorGone(ctx context.Context) (bool, error) {
+	_, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return false, err
+}
+
+// events counts the operator's events since it started, and those about its
+// Deployment.
+func (in *installation) events(ctx context.Context) (ours, aboutDeployment int, err error) {
+	events, err := in.kube.CoreV1().Events(operatorNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, ev := range events.Items {
+		if ev.CreationTimestamp.Time.Before(in.started.Add(-time.Second)) ||
+			!strings.HasPrefix(ev.Source.Component, nodeOperatorName) && !strings.HasPrefix(ev.ReportingController, nodeOperatorName) {
+			continue
+		}
+		ours++
+		if ev.InvolvedObject.Kind == "Deployment" && ev.InvolvedObject.Name == nodeOperatorName {
+			aboutDeployment++
+		}
+	}
+	return ours, aboutDeployment, nil
+}
+
+// ruleObjectsLeft are those of the objects a removal rule names that exist
+// (a namespace being finalized is gone: the operator deleted it).
+func (in *installation) ruleObjectsLeft(ctx context.Context, c ruleCase) ([]string, error) {
+	var out []string
+	for _, res := range c.rule.Resources {
+		gvr, err := in.applier.Mapper.ResourceFor(schema.GroupVersionResource{Group: c.rule.APIGroups[0], Resource: res})
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range c.rule.ResourceNames {
+			obj, err := in.dyn.Resource(gvr).Namespace(c.namespace).Get(ctx, name, metav1.GetOptions{})
+			if err == nil && obj.GetDeletionTimestamp() == nil {
+				out = append(out, res+"/"+name)
+			} else if err != nil && !apierrors.IsNotFound(err) {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
 
 // deniedPattern matches the API server's denial of a request the rule
-// allowed: "cannot <verb> resource ..." for plain verbs, and the escalation
+// allows: "cannot <verb> resource ..." for plain verbs, and the escalation
 // check's "attempting to grant RBAC permissions not currently held" for
 // escalate and bind, and for permissions held so that they may be bound.
 func deniedPattern(c ruleCase) *regexp.Regexp {
+	// Quotes may be escaped (a message within a message).
+	q := func(s string) string { return `\\?"` + regexp.QuoteMeta(s) + `\\?"` }
 	var alts []string
 	for _, v := range c.rule.Verbs {
 		for _, r := range c.rule.Resources {
 			for _, g := range c.rule.APIGroups {
-				// Quotes may be escaped (a message within a message).
-				q := func(s string) string { return `\\?"` + regexp.QuoteMeta(s) + `\\?"` }
 				alts = append(alts, `cannot `+regexp.QuoteMeta(v)+` resource `+q(r)+` in API group `+q(g),
-					// The permission is held so that a role granting it may
-					// be bound or created without escalate.
 					`attempting to grant RBAC permissions not currently held[^\n]*Resources:\[`+q(r)+`\][^\n]*`+q(v))
 			}
-			if v == "escalate" || v == "bind" {
-				kinds := r
+			if kinds := r; v == "escalate" || v == "bind" {
 				if v == "bind" {
 					kinds = strings.TrimSuffix(r, "s") + "bindings"
 				}
@@ -1161,35 +1138,31 @@ func deniedPattern(c ruleCase) *regexp.Regexp {
 
 // applyReducedRBAC binds the reduced ServiceAccount to copies of the
 // operator's roles without the rule.
-func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
+func (in *installation) applyReducedRBAC(t *testing.T, rules []ruleCase, without ruleCase) {
 	ctx := framework.Context(t, time.Minute)
 	in.deleteReducedRBAC(ctx)
-	without := func(kind, namespace string) []rbacv1.PolicyRule {
-		var out []rbacv1.PolicyRule
-		for i, r := range in.releaseRole(t, kind, namespace).Rules {
-			if c.role == kind && c.namespace == namespace && c.index == i {
-				continue
-			}
-			out = append(out, r)
+	roles := map[string][]rbacv1.PolicyRule{}
+	for _, r := range rules {
+		if roles[r.namespace] = roles[r.namespace]; r.namespace != without.namespace || r.index != without.index {
+			roles[r.namespace] = append(roles[r.namespace], r.rule)
 		}
-		return out
 	}
-	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: operatorNamespace, Name: reducedServiceAccount}}
-	meta := func(ns string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: reducedRoleName, Namespace: ns, Labels: map[string]string{"e2e.cluster-node-operator/reduced": "true"}}
+	meta := metav1.ObjectMeta{Name: reduced}
+	subjects := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: operatorNamespace, Name: reduced}}
+	ref := func(kind string) rbacv1.RoleRef {
+		return rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: kind, Name: reduced}
 	}
 	var errs []error
-	_, err := in.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta(""), Rules: without("ClusterRole", "")}, metav1.CreateOptions{})
-	errs = append(errs, err)
-	_, err = in.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta(""), Subjects: subject,
-		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: reducedRoleName}}, metav1.CreateOptions{})
-	errs = append(errs, err)
-	for _, ns := range in.roleNamespaces() {
-		_, err = in.kube.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: meta(ns), Rules: without("Role", ns)}, metav1.CreateOptions{})
-		errs = append(errs, err)
-		_, err = in.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta(ns), Subjects: subject,
-			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: reducedRoleName}}, metav1.CreateOptions{})
-		errs = append(errs, err)
+	for ns, rs := range roles {
+		var err1, err2 error
+		if meta.Namespace = ns; ns == "" {
+			_, err1 = in.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta, Rules: rs}, metav1.CreateOptions{})
+			_, err2 = in.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta, Subjects: subjects, RoleRef: ref("ClusterRole")}, metav1.CreateOptions{})
+		} else {
+			_, err1 = in.kube.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: meta, Rules: rs}, metav1.CreateOptions{})
+			_, err2 = in.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta, Subjects: subjects, RoleRef: ref("Role")}, metav1.CreateOptions{})
+		}
+		errs = append(errs, err1, err2)
 	}
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
@@ -1198,173 +1171,46 @@ func (in *installation) applyReducedRBAC(t *testing.T, c ruleCase) {
 
 // deleteReducedRBAC removes the reduced ServiceAccount's roles and bindings.
 func (in *installation) deleteReducedRBAC(ctx context.Context) {
-	_ = in.kube.RbacV1().ClusterRoleBindings().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-	_ = in.kube.RbacV1().ClusterRoles().Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-	for _, ns := range in.roleNamespaces() {
-		_ = in.kube.RbacV1().RoleBindings(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
-		_ = in.kube.RbacV1().Roles(ns).Delete(ctx, reducedRoleName, metav1.DeleteOptions{})
+	_ = in.kube.RbacV1().ClusterRoleBindings().Delete(ctx, reduced, metav1.DeleteOptions{})
+	_ = in.kube.RbacV1().ClusterRoles().Delete(ctx, reduced, metav1.DeleteOptions{})
+	for _, m := range in.rel.Manifests {
+		if ns := m.Object.GetNamespace(); m.Object.GetKind() == "Role" && m.Object.GetName() == nodeOperatorName {
+			_ = in.kube.RbacV1().RoleBindings(ns).Delete(ctx, reduced, metav1.DeleteOptions{})
+			_ = in.kube.RbacV1().Roles(ns).Delete(ctx, reduced, metav1.DeleteOptions{})
+		}
 	}
 }
-
-// runScenario brings the cluster to the scenario's starting state for the
-// rule, calls before (when not nil), and starts the operator as the
-// ServiceAccount ("" for its own). It returns when the operator started.
-func (in *installation) runScenario(t *testing.T, sc rbacScenario, serviceAccount string, c ruleCase, before func(context.Context)) time.Time {
-	ctx := framework.Context(t, 5*time.Minute)
-	in.reset(ctx, sc != scenarioNoLease, !hasString(c.rule.Resources, "namespaces"))
-	if sc == scenarioRemoval {
-		// An install that got as far as the rule's objects, then the
-		// opt-out.
-		in.precreateClusterOperator(ctx)
-		in.createNodeOperator(ctx)
-		in.startOperator(ctx, "", false)
-		var missing []string
-		err := wait.PollUntilContextCancel(framework.Context(t, installTimeout), 250*time.Millisecond, true, func(context.Context) (bool, error) {
-			if in.operator.Exited() {
-				return false, fmt.Errorf("the operator exited:\n%s", in.logTail(30))
-			}
-			left, err := in.ruleObjects(ctx, c)
-			missing = nil
-			for _, name := range ruleObjectNames(c) {
-				if !hasString(left, name) {
-					missing = append(missing, name)
-				}
-			}
-			return len(missing) == 0, err
-		})
-		if err != nil {
-			t.Fatalf("installing %v with full RBAC: %v (missing %v)\n%s", ruleObjectNames(c), err, missing, in.logTail(30))
-		}
-		in.stopOperator()
-		patch := []byte(`{"spec":{"metrics":{"state":"Disabled","managementState":null},"nmstate":{"state":"Disabled","managementState":null}}}`)
-		if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		if sc != scenarioNoClusterOperator {
-			in.precreateClusterOperator(ctx)
-		}
-		if sc != scenarioNoNodeOperator {
-			in.createNodeOperator(ctx)
-		}
-	}
-	if sc == scenarioOldSpelling {
-		patch := []byte(`{"spec":{"metrics":{"managementState":"Managed"}}}`)
-		if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if sc == scenarioNodeTracing {
-		framework.ServeOpenTelemetryCollectors(t, in.cfg)
-		patch := []byte(`{"spec":{"nodeSettings":{"tracing":{"endpoint":"otel.example.com:4317","crio":{"samplingRatePerMillion":1000}}}}}`)
-		if _, err := in.dyn.Resource(nodeOperatorsResource).Patch(ctx, "cluster", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if before != nil {
-		before(ctx)
-	}
-	start := time.Now()
-	in.started = start
-	// The operator only: the rules are the operator's, and the scenarios
-	// scrape nothing.
-	in.startOperator(ctx, serviceAccount, false)
-	return start
-}
-
-var nodeOperatorsResource = schema.GroupVersionResource{Group: "nodeoperator.openshift.io", Version: "v1alpha1", Resource: "nodeoperators"}
 
 // reset stops the operator and removes what it created, its events, its
-// ClusterOperator and its NodeOperator; with keepLease the released Lease
-// stays. With keepNamespaces the namespaces it created stay, emptied of what
-// it put there: a namespace takes seconds to be finalized, and only the rules
-// about namespaces need a fresh one.
-func (in *installation) reset(ctx context.Context, keepLease, keepNamespaces bool) {
-	t := in.t
+// ClusterOperator and its NodeOperator, and waits until they are gone. The
+// namespaces it created stay, emptied, unless keepNamespaces is false: a
+// namespace takes seconds to be finalized.
+func (in *installation) reset(t *testing.T, ctx context.Context, keepNamespaces bool) {
 	in.stopOperator()
 	var victims []*unstructured.Unstructured
 	for _, obj := range in.liveOperands(ctx) {
-		if keepNamespaces && obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" {
-			continue
+		if !keepNamespaces || obj.GetKind() != "Namespace" || obj.GetAPIVersion() != "v1" {
+			victims = append(victims, obj)
 		}
-		victims = append(victims, obj)
 	}
 	for name, kind := range map[string]string{"crio-metrics-ca-bundle": "ConfigMap", metricsclientca.Name: "ConfigMap", "crio-metrics-signer": "Secret", "crio-metrics-serving-cert": "Secret"} {
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion("v1")
-		u.SetKind(kind)
-		u.SetNamespace(operatorNamespace)
-		u.SetName(name)
-		victims = append(victims, u)
+		victims = append(victims, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"namespace": operatorNamespace, "name": name}}})
 	}
-	_ = in.config.ConfigV1().ClusterOperators().Delete(ctx, nodeClusterOperator, metav1.DeleteOptions{})
-	_ = in.dyn.Resource(nodeOperatorsResource).Delete(ctx, "cluster", metav1.DeleteOptions{})
-	if !keepLease {
-		_ = in.kube.CoordinationV1().Leases(operatorNamespace).Delete(ctx, operatorLeaseName, metav1.DeleteOptions{})
-	}
-	if err := in.kube.CoreV1().Events(operatorNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
-		t.Fatalf("reset: deleting the events: %v", err)
-	}
-	if err := in.deleteObjects(ctx, victims); err != nil {
+	victims = append(victims, in.rel.Find("NodeOperator", "cluster"), in.rel.Find("ClusterOperator", nodeClusterOperator))
+	err := errors.Join(in.kube.CoreV1().Events(operatorNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}), in.deleteObjects(ctx, victims))
+	if err != nil {
 		t.Fatalf("reset: %v", err)
 	}
-	// Wait until everything is gone (namespaces are finalized).
 	framework.Eventually(t, 3*time.Minute, 250*time.Millisecond, func() (bool, error) {
-		for _, obj := range append(victims, in.rel.Find("NodeOperator", "cluster")) {
-			ri, err := in.applier.Resource(obj)
-			if err != nil {
-				continue
-			}
-			if _, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return false, nil
-			}
-		}
-		_, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	}, "the operator's objects to be gone")
-}
-
-// ruleObjectNames are the objects (resource/name) a removal rule names.
-func ruleObjectNames(c ruleCase) []string {
-	var out []string
-	for _, res := range c.rule.Resources {
-		for _, name := range c.rule.ResourceNames {
-			out = append(out, res+"/"+name)
-		}
-	}
-	return out
-}
-
-// ruleObjects returns those of the objects a removal rule names that exist.
-func (in *installation) ruleObjects(ctx context.Context, c ruleCase) ([]string, error) {
-	var out []string
-	for _, res := range c.rule.Resources {
-		for _, name := range c.rule.ResourceNames {
-			var err error
-			switch res {
-			case "secrets":
-				_, err = in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
-			case "configmaps":
-				_, err = in.kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
-			case "namespaces":
-				// A namespace being finalized counts as gone: the
-				// operator deleted it.
-				var ns *corev1.Namespace
-				if ns, err = in.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{}); err == nil && ns.DeletionTimestamp != nil {
-					continue
+		for _, obj := range victims {
+			if ri, err := in.applier.Resource(obj); err == nil {
+				if _, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					return false, nil
 				}
-			default:
-				return nil, fmt.Errorf("no removal check for %s", res)
-			}
-			switch {
-			case err == nil:
-				out = append(out, res+"/"+name)
-			case !apierrors.IsNotFound(err):
-				return nil, err
 			}
 		}
-	}
-	return out, nil
+		return true, nil
+	}, "the operator's objects to be gone")
 }
 
 func (in *installation) precreateClusterOperator(ctx context.Context) {
@@ -1374,81 +1220,61 @@ func (in *installation) precreateClusterOperator(ctx context.Context) {
 }
 
 // createNodeOperator creates NodeOperator cluster from the manifest, as the
-// CVO does for a create-only manifest.
+// CVO does for a create-only manifest (retried: its CRD may just have been
+// created).
 func (in *installation) createNodeOperator(ctx context.Context) {
-	obj := in.rel.Find("NodeOperator", "cluster").DeepCopy()
-	var last error
-	if err := wait.PollUntilContextTimeout(ctx, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, last = in.dyn.Resource(nodeOperatorsResource).Create(ctx, obj, metav1.CreateOptions{})
-		return last == nil || apierrors.IsAlreadyExists(last), nil
-	}); err != nil {
-		in.t.Fatalf("creating NodeOperator cluster: %v (%v)", err, last)
-	}
+	framework.Eventually(in.t, 30*time.Second, time.Second, func() (bool, error) {
+		_, err := in.dyn.Resource(nodeOperatorsResource).Create(ctx, in.rel.Find("NodeOperator", "cluster").DeepCopy(), metav1.CreateOptions{})
+		return err == nil || apierrors.IsAlreadyExists(err), err
+	}, "creating NodeOperator cluster")
 }
 
-// outcome returns nil when the scenario's outcome is the failure (failed
-// true) or the success (failed false) it should be.
-func (in *installation) outcome(t *testing.T, sc rbacScenario, c ruleCase, failed bool) error {
-	ctx := framework.Context(t, time.Minute)
-	want := func(failure bool, what string) error {
-		if failure == failed {
-			return nil
-		}
-		if failed {
-			return fmt.Errorf("want the failure (%s), but it does not show", what)
-		}
-		return fmt.Errorf("want no failure, but %s", what)
+// testDeniedWriteDegrades follows one denied write past library-go's
+// inertia: the ClusterOperator that first only reports it in its Degraded
+// message turns Degraded=True, which makes the CVO report the failure.
+//
+// The operator starts as if an earlier process of it had been denied the
+// same write for longer than the inertia: NodeOperator cluster already
+// carries MetricsDegraded=True since then, written by the operator's field
+// manager. The operator keeps that transition time (its status is a function
+// of the world, not of its own uptime), so the ClusterOperator turns
+// Degraded=True at once, with the API server's denial as the message. That
+// the inertia runs out in real time is TestCoreMissingInfrastructure's.
+func (in *installation) testDeniedWriteDegrades(t *testing.T) {
+	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
+		t.Skip("E2E_RBAC_SWEEP=none")
 	}
-	co, coErr := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
-	switch sc {
-	case scenarioNoClusterOperator:
-		return want(apierrors.IsNotFound(coErr), "the ClusterOperator is missing")
-	case scenarioNoNodeOperator:
-		return want(coErr == nil, "the ClusterOperator is still there although NodeOperator cluster is gone")
-	case scenarioEvents, scenarioEventOwner:
-		events, err := in.kube.CoreV1().Events(operatorNamespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		ours, aboutDeployment := 0, 0
-		for _, ev := range events.Items {
-			if ev.CreationTimestamp.Time.Before(in.started.Add(-time.Second)) {
-				continue
-			}
-			if !strings.HasPrefix(ev.Source.Component, nodeOperatorName) && !strings.HasPrefix(ev.ReportingController, nodeOperatorName) {
-				continue
-			}
-			ours++
-			if ev.InvolvedObject.Kind == "Deployment" && ev.InvolvedObject.Name == nodeOperatorName {
-				aboutDeployment++
-			}
-		}
-		if sc == scenarioEvents {
-			return want(ours == 0, fmt.Sprintf("the operator recorded %d events", ours))
-		}
-		if ours == 0 {
-			return errors.New("no events yet")
-		}
-		return want(aboutDeployment == 0, fmt.Sprintf("%d of %d events are not about the Deployment", ours-aboutDeployment, ours))
-	case scenarioRemoval:
-		left, err := in.ruleObjects(ctx, c)
-		if err != nil {
-			return err
-		}
-		return want(len(left) > 0, fmt.Sprintf("%v are left after the opt-out", left))
+	rules := in.releaseRules(t)
+	i := slices.IndexFunc(rules, func(c ruleCase) bool { return c.has("securitycontextconstraints", "create") })
+	if i < 0 {
+		t.Fatal("the ClusterRole has no rule to create SecurityContextConstraints")
 	}
-
-	// The CVO's view.
-	if coErr != nil {
-		return want(true, coErr.Error())
+	defer func(parent *testing.T) { in.t = parent }(in.t)
+	in.t = t
+	framework.ExpectDisruption(t, "the operator is denied creating its SecurityContextConstraints, past the inertia")
+	in.applyReducedRBAC(t, rules, rules[i])
+	since := time.Now().Add(-degradedInertia - 5*time.Second).UTC().Truncate(time.Second)
+	in.run(t, scenarioFor(rules[i]), rules[i], reduced, func(ctx context.Context) {
+		if err := framework.ReportedSince(ctx, in.dyn, "CRIOMetrics", "MetricsDegraded", "e2e: reported by an earlier process of the operator", since); err != nil {
+			t.Fatalf("writing the earlier process's condition: %v", err)
+		}
+	})
+	defer in.stopOperator()
+	ctx := framework.Context(t, 2*time.Minute)
+	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
+		co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
+		return err == nil && slices.ContainsFunc(co.Status.Conditions, func(c configv1.ClusterOperatorStatusCondition) bool {
+			return c.Type == configv1.OperatorDegraded && c.Status == configv1.ConditionTrue && reportsDenial(c, rules[i])
+		}), err
+	}, "clusteroperator/node to turn Degraded=True for the denied SecurityContextConstraints")
+	no, err := in.dyn.Resource(nodeOperatorsResource).Get(ctx, "cluster", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := framework.ClusterOperatorHealth(in.expectedClusterOperator(), co); err != nil {
-		return want(true, err.Error())
-	}
-	for _, cond := range co.Status.Conditions {
-		if strings.Contains(cond.Message, "forbidden") || strings.Contains(cond.Message, "not currently held") {
-			return want(true, fmt.Sprintf("clusteroperator/%s %s reports %.200s", nodeClusterOperator, cond.Type, cond.Message))
+	conds, _, _ := unstructured.NestedSlice(no.Object, "status", "conditions")
+	for _, raw := range conds {
+		if cond, _ := raw.(map[string]any); cond["type"] == "MetricsDegraded" && cond["lastTransitionTime"] != since.Format(time.RFC3339) {
+			t.Errorf("MetricsDegraded's transition time is %v, want the earlier process's %s", cond["lastTransitionTime"], since.Format(time.RFC3339))
 		}
 	}
-	return want(false, "the ClusterOperator is healthy")
 }
