@@ -29,6 +29,7 @@ import (
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -303,7 +304,7 @@ func (w *nodeSettingsWorld) canaryCannotStart(t *testing.T, on *nodev1alpha1.Nod
 	assert.Contains(t, d.Message, "stopped at pool canary")
 	framework.Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
 		p := framework.GetMCOPool(t, w.c.Config, "canary")
-		return framework.PoolSettled(p) && p.DegradedCount == 0, nil
+		return framework.PoolSettled(p) && p.Status.DegradedMachineCount == 0, nil
 	}, "pool canary updated and no longer degraded")
 	w.assertCanaryBackAtLastGood(t)
 	assert.Zero(t, w.s.Reboots())
@@ -546,7 +547,7 @@ func adminObjects(t *testing.T, c *framework.Cluster) map[string]string {
 			out["MachineConfig "+mc.GetName()] = mc.GetResourceVersion()
 		}
 	}
-	pools, err := c.Dynamic.Resource(framework.MCPGVR).List(ctx, metav1.ListOptions{})
+	pools, err := c.Dynamic.Resource(platform.MachineConfigPoolGVR).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	for _, p := range pools.Items {
 		var managers []string
