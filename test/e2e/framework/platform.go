@@ -135,7 +135,7 @@ func InstallPlatformContainerRuntime(t testing.TB, admin *rest.Config, nodes []s
 			}
 		}
 	})
-	for _, mc := range PlatformMachineConfigs(t) {
+	for _, mc := range platformMachineConfigs(t) {
 		if strings.HasSuffix(mc.GetName(), "-container-runtime") {
 			p.createMachineConfig(t, ctx, mc)
 		}
@@ -170,7 +170,7 @@ func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
 	p.proxy = true
-	for _, mc := range PlatformMachineConfigs(t) {
+	for _, mc := range platformMachineConfigs(t) {
 		if strings.HasSuffix(mc.GetName(), "-kubelet") {
 			p.createMachineConfig(t, ctx, mc)
 		}
@@ -449,7 +449,7 @@ type PlatformNode struct {
 	ProxyArgs []string
 	// CRIODir is hack/crio.sh's CRIO_DIR for this node.
 	CRIODir string
-	// CRIORestarts counts restarts by RestartCRIO (ApplyOperatorMachineConfigs,
+	// CRIORestarts counts restarts by restartCRIO (ApplyOperatorMachineConfigs,
 	// SetCRIODropIn).
 	CRIORestarts int
 	// CRIOBin, when set, is the executable the node's next CRI-O starts
@@ -658,8 +658,7 @@ func metricsCertConfigured(dropIns map[string][]byte) bool {
 	return cert != ""
 }
 
-// MetricsURL is the node's CRI-O metrics endpoint.
-func (pn *PlatformNode) MetricsURL() string {
+func (pn *PlatformNode) metricsURL() string {
 	if pn.CRIOServesTLS() {
 		return "https://" + pn.MetricsAddr + "/metrics"
 	}
@@ -669,54 +668,32 @@ func (pn *PlatformNode) MetricsURL() string {
 // CRIOServesTLS tells whether the node's CRI-O serves its metrics over TLS.
 func (pn *PlatformNode) CRIOServesTLS() bool { return pn.crioTLS == "external" }
 
+// crioEnv is hack/crio.sh's environment for the node's CRI-O.
 func (pn *PlatformNode) crioEnv() []string {
-	env := os.Environ()
+	env := []string{"CRIO_METRICS_TLS=" + pn.crioTLS, "CRIO_METRICS_HOST=" + pn.IP, "CRIO_METRICS_PORT=" + strconv.Itoa(platformCRIOPort)}
 	if pn.CRIOBin != "" {
 		env = append(env, "CRIO_BIN="+pn.CRIOBin)
 	}
-	return append(env,
-		"CRIO_DIR="+pn.CRIODir,
-		"CRIO_METRICS_TLS="+pn.crioTLS,
-		"CRIO_METRICS_HOST="+pn.IP,
-		"CRIO_METRICS_PORT="+strconv.Itoa(platformCRIOPort),
-		"CRIO_START_TIMEOUT=120",
-	)
+	return env
 }
 
 func (pn *PlatformNode) startCRIO(t testing.TB) {
 	t.Helper()
-	if free, limit, err := InotifyInstancesFree(); err == nil && free < crioInotifyInstances {
-		t.Fatalf("only %d of fs.inotify.max_user_instances=%d inotify instances are free, CRI-O needs %d: "+
-			"stop other local clusters or raise the limit (sysctl -w fs.inotify.max_user_instances=512)", free, limit, crioInotifyInstances)
-	}
 	start := time.Now()
-	cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "crio.sh"), "start")
-	cmd.Env = pn.crioEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("node %s: hack/crio.sh start (CRIO_METRICS_TLS=%s): %v\n%s", pn.Name, pn.crioTLS, err, out)
+	if err := crioScript(t, "start", pn.CRIODir, pn.crioEnv()...); err != nil {
+		t.Fatalf("node %s: %v", pn.Name, err)
 	}
-	scheme := "http"
-	if pn.CRIOServesTLS() {
-		scheme = "https"
-	}
-	t.Logf("node %s: CRI-O started in %s, metrics %s://%s (dir %s)", pn.Name, time.Since(start).Round(time.Millisecond), scheme, pn.MetricsAddr, pn.CRIODir)
+	t.Logf("node %s: CRI-O started in %s, metrics %s (dir %s)", pn.Name, time.Since(start).Round(time.Millisecond), pn.metricsURL(), pn.CRIODir)
 }
 
 // stopCRIO stops the node's CRI-O; final keeps a copy of its log.
 func (pn *PlatformNode) stopCRIO(t testing.TB, final bool) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "crio.sh"), "stop")
-	cmd.Env = pn.crioEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("node %s: hack/crio.sh stop: %v\n%s", pn.Name, err, out)
+	if err := crioScript(t, "stop", pn.CRIODir, pn.crioEnv()...); err != nil {
+		t.Errorf("node %s: %v", pn.Name, err)
 	}
 	if final {
-		if log, err := os.ReadFile(filepath.Join(pn.CRIODir, "crio.log")); err == nil {
-			p := e2eLogPath(t, "crio-"+pn.Name)
-			if err := os.WriteFile(p, log, 0o644); err == nil {
-				t.Logf("node %s: CRI-O log %s", pn.Name, p)
-			}
-		}
+		keepCRIOLog(t, pn.CRIODir, "crio-"+pn.Name)
 	}
 }
 
@@ -725,41 +702,22 @@ func (pn *PlatformNode) stopCRIO(t testing.TB, final bool) {
 // CRI-O's log format, when a drop-in of the node's CRI-O contains line,
 // and runs the real CRI-O otherwise. Set it as the node's CRIOBin.
 func (pn *PlatformNode) CRIOFailingWith(t testing.TB, line, why string) string {
-	t.Helper()
-	crio := filepath.Join(RepoRoot(t), "_output", "bin", "crio")
-	script := fmt.Sprintf(`#!/bin/sh
-# A test's fault: CRI-O that cannot start with %q in a drop-in.
-dir=
-prev=
-for a in "$@"; do [ "$prev" = --config-dir ] && dir=$a; prev=$a; done
-if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then
+	return pn.crioWithFault(t, "crio-with-fault", "cannot start", line, fmt.Sprintf(`
   printf 'time="%%s" level=fatal msg=%%s\n' "$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)" %s >&2
-  exit 1
-fi
-exec %s "$@"
-`, line, shellQuote(line), shellQuote(strconv.Quote(why)), shellQuote(crio))
-	path := filepath.Join(pn.CRIODir, "crio-with-fault")
-	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
-	return path
+  exit 1`, shellQuote(strconv.Quote(why))))
 }
 
 // CRIOHangingWith writes an executable that stands for a CRI-O build that
 // hangs after it started with a setting: when a drop-in of the node's CRI-O
 // contains line, it runs the real CRI-O and freezes it (SIGSTOP) a second
 // after its metrics endpoint first answered, so that systemd (here
-// hack/crio.sh, which polls every 0.2 s) saw it start, the node stays Ready, and only its metrics
-// stop answering. The freeze ends when the drop-in no longer holds line (a
-// rollback writes the drop-in before it restarts CRI-O), so that the
-// restart stops it cleanly. Set it as the node's CRIOBin.
+// hack/crio.sh, which polls every 0.2 s) saw it start, the node stays
+// Ready, and only its metrics stop answering. The freeze ends when the
+// drop-in no longer holds line (a rollback writes the drop-in before it
+// restarts CRI-O), so that the restart stops it cleanly. Set it as the
+// node's CRIOBin.
 func (pn *PlatformNode) CRIOHangingWith(t testing.TB, line string) string {
-	t.Helper()
-	crio := filepath.Join(RepoRoot(t), "_output", "bin", "crio")
-	script := fmt.Sprintf(`#!/bin/sh
-# A test's fault: CRI-O that hangs after it started with %q in a drop-in.
-dir=
-prev=
-for a in "$@"; do [ "$prev" = --config-dir ] && dir=$a; prev=$a; done
-if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then
+	return pn.crioWithFault(t, "crio-hanging", "hangs after it started", line, fmt.Sprintf(`
   pid=$$
   (
     until curl -sk --max-time 1 -o /dev/null %s; do sleep 0.2; done
@@ -767,20 +725,32 @@ if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then
     kill -STOP $pid
     while grep -qsxF %s "$dir"/*.conf; do sleep 0.2; done
     kill -CONT $pid
-  ) </dev/null >/dev/null 2>&1 &
+  ) </dev/null >/dev/null 2>&1 &`, shellQuote(pn.metricsURL()), shellQuote(line)))
+}
+
+// crioWithFault writes the executable name that runs fault (shell) when a
+// drop-in of CRI-O's --config-dir holds line, then the real CRI-O.
+func (pn *PlatformNode) crioWithFault(t testing.TB, name, what, line, fault string) string {
+	t.Helper()
+	script := fmt.Sprintf(`#!/bin/sh
+# A test's fault: CRI-O that %s with %q in a drop-in.
+dir=
+prev=
+for a in "$@"; do [ "$prev" = --config-dir ] && dir=$a; prev=$a; done
+if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then%s
 fi
 exec %s "$@"
-`, line, shellQuote(line), shellQuote(pn.MetricsURL()), shellQuote(line), shellQuote(crio))
-	path := filepath.Join(pn.CRIODir, "crio-hanging")
+`, what, line, shellQuote(line), fault, shellQuote(filepath.Join(RepoRoot(t), "_output", "bin", "crio")))
+	path := filepath.Join(pn.CRIODir, name)
 	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	return path
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// RestartCRIO restarts the node's CRI-O, as systemctl restart crio.service
+// restartCRIO restarts the node's CRI-O, as systemctl restart crio.service
 // does.
-func (pn *PlatformNode) RestartCRIO(t testing.TB) {
+func (pn *PlatformNode) restartCRIO(t testing.TB) {
 	t.Helper()
 	pn.stopCRIO(t, false)
 	pn.startCRIO(t)
@@ -808,7 +778,7 @@ func (pn *PlatformNode) SetCRIODropIn(t testing.TB, name string, data []byte) bo
 		return false
 	}
 	t.Logf("node %s: drop-in %s %s; restarting CRI-O", pn.Name, name, what)
-	pn.RestartCRIO(t)
+	pn.restartCRIO(t)
 	return true
 }
 
@@ -972,7 +942,7 @@ func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstruc
 	}
 	sort.Strings(names)
 	t.Logf("node %s: operator drop-ins now %v; restarting CRI-O", pn.Name, names)
-	pn.RestartCRIO(t)
+	pn.restartCRIO(t)
 	return true
 }
 

@@ -21,12 +21,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
 // PodProcessOptions configure StartPodProcess.
 type PodProcessOptions struct {
 	// Pod is the pod as the API server has it: scheduled, with the volumes
-	// admission added (the ServiceAccount token volume).
+	// admission added (the ServiceAccount token volume). Default Node's.
 	Pod *corev1.Pod
 	// Container is the name of the container to run; default the first.
 	Container string
@@ -38,13 +40,11 @@ type PodProcessOptions struct {
 	// would run, e.g. "cluster-node-operator" to
 	// _output/bin/cluster-node-operator.
 	Binaries map[string]string
-	// Volumes maps volume names to directories of this machine that are
-	// bind-mounted as they are (e.g. a Node's kubelet projections, which
-	// follow the live objects) instead of a copy made at the start.
-	Volumes map[string]string
-	// HostRoot is the "/" of the node the pod runs on, for hostPath
-	// volumes (Node.Root); without it a hostPath volume fails the test.
-	HostRoot string
+	// Node is the node the pod runs on: its pod (when Pod is nil), its root
+	// for hostPath volumes (without a Node a hostPath volume fails the
+	// test) and its kubelet projections (MountVolumes), bind-mounted as they
+	// are so that they follow the live objects.
+	Node *Node
 	// RewriteArgs may change the container's arguments. The process shares
 	// the machine's network, which a pod would not: use it to move a
 	// listening port, and nothing else.
@@ -69,7 +69,7 @@ type PodProcessOptions struct {
 //     ServiceAccount tokens minted with the TokenRequest API (bound to the pod
 //     when the ServiceAccount is the pod's), kube-root-ca.crt and the
 //     namespace, emptyDirs as tmpfs, hostPath volumes bind-mounted from
-//     below HostRoot; read-only mounts read-only. So the
+//     below the Node's root; read-only mounts read-only. So the
 //     process finds its in-cluster configuration where client-go looks for
 //     it, and authenticates as the ServiceAccount, not as the test;
 //   - the securityContext: the user (non-root), no new privileges, no
@@ -87,7 +87,13 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pod := opts.Pod
+	pod, hostRoot, projections := opts.Pod, "", map[string]string{}
+	if opts.Node != nil {
+		hostRoot, projections = opts.Node.Root, opts.Node.volumeDirs()
+		if pod == nil {
+			pod = opts.Node.pod()
+		}
+	}
 	c := containerOf(t, pod, opts.Container)
 	for _, e := range c.Env {
 		if e.Name == "OPERATOR_IMAGE_VERSION" {
@@ -199,9 +205,9 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		dir := filepath.Join(stage, strconv.Itoa(i))
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		mode := "0755"
-		if local, ok := opts.Volumes[m.Name]; ok || v.HostPath != nil {
+		if local, ok := projections[m.Name]; ok || v.HostPath != nil {
 			if !ok {
-				local = hostPathDir(t, opts.HostRoot, v.HostPath)
+				local = hostPathDir(t, hostRoot, v.HostPath)
 			}
 			fmt.Fprintf(&script, "mkdir -p %q\nmount -n --bind %q %q\n", target, local, target)
 			if m.ReadOnly {
@@ -213,7 +219,11 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		case v.EmptyDir != nil:
 			mode = "1777"
 		case v.Secret != nil, v.ConfigMap != nil, v.Projected != nil:
-			if err := stageVolume(ctx, client, pod, sa, bound, v, dir); err != nil {
+			files, modes, err := volumePayload(ctx, client, pod, sa, bound, v)
+			if err == nil {
+				_, err = kubeletvolume.Write(dir, files, modes)
+			}
+			if err != nil {
 				t.Fatalf("pod %s volume %s: %v (the kubelet would not start the pod)", pod.Name, v.Name, err)
 			}
 		default:
@@ -300,7 +310,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 func hostPathDir(t testing.TB, root string, hp *corev1.HostPathVolumeSource) string {
 	t.Helper()
 	if root == "" {
-		t.Fatalf("hostPath %s: the pod runs on no node (HostRoot)", hp.Path)
+		t.Fatalf("hostPath %s: the pod runs on no node (PodProcessOptions.Node)", hp.Path)
 	}
 	dir := filepath.Join(root, hp.Path)
 	switch {
@@ -461,42 +471,31 @@ func podField(pod *corev1.Pod, fieldPath string) (string, error) {
 	return "", fmt.Errorf("unsupported field path %s", fieldPath)
 }
 
-// stageVolume writes a Secret, ConfigMap or projected volume's files to dir.
-func stageVolume(ctx context.Context, client kubernetes.Interface, pod *corev1.Pod, sa string, bound *corev1.Pod, v corev1.Volume, dir string) error {
-	write := func(name string, data []byte, mode *int32, defaultMode *int32) error {
-		m := os.FileMode(0o644)
+// volumePayload is what the kubelet projects for a Secret, ConfigMap or
+// projected volume: the files (path -> content) and their modes.
+func volumePayload(ctx context.Context, client kubernetes.Interface, pod *corev1.Pod, sa string, bound *corev1.Pod, v corev1.Volume) (map[string][]byte, map[string]os.FileMode, error) {
+	files, modes := map[string][]byte{}, map[string]os.FileMode{}
+	put := func(name string, data []byte, mode, defaultMode *int32) {
+		files[name], modes[name] = data, 0o644
 		if defaultMode != nil {
-			m = os.FileMode(*defaultMode)
+			modes[name] = os.FileMode(*defaultMode)
 		}
 		if mode != nil {
-			m = os.FileMode(*mode)
+			modes[name] = os.FileMode(*mode)
 		}
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, m); err != nil {
-			return err
-		}
-		return os.Chmod(p, m)
 	}
 	keysToPaths := func(data map[string][]byte, items []corev1.KeyToPath, defaultMode *int32) error {
 		if len(items) == 0 {
 			for k, d := range data {
-				if err := write(k, d, nil, defaultMode); err != nil {
-					return err
-				}
+				put(k, d, nil, defaultMode)
 			}
-			return nil
 		}
 		for _, it := range items {
 			d, ok := data[it.Key]
 			if !ok {
 				return fmt.Errorf("key %s not found", it.Key)
 			}
-			if err := write(it.Path, d, it.Mode, defaultMode); err != nil {
-				return err
-			}
+			put(it.Path, d, it.Mode, defaultMode)
 		}
 		return nil
 	}
@@ -534,14 +533,17 @@ func stageVolume(ctx context.Context, client kubernetes.Interface, pod *corev1.P
 		}
 		return keysToPaths(data, items, mode)
 	}
+	var err error
 	switch {
 	case v.Secret != nil:
-		return secret(v.Secret.SecretName, v.Secret.Optional, v.Secret.Items, v.Secret.DefaultMode)
+		err = secret(v.Secret.SecretName, v.Secret.Optional, v.Secret.Items, v.Secret.DefaultMode)
 	case v.ConfigMap != nil:
-		return configMap(v.ConfigMap.Name, v.ConfigMap.Optional, v.ConfigMap.Items, v.ConfigMap.DefaultMode)
+		err = configMap(v.ConfigMap.Name, v.ConfigMap.Optional, v.ConfigMap.Items, v.ConfigMap.DefaultMode)
 	case v.Projected != nil:
 		for _, src := range v.Projected.Sources {
-			var err error
+			if err != nil {
+				break
+			}
 			switch {
 			case src.Secret != nil:
 				err = secret(src.Secret.Name, src.Secret.Optional, src.Secret.Items, v.Projected.DefaultMode)
@@ -556,31 +558,26 @@ func stageVolume(ctx context.Context, client kubernetes.Interface, pod *corev1.P
 					opts.ExpirationSeconds = *src.ServiceAccountToken.ExpirationSeconds
 				}
 				var token string
-				token, err = ServiceAccountToken(ctx, client, pod.Namespace, sa, opts)
-				if err == nil {
-					err = write(src.ServiceAccountToken.Path, []byte(token), nil, v.Projected.DefaultMode)
+				if token, err = ServiceAccountToken(ctx, client, pod.Namespace, sa, opts); err == nil {
+					put(src.ServiceAccountToken.Path, []byte(token), nil, v.Projected.DefaultMode)
 				}
 			case src.DownwardAPI != nil:
 				for _, it := range src.DownwardAPI.Items {
 					if it.FieldRef == nil {
-						return fmt.Errorf("downward API item %s: only fieldRef is supported", it.Path)
+						return nil, nil, fmt.Errorf("downward API item %s: only fieldRef is supported", it.Path)
 					}
-					var value string
-					if value, err = podField(pod, it.FieldRef.FieldPath); err == nil {
-						err = write(it.Path, []byte(value), it.Mode, v.Projected.DefaultMode)
+					value, ferr := podField(pod, it.FieldRef.FieldPath)
+					if ferr != nil {
+						return nil, nil, ferr
 					}
-					if err != nil {
-						break
-					}
+					put(it.Path, []byte(value), it.Mode, v.Projected.DefaultMode)
 				}
 			default:
 				err = fmt.Errorf("unsupported projected source")
 			}
-			if err != nil {
-				return err
-			}
 		}
-		return nil
+	default:
+		err = fmt.Errorf("unsupported volume")
 	}
-	return fmt.Errorf("unsupported volume")
+	return files, modes, err
 }
