@@ -9,17 +9,12 @@ package framework
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"hash/fnv"
-	"math/big"
 	"net"
 	"net/http"
 	"net/url"
@@ -33,13 +28,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift/library-go/pkg/crypto"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -308,64 +306,7 @@ type PlatformPKI struct {
 	// ClientCert is that pair, for Go clients.
 	ClientCert tls.Certificate
 
-	clientCA, servingCA *testCA
-}
-
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newTestCA(cn string) (*testCA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          randomSerial(),
-		Subject:               pkix.Name{CommonName: cn},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
-	}
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
-}
-
-func randomSerial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	return n
-}
-
-// issue returns a certificate and key (PEM) signed by the CA.
-func (ca *testCA) issue(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	tmpl.SerialNumber = randomSerial()
-	tmpl.NotBefore = time.Now().Add(-time.Hour)
-	tmpl.NotAfter = time.Now().Add(24 * time.Hour)
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
+	clientCA, servingCA *crypto.CA
 }
 
 // NewPlatformPKI generates the CAs and prometheus-k8s's client certificate
@@ -376,37 +317,44 @@ func NewPlatformPKI(t testing.TB) *PlatformPKI {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	p := &PlatformPKI{Dir: dir}
-	if p.clientCA, err = newTestCA("e2e-kubelet-client-ca"); err != nil {
-		t.Fatal(err)
-	}
-	if p.servingCA, err = newTestCA("e2e-kubelet-serving-ca"); err != nil {
-		t.Fatal(err)
-	}
-	certPEM, keyPEM, err := p.clientCA.issue(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: PrometheusK8sUser},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
-	require.NoError(t, err)
-	if p.ClientCert, err = tls.X509KeyPair(certPEM, keyPEM); err != nil {
-		t.Fatal(err)
-	}
+	files := map[string][]byte{}
 	p.ClientCAFile, p.ServingCAFile = filepath.Join(dir, "kubelet-client-ca.crt"), filepath.Join(dir, "kubelet-serving-ca.crt")
+	p.clientCA, files[p.ClientCAFile] = newTestCA(t, "e2e-kubelet-client-ca")
+	p.servingCA, files[p.ServingCAFile] = newTestCA(t, "e2e-kubelet-serving-ca")
+	client, err := p.clientCA.MakeClientCertificateForDuration(&user.DefaultInfo{Name: PrometheusK8sUser}, 24*time.Hour)
+	require.NoError(t, err)
 	p.ClientCertFile, p.ClientKeyFile = filepath.Join(dir, "prometheus-k8s.crt"), filepath.Join(dir, "prometheus-k8s.key")
-	for file, data := range map[string][]byte{p.ClientCAFile: p.clientCA.pem, p.ServingCAFile: p.servingCA.pem, p.ClientCertFile: certPEM, p.ClientKeyFile: keyPEM} {
+	files[p.ClientCertFile], files[p.ClientKeyFile], err = client.GetPEMBytes()
+	require.NoError(t, err)
+	p.ClientCert, err = tls.X509KeyPair(files[p.ClientCertFile], files[p.ClientKeyFile])
+	require.NoError(t, err)
+	for file, data := range files {
 		require.NoError(t, os.WriteFile(file, data, 0o600))
 	}
 	return p
 }
 
+// newTestCA is a CA valid for a day, and its certificate (PEM).
+func newTestCA(t testing.TB, cn string) (*crypto.CA, []byte) {
+	t.Helper()
+	cfg, err := crypto.MakeSelfSignedCAConfigForDuration(cn, 24*time.Hour)
+	require.NoError(t, err)
+	pem, err := crypto.EncodeCertificates(cfg.Certs...)
+	require.NoError(t, err)
+	return &crypto.CA{Config: cfg, SerialGenerator: &crypto.RandomSerialGenerator{}}, pem
+}
+
 // kubeletServingPEM is a kubelet serving certificate and its key in one PEM
 // file, as the kubelet keeps kubelet-server-<date>.pem.
 func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
-	certPEM, keyPEM, err := p.servingCA.issue(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:    []string{node},
-		IPAddresses: []net.IP{net.ParseIP(ip)},
+	cfg, err := p.servingCA.MakeServerCertForDuration(sets.New(node, ip), 24*time.Hour, func(c *x509.Certificate) error {
+		c.Subject = pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	certPEM, keyPEM, err := cfg.GetPEMBytes()
 	return append(certPEM, keyPEM...), err
 }
 
@@ -415,7 +363,7 @@ func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
 // through the proxy.
 func (p *PlatformPKI) HTTPClient(withClientCert bool) *http.Client {
 	pool := x509.NewCertPool()
-	pool.AddCert(p.servingCA.cert)
+	pool.AddCert(p.servingCA.Config.Certs[0])
 	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	if withClientCert {
 		cfg.Certificates = []tls.Certificate{p.ClientCert}
@@ -526,7 +474,9 @@ func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name 
 	serving, err := pki.kubeletServingPEM(name, ip)
 	require.NoError(t, err)
 	dated := "kubelet-server-" + time.Now().UTC().Format("2006-01-02-15-04-05") + ".pem"
-	writeNodeFile(t, n.HostPath(nodeKubeletClientCA), pki.clientCA.pem, 0o644)
+	clientCA, err := os.ReadFile(pki.ClientCAFile)
+	require.NoError(t, err)
+	writeNodeFile(t, n.HostPath(nodeKubeletClientCA), clientCA, 0o644)
 	writeNodeFile(t, n.HostPath(filepath.Join(filepath.Dir(nodeKubeletServingPair), dated)), serving, 0o600)
 	require.NoError(t, os.Symlink(dated, n.HostPath(nodeKubeletServingPair)))
 	writeNodeFile(t, n.HostPath(nodeKubeletKubeconfig), kubeconfigBytes(t, admin), 0o600)

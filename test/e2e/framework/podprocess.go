@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,18 +113,15 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		opts.UID = 1000650000
 	}
 
-	root := RepoRoot(t)
-	stage, err := os.MkdirTemp(filepath.Join(root, "_output"), "e2e-pod-")
+	stage, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-pod-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(stage) })
 
-	// Environment.
 	env, err := podEnvironment(ctx, client, admin, pod, c)
 	require.NoError(t, err, "pod %s container %s", pod.Name, c.Name)
-	expand := func(s string) string { return expandVars(s, env) }
 	var argv []string
 	for _, a := range append(append([]string{}, c.Command...), c.Args...) {
-		argv = append(argv, expand(a))
+		argv = append(argv, expandVars(a, env))
 	}
 	if len(c.Command) == 0 {
 		argv = append([]string{c.Name}, argv...)
@@ -136,55 +134,87 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		argv = append(argv[:1], opts.RewriteArgs(argv[1:])...)
 	}
 
-	// Volumes.
+	r := &podRun{t: t, ctx: ctx, client: client, pod: pod, c: c, sa: sa, bound: bound, stage: stage, hostRoot: hostRoot, projections: projections}
+	r.mountVolumes()
+	uid := r.securityContext(opts.UID)
+	args := append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", r.script.String(), "pod-" + pod.Name, binary}, argv[1:]...)
+	cmd := exec.Command("unshare", args...)
+	cmd.Env = env.list()
+	o := startLogged(t, cmd, e2eLogPath(t, c.Name))
+	o.Args = argv[1:]
+	t.Logf("container %s of pod %s/%s runs as local process %d (uid %d, ServiceAccount %s): %q; log: %s",
+		c.Name, pod.Namespace, pod.Name, cmd.Process.Pid, uid, sa, argv, o.LogPath)
+	return o
+}
+
+// podRun is the shell script that sets up a container's mount namespace
+// and execs it, and what writing it needs.
+type podRun struct {
+	t               testing.TB
+	ctx             context.Context
+	client          kubernetes.Interface
+	pod, bound      *corev1.Pod
+	c               corev1.Container
+	sa              string
+	stage, hostRoot string
+	projections     map[string]string
+	script          strings.Builder
+	overlays        map[string]bool
+	overlaid        []string
+}
+
+// overlay makes a mount point this machine lacks (an image would have it,
+// e.g. /etc/tls/private) in the mount namespace only: its nearest existing
+// ancestor directory is covered with an overlay whose writable layer is a
+// tmpfs, and the directory created there (a top-level directory such as
+// /host is made, empty, on this machine: "/" is not overlaid). Nothing else
+// is written to this machine's filesystem. Mounts below that ancestor are
+// not carried into the overlay.
+func (r *podRun) overlay(target string) {
+	anc := path.Dir(target)
+	for {
+		if fi, err := os.Stat(anc); err == nil {
+			if !fi.IsDir() {
+				r.t.Fatalf("mount point %s: %s is not a directory", target, anc)
+			}
+			break
+		}
+		anc = path.Dir(anc)
+	}
+	if anc == "/" {
+		anc = "/" + strings.Split(target, "/")[1]
+		require.NoError(r.t, os.MkdirAll(anc, 0o755))
+	}
+	if !r.overlays[anc] {
+		r.overlays[anc] = true
+		r.overlaid = append(r.overlaid, anc)
+		layer := filepath.Join(r.stage, "overlay-"+strconv.Itoa(len(r.overlays)))
+		require.NoError(r.t, os.MkdirAll(layer, 0o755))
+		fmt.Fprintf(&r.script, "mount -n -t tmpfs -o mode=0755 tmpfs %q\nmkdir %q/upper %q/work\n", layer, layer, layer)
+		fmt.Fprintf(&r.script, "mount -n -t overlay overlay -o lowerdir=%s,upperdir=%s/upper,workdir=%s/work %q\n", anc, layer, layer, anc)
+	}
+}
+
+// mountVolumes writes the mounts of the container's volumes at their
+// mountPaths.
+func (r *podRun) mountVolumes() {
+	t, c := r.t, r.c
 	volumes := map[string]corev1.Volume{}
-	for _, v := range pod.Spec.Volumes {
+	for _, v := range r.pod.Spec.Volumes {
 		volumes[v.Name] = v
 	}
-	var script strings.Builder
-	script.WriteString("set -eu\n")
+	r.script.WriteString("set -eu\n")
 	// The host's /run (and /var/run) is replaced by an empty tmpfs, in which
 	// the pod's mounts below /run are made.
-	script.WriteString("mount -n -t tmpfs -o mode=0755 tmpfs /run\n")
-	// A mount point elsewhere that this machine lacks (a top-level directory
-	// such as /host is made, empty, on this machine: "/" is not overlaid) (an image would have
-	// it, e.g. /etc/tls/private) is made in the mount namespace only: its
-	// nearest existing ancestor directory is covered with an overlay whose
-	// writable layer is a tmpfs, and the directory created there. Nothing is
-	// written to this machine's filesystem. Mounts below that ancestor are
-	// not carried into the overlay.
-	overlays := map[string]bool{}
-	var overlaid []string
-	overlay := func(target string) {
-		anc := path.Dir(target)
-		for {
-			if fi, err := os.Stat(anc); err == nil {
-				if !fi.IsDir() {
-					t.Fatalf("mount point %s: %s is not a directory", target, anc)
-				}
-				break
-			}
-			anc = path.Dir(anc)
-		}
-		if anc == "/" {
-			anc = "/" + strings.Split(target, "/")[1]
-			require.NoError(t, os.MkdirAll(anc, 0o755))
-		}
-		if !overlays[anc] {
-			overlays[anc] = true
-			overlaid = append(overlaid, anc)
-			layer := filepath.Join(stage, "overlay-"+strconv.Itoa(len(overlays)))
-			require.NoError(t, os.MkdirAll(layer, 0o755))
-			fmt.Fprintf(&script, "mount -n -t tmpfs -o mode=0755 tmpfs %q\nmkdir %q/upper %q/work\n", layer, layer, layer)
-			fmt.Fprintf(&script, "mount -n -t overlay overlay -o lowerdir=%s,upperdir=%s/upper,workdir=%s/work %q\n", anc, layer, layer, anc)
-		}
+	r.script.WriteString("mount -n -t tmpfs -o mode=0755 tmpfs /run\n")
+	underRun := func(target string) bool {
+		return target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
 	}
 	// Overlays first, so that they cover none of the pod's mounts.
+	r.overlays = map[string]bool{}
 	for _, m := range c.VolumeMounts {
-		target := path.Clean(m.MountPath)
-		underRun := target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
-		if _, err := os.Stat(target); err != nil && !underRun {
-			overlay(target)
+		if _, err := os.Stat(path.Clean(m.MountPath)); err != nil && !underRun(path.Clean(m.MountPath)) {
+			r.overlay(path.Clean(m.MountPath))
 		}
 	}
 	for i, m := range c.VolumeMounts {
@@ -196,49 +226,49 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 			t.Fatalf("volume mount %s: no such volume", m.Name)
 		}
 		target := path.Clean(m.MountPath)
-		underRun := target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
-		if !underRun {
-			if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
-				t.Fatalf("volume mount %s at %s: not a directory on this machine", m.Name, target)
-			}
+		if fi, err := os.Stat(target); !underRun(target) && err == nil && !fi.IsDir() {
+			t.Fatalf("volume mount %s at %s: not a directory on this machine", m.Name, target)
 		}
-		dir := filepath.Join(stage, strconv.Itoa(i))
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		mode := "0755"
-		if local, ok := projections[m.Name]; ok || v.HostPath != nil {
+		if local, ok := r.projections[m.Name]; ok || v.HostPath != nil {
 			if !ok {
-				local = hostPathDir(t, hostRoot, v.HostPath)
+				local = hostPathDir(t, r.hostRoot, v.HostPath)
 			}
-			fmt.Fprintf(&script, "mkdir -p %q\nmount -n --bind %q %q\n", target, local, target)
+			fmt.Fprintf(&r.script, "mkdir -p %q\nmount -n --bind %q %q\n", target, local, target)
 			if m.ReadOnly {
-				fmt.Fprintf(&script, "mount -n -o remount,bind,ro %q\n", target)
+				fmt.Fprintf(&r.script, "mount -n -o remount,bind,ro %q\n", target)
 			}
 			continue
 		}
+		dir, mode := filepath.Join(r.stage, strconv.Itoa(i)), "0755"
+		require.NoError(t, os.MkdirAll(dir, 0o755))
 		switch {
 		case v.EmptyDir != nil:
 			mode = "1777"
 		case v.Secret != nil, v.ConfigMap != nil, v.Projected != nil:
-			files, modes, err := volumePayload(ctx, client, pod, sa, bound, v)
+			files, modes, err := volumePayload(r.ctx, r.client, r.pod, r.sa, r.bound, v)
 			if err == nil {
 				_, err = kubeletvolume.Write(dir, files, modes)
 			}
 			if err != nil {
-				t.Fatalf("pod %s volume %s: %v (the kubelet would not start the pod)", pod.Name, v.Name, err)
+				t.Fatalf("pod %s volume %s: %v (the kubelet would not start the pod)", r.pod.Name, v.Name, err)
 			}
 		default:
 			t.Fatalf("volume %s: only emptyDir, secret, configMap and projected volumes are supported", v.Name)
 		}
-		fmt.Fprintf(&script, "mkdir -p %q\nmount -n -t tmpfs -o mode=%s tmpfs %q\ncp -a %q/. %q/\n", target, mode, target, dir, target)
+		fmt.Fprintf(&r.script, "mkdir -p %q\nmount -n -t tmpfs -o mode=%s tmpfs %q\ncp -a %q/. %q/\n", target, mode, target, dir, target)
 		if m.ReadOnly {
-			fmt.Fprintf(&script, "mount -n -o remount,ro %q\n", target)
+			fmt.Fprintf(&r.script, "mount -n -o remount,ro %q\n", target)
 		}
 	}
+}
 
-	// Security context.
-	uid, gid := opts.UID, int64(0)
+// securityContext writes what the pod's and the container's security
+// contexts ask for, and the exec of the container as its user (uid when
+// they set none), which it returns.
+func (r *podRun) securityContext(uid int64) int64 {
+	gid := int64(0)
 	var groups []string
-	psc, csc := pod.Spec.SecurityContext, c.SecurityContext
+	psc, csc := r.pod.Spec.SecurityContext, r.c.SecurityContext
 	if psc != nil {
 		if psc.RunAsUser != nil {
 			uid = *psc.RunAsUser
@@ -261,31 +291,25 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		readOnlyRoot = csc.ReadOnlyRootFilesystem != nil && *csc.ReadOnlyRootFilesystem
 		noNewPrivs = csc.AllowPrivilegeEscalation != nil && !*csc.AllowPrivilegeEscalation
 		if csc.Capabilities != nil {
-			for _, d := range csc.Capabilities.Drop {
-				dropAll = dropAll || d == "ALL"
-			}
+			dropAll = slices.Contains(csc.Capabilities.Drop, "ALL")
 		}
 	}
 	nonRoot := (psc != nil && psc.RunAsNonRoot != nil && *psc.RunAsNonRoot) || (csc != nil && csc.RunAsNonRoot != nil && *csc.RunAsNonRoot)
 	if nonRoot && uid == 0 {
-		t.Fatalf("container %s must run as non-root but would run as root", c.Name)
+		r.t.Fatalf("container %s must run as non-root but would run as root", r.c.Name)
 	}
 	if readOnlyRoot {
-		script.WriteString("mount -n -o remount,bind,ro /\n")
-		for _, anc := range overlaid {
-			fmt.Fprintf(&script, "mount -n -o remount,bind,ro %q\n", anc)
+		for _, dir := range append([]string{"/"}, r.overlaid...) {
+			fmt.Fprintf(&r.script, "mount -n -o remount,bind,ro %q\n", dir)
 		}
 	}
-	workDir := c.WorkingDir
+	workDir := r.c.WorkingDir
 	if workDir == "" {
 		workDir = "/"
 	}
-	fmt.Fprintf(&script, "cd %q\n", workDir)
-	setpriv := []string{"setpriv", "--reuid=" + strconv.FormatInt(uid, 10), "--regid=" + strconv.FormatInt(gid, 10)}
+	setpriv := []string{"setpriv", "--reuid=" + strconv.FormatInt(uid, 10), "--regid=" + strconv.FormatInt(gid, 10), "--clear-groups"}
 	if len(groups) > 0 {
-		setpriv = append(setpriv, "--groups="+strings.Join(groups, ","))
-	} else {
-		setpriv = append(setpriv, "--clear-groups")
+		setpriv[3] = "--groups=" + strings.Join(groups, ",")
 	}
 	if noNewPrivs {
 		setpriv = append(setpriv, "--no-new-privs")
@@ -293,16 +317,8 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	if dropAll {
 		setpriv = append(setpriv, "--bounding-set=-all", "--inh-caps=-all")
 	}
-	script.WriteString("exec " + strings.Join(setpriv, " ") + " -- \"$@\"\n")
-
-	args := append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", script.String(), "pod-" + pod.Name, binary}, argv[1:]...)
-	cmd := exec.Command("unshare", args...)
-	cmd.Env = env.list()
-	o := startLogged(t, cmd, e2eLogPath(t, c.Name))
-	o.Args = argv[1:]
-	t.Logf("container %s of pod %s/%s runs as local process %d (uid %d, ServiceAccount %s): %q; log: %s",
-		c.Name, pod.Namespace, pod.Name, cmd.Process.Pid, uid, sa, argv, o.LogPath)
-	return o
+	fmt.Fprintf(&r.script, "cd %q\nexec %s -- \"$@\"\n", workDir, strings.Join(setpriv, " "))
+	return uid
 }
 
 // hostPathDir is where a hostPath volume lives below the node's root, made
