@@ -63,9 +63,7 @@ type Node struct {
 	podName   string
 	podUID    string
 	spec      corev1.PodSpec
-
-	mu      sync.Mutex
-	volumes map[string]*KubeletVolume
+	volumes   map[string]*KubeletVolume
 }
 
 // NewNode prepares a node that will run a pod of namespace with spec (e.g. a
@@ -242,9 +240,7 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 		}); err != nil {
 			t.Fatalf("volume %s: %v (last error: %v); the kubelet would not start the pod", v.Name, err, kv.lastError())
 		}
-		n.mu.Lock()
 		n.volumes[v.Name] = kv
-		n.mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -265,16 +261,10 @@ func (n *Node) UpdatePodSpec(t testing.TB, spec corev1.PodSpec) {
 }
 
 // Volume returns the projected volume name (after MountVolumes), or nil.
-func (n *Node) Volume(name string) *KubeletVolume {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.volumes[name]
-}
+func (n *Node) Volume(name string) *KubeletVolume { return n.volumes[name] }
 
 // volumeDirs maps the names of the projected volumes to their directories.
 func (n *Node) volumeDirs() map[string]string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
 	dirs := map[string]string{}
 	for name, kv := range n.volumes {
 		dirs[name] = kv.Dir
