@@ -35,6 +35,7 @@ import (
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
 const (
@@ -344,9 +345,8 @@ func specFlips(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, re
 	c.WaitForClusterOperator(t, 4*time.Minute, settledWithVersion)
 }
 
-// certSyncer runs the real binary on a directory laid out as the kubelet lays
-// out a mounted Secret (..data symlink swapped atomically) and rotates the
-// pair a few times.
+// certSyncer runs the real binary on a Secret volume as the kubelet projects
+// it (test/kubeletvolume) and rotates the pair a few times.
 func certSyncer(t *testing.T, root string, res *results) {
 	what := "cert-syncer RSS per node"
 	bin := os.Getenv("CERT_SYNCER_BINARY")
@@ -367,32 +367,8 @@ func certSyncer(t *testing.T, root string, res *results) {
 		if err != nil {
 			return err
 		}
-		ts := filepath.Join(src, fmt.Sprintf("..%d_%d", gen, time.Now().UnixNano()))
-		if err := os.Mkdir(ts, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(ts, "tls.crt"), crt, 0o644); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(ts, "tls.key"), key, 0o600); err != nil {
-			return err
-		}
-		tmp := filepath.Join(src, "..data_tmp")
-		_ = os.Remove(tmp)
-		if err := os.Symlink(filepath.Base(ts), tmp); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, filepath.Join(src, "..data")); err != nil {
-			return err
-		}
-		for _, f := range []string{"tls.crt", "tls.key"} {
-			if _, err := os.Lstat(filepath.Join(src, f)); os.IsNotExist(err) {
-				if err := os.Symlink(filepath.Join("..data", f), filepath.Join(src, f)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		_, err = kubeletvolume.Write(src, map[string][]byte{"tls.crt": crt, "tls.key": key}, map[string]os.FileMode{"tls.key": 0o600})
+		return err
 	}
 	if err := write(0); err != nil {
 		t.Error(err)

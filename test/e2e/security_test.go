@@ -150,7 +150,7 @@ func startSecurityNode(t *testing.T) *secEnv {
 	}
 	e.crioAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(e.crioPort))
 	e.kubeconfig = e.node.WriteServiceAccountKubeconfig(t, e.c.Config, operatorNamespace, e.spec.ServiceAccountName)
-	e.proxy, e.proxyAddr = secStartProxy(t, e.node, e.proxyBin, e.kubeconfig, e.crioPort, e.roots)
+	e.proxy, e.proxyAddr = e.startProxy(t)
 	var err error
 	e.promToken, err = framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
 	require.NoError(t, err)
@@ -188,7 +188,7 @@ func (e *secEnv) installDropIn(t *testing.T) map[string][]byte {
 // with modes 0644 and 0600.
 func (e *secEnv) startCertSyncer(t *testing.T, binary string) {
 	t.Helper()
-	e.syncer = e.node.StartContainer(t, "cert-syncer", framework.ContainerOptions{Binary: binary})
+	e.syncer = framework.StartPodProcess(t, e.c.Config, framework.PodProcessOptions{Node: e.node, Container: "cert-syncer", Binaries: map[string]string{"cert-syncer": binary}})
 	framework.Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
 		if e.syncer.Exited() {
 			t.Fatalf("cert-syncer exited; log %s", e.syncer.LogPath)
@@ -423,7 +423,7 @@ func (e *secEnv) modernProfileRefusesTLS12(t *testing.T) {
 
 	e.proxy.Stop()
 	e.node.UpdatePodSpec(t, modern.Spec.Template.Spec)
-	_, modernAddr := secStartProxy(t, e.node, e.proxyBin, e.kubeconfig, e.crioPort, e.roots)
+	_, modernAddr := e.startProxy(t)
 	_, err = secHandshake(modernAddr, &tls.Config{RootCAs: e.roots, ServerName: secServiceName, MaxVersion: tls.VersionTLS12})
 	require.Error(t, err, "a TLS 1.2 client must be refused with the Modern profile")
 	assert.Contains(t, err.Error(), "protocol version", "refused for its protocol version")
@@ -465,18 +465,17 @@ func secContainer(t *testing.T, spec corev1.PodSpec, name string) corev1.Contain
 	return corev1.Container{}
 }
 
-// secStartProxy starts the node's kube-rbac-proxy container and waits until
+// startProxy starts the node's kube-rbac-proxy container and waits until
 // it serves TLS. Only three things differ from the DaemonSet's arguments:
 // the listen port (a free one: 9638 may be taken here), the upstream port
 // (our CRI-O's) and the added --kubeconfig (where the pod would use its
 // in-cluster configuration); the volume paths are the node's.
-func secStartProxy(t *testing.T, node *framework.Node, binary, kubeconfig string, crioPort int, roots *x509.CertPool) (*framework.Process, string) {
+func (e *secEnv) startProxy(t *testing.T) (*framework.Process, string) {
 	t.Helper()
 	port := framework.FreePort(t)
 	var listen string
-	p := node.StartContainer(t, "kube-rbac-proxy", framework.ContainerOptions{
-		Binary:    binary,
-		ExtraArgs: []string{"--kubeconfig=" + kubeconfig},
+	p := framework.StartPodProcess(t, e.c.Config, framework.PodProcessOptions{
+		Node: e.node, Container: "kube-rbac-proxy", Binaries: map[string]string{"kube-rbac-proxy": e.proxyBin},
 		RewriteArgs: func(args []string) []string {
 			out := make([]string, len(args))
 			for i, a := range args {
@@ -485,7 +484,7 @@ func secStartProxy(t *testing.T, node *framework.Node, binary, kubeconfig string
 				case strings.HasPrefix(a, "--secure-listen-address="):
 					host, _, err := net.SplitHostPort(strings.TrimPrefix(a, "--secure-listen-address="))
 					require.NoError(t, err, a)
-					require.Equal(t, node.IP, host, "the proxy listens on the node's IP ($(NODE_IP))")
+					require.Equal(t, e.node.IP, host, "the proxy listens on the node's IP ($(NODE_IP))")
 					listen = net.JoinHostPort(host, strconv.Itoa(port))
 					out[i] = "--secure-listen-address=" + listen
 				case strings.HasPrefix(a, "--upstream="):
@@ -493,11 +492,11 @@ func secStartProxy(t *testing.T, node *framework.Node, binary, kubeconfig string
 					require.NoError(t, err, a)
 					require.Equal(t, "https", u.Scheme, "the proxy talks TLS to CRI-O")
 					require.Equal(t, "127.0.0.1", u.Hostname(), "the proxy talks to CRI-O on loopback")
-					u.Host = net.JoinHostPort(u.Hostname(), strconv.Itoa(crioPort))
+					u.Host = net.JoinHostPort(u.Hostname(), strconv.Itoa(e.crioPort))
 					out[i] = "--upstream=" + u.String()
 				}
 			}
-			return out
+			return append(out, "--kubeconfig="+e.kubeconfig)
 		},
 	})
 	require.NotEmpty(t, listen, "the DaemonSet's kube-rbac-proxy has a --secure-listen-address")
@@ -506,7 +505,7 @@ func secStartProxy(t *testing.T, node *framework.Node, binary, kubeconfig string
 			log, _ := os.ReadFile(p.LogPath)
 			t.Fatalf("kube-rbac-proxy exited:\n%s", log)
 		}
-		_, err := secHandshake(listen, &tls.Config{RootCAs: roots, ServerName: secServiceName})
+		_, err := secHandshake(listen, &tls.Config{RootCAs: e.roots, ServerName: secServiceName})
 		return err == nil, err
 	}, "kube-rbac-proxy to serve TLS on "+listen)
 	return p, listen

@@ -23,6 +23,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/clock"
+
+	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
 // Generous timeouts: these tests must pass on a slow, loaded machine. They
@@ -75,11 +77,8 @@ func newPair(t *testing.T, name string) testPair {
 	return genPair(t, name, now.Add(-time.Hour), now.Add(24*time.Hour))
 }
 
-// secretVolume reproduces how the kubelet's atomic writer projects a Secret:
-//
-//	<dir>/..2026_05_04_10_11_12.123456789/tls.crt   (real files)
-//	<dir>/..data -> ..2026_05_04_10_11_12.123456789 (swapped atomically)
-//	<dir>/tls.crt -> ..data/tls.crt                 (created once)
+// secretVolume is a Secret volume as the kubelet projects it (..data swapped
+// atomically, see test/kubeletvolume).
 type secretVolume struct {
 	t   *testing.T
 	dir string
@@ -90,36 +89,9 @@ func newSecretVolume(t *testing.T) *secretVolume {
 }
 
 func (v *secretVolume) update(files map[string][]byte) {
-	t := v.t
-	t.Helper()
-	// 1. a fresh timestamped directory holding the new payload
-	tsDir, err := os.MkdirTemp(v.dir, time.Now().UTC().Format("..2006_01_02_15_04_05."))
-	require.NoError(t, err)
-	require.NoError(t, os.Chmod(tsDir, 0o755))
-	for name, data := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(tsDir, name), data, 0o644))
-	}
-	// 2. remember the old target, point a temporary symlink at the new
-	//    directory and rename it over ..data (the atomic swap)
-	dataLink := filepath.Join(v.dir, "..data")
-	oldTarget, err := os.Readlink(dataLink)
-	if err != nil && !os.IsNotExist(err) {
-		require.NoError(t, err)
-	}
-	tmpLink := filepath.Join(v.dir, "..data_tmp")
-	require.NoError(t, os.Symlink(filepath.Base(tsDir), tmpLink))
-	require.NoError(t, os.Rename(tmpLink, dataLink))
-	// 3. user-visible symlinks through ..data
-	for name := range files {
-		link := filepath.Join(v.dir, name)
-		if _, err := os.Lstat(link); os.IsNotExist(err) {
-			require.NoError(t, os.Symlink(filepath.Join("..data", name), link))
-		}
-	}
-	// 4. drop the previous payload
-	if oldTarget != "" {
-		require.NoError(t, os.RemoveAll(filepath.Join(v.dir, oldTarget)))
-	}
+	v.t.Helper()
+	_, err := kubeletvolume.Write(v.dir, files, nil)
+	require.NoError(v.t, err)
 }
 
 func (v *secretVolume) setPair(p testPair) {

@@ -239,8 +239,7 @@ func TestInvalidSourceNotWritten(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// A fresh volume per case: the kubelet never removes a key's
-			// symlink, so "key missing" needs one that never had it.
+			// A fresh volume per case: only that case's files.
 			vol := newSecretVolume(t)
 			vol.update(tc.files)
 			s2 := newTestSyncer(t, vol.dir, dest)

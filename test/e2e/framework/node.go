@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -22,7 +23,6 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,6 +31,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
 // Node simulates one node of the cluster on this machine, for the parts of a
@@ -39,11 +41,10 @@ import (
 //   - a root directory standing for the node's "/": host paths (hostPath
 //     volumes, files a MachineConfig writes) live below it;
 //   - the kubelet's projection of a pod's Secret and ConfigMap volumes, kept
-//     in sync with the live objects the way the kubelet does it (atomic
-//     writer: a timestamped directory, the "..data" symlink swapped by
-//     rename, top-level symlinks into "..data"), see KubeletVolume;
-//   - containers of that pod run as local processes (StartPodProcess) with
-//     those volumes mounted where the pod mounts them, see StartContainer.
+//     in sync with the live objects the way the kubelet does it, see
+//     KubeletVolume;
+//   - containers of that pod run as local processes (StartPodProcess with
+//     Node) with those volumes mounted where the pod mounts them.
 //
 // It shares the machine's network: the node's IP is 127.0.0.1. Everything is
 // removed when the test ends. It needs root (hostPath directories owned by
@@ -62,9 +63,7 @@ type Node struct {
 	podName   string
 	podUID    string
 	spec      corev1.PodSpec
-
-	mu      sync.Mutex
-	volumes map[string]*KubeletVolume
+	volumes   map[string]*KubeletVolume
 }
 
 // NewNode prepares a node that will run a pod of namespace with spec (e.g. a
@@ -203,6 +202,17 @@ func (n *Node) volumeDir(plugin, name string) string {
 	return n.HostPath(path.Join("/var/lib/kubelet/pods", n.podUID, "volumes", plugin, name))
 }
 
+// pod is the node's pod as the API server has it once scheduled there.
+func (n *Node) pod() *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: n.podName, Namespace: n.namespace, UID: types.UID(n.podUID)},
+		Spec:       *n.spec.DeepCopy(),
+		Status:     corev1.PodStatus{HostIP: n.IP, PodIP: n.IP},
+	}
+	pod.Spec.NodeName = n.Name
+	return pod
+}
+
 // MountVolumes starts the kubelet's projection of the pod's Secret and
 // ConfigMap volumes: it waits until each one holds the live object's keys
 // (the kubelet does not start a pod before that), then polls the objects
@@ -213,52 +223,24 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	for _, v := range n.spec.Volumes {
-		var kv *KubeletVolume
-		switch {
-		case v.Secret != nil:
-			src := v.Secret
-			kv = &KubeletVolume{Name: v.Name, Dir: n.volumeDir("kubernetes.io~secret", v.Name), mode: src.DefaultMode, items: src.Items,
-				get: func(ctx context.Context) (map[string][]byte, string, error) {
-					s, err := n.client.CoreV1().Secrets(n.namespace).Get(ctx, src.SecretName, metav1.GetOptions{})
-					if err != nil {
-						return nil, "", err
-					}
-					return s.Data, s.ResourceVersion, nil
-				}}
-		case v.ConfigMap != nil:
-			src := v.ConfigMap
-			kv = &KubeletVolume{Name: v.Name, Dir: n.volumeDir("kubernetes.io~configmap", v.Name), mode: src.DefaultMode, items: src.Items,
-				get: func(ctx context.Context) (map[string][]byte, string, error) {
-					cm, err := n.client.CoreV1().ConfigMaps(n.namespace).Get(ctx, src.Name, metav1.GetOptions{})
-					if apierrors.IsNotFound(err) && src.Optional != nil && *src.Optional {
-						// The kubelet mounts a missing optional ConfigMap empty.
-						return map[string][]byte{}, "", nil
-					}
-					if err != nil {
-						return nil, "", err
-					}
-					data := map[string][]byte{}
-					for k, s := range cm.Data {
-						data[k] = []byte(s)
-					}
-					for k, b := range cm.BinaryData {
-						data[k] = b
-					}
-					return data, cm.ResourceVersion, nil
-				}}
-		default:
+	pod := n.pod()
+	for _, v := range pod.Spec.Volumes {
+		plugin := "kubernetes.io~secret"
+		if v.ConfigMap != nil {
+			plugin = "kubernetes.io~configmap"
+		} else if v.Secret == nil {
 			continue
 		}
+		kv := &KubeletVolume{Name: v.Name, Dir: n.volumeDir(plugin, v.Name), fetch: func(ctx context.Context) (map[string][]byte, map[string]os.FileMode, error) {
+			return volumePayload(ctx, n.client, pod, "", nil, v)
+		}}
 		require.NoError(t, os.MkdirAll(kv.Dir, 0o755))
 		if err := wait.PollUntilContextCancel(Context(t, 2*time.Minute), time.Second, true, func(context.Context) (bool, error) {
 			return kv.sync(ctx) == nil, nil
 		}); err != nil {
-			t.Fatalf("volume %s: %v (last error: %v); the kubelet would not start the pod", v.Name, err, kv.LastError())
+			t.Fatalf("volume %s: %v (last error: %v); the kubelet would not start the pod", v.Name, err, kv.lastError())
 		}
-		n.mu.Lock()
 		n.volumes[v.Name] = kv
-		n.mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -269,7 +251,7 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 
 // UpdatePodSpec replaces the pod's spec, as when a DaemonSet rolls out a new
 // pod template on the node; the volumes must be the same (they stay mounted).
-// Running containers keep running; start the new ones with StartContainer.
+// Running containers keep running; start the new ones with StartPodProcess.
 func (n *Node) UpdatePodSpec(t testing.TB, spec corev1.PodSpec) {
 	t.Helper()
 	if !equality.Semantic.DeepEqual(n.spec.Volumes, spec.Volumes) {
@@ -279,37 +261,30 @@ func (n *Node) UpdatePodSpec(t testing.TB, spec corev1.PodSpec) {
 }
 
 // Volume returns the projected volume name (after MountVolumes), or nil.
-func (n *Node) Volume(name string) *KubeletVolume {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.volumes[name]
+func (n *Node) Volume(name string) *KubeletVolume { return n.volumes[name] }
+
+// volumeDirs maps the names of the projected volumes to their directories.
+func (n *Node) volumeDirs() map[string]string {
+	dirs := map[string]string{}
+	for name, kv := range n.volumes {
+		dirs[name] = kv.Dir
+	}
+	return dirs
 }
 
-// KubeletVolume is a Secret or ConfigMap volume as the kubelet projects it:
-//
-//	Dir/..2006_01_02_15_04_05.NNNN/<key>   the payload, files with the volume's mode
-//	Dir/..data -> ..2006_01_02_15_04_05.NNNN
-//	Dir/<key>  -> ..data/<key>
-//
-// An update writes a new timestamped directory, points a new symlink at it,
-// renames that over "..data" (the one atomic step), adds and removes
-// top-level symlinks, and removes the previous directory. Readers that open
-// Dir/<key> never see a partial file, but two files read one after the other
-// may come from two versions.
+// KubeletVolume is a Secret or ConfigMap volume as the kubelet projects it
+// (test/kubeletvolume: a timestamped directory, "..data" swapped by rename,
+// top-level symlinks into "..data"), rewritten when the object's projected
+// content changes. Readers that open Dir/<key> never see a partial file, but
+// two files read one after the other may come from two versions.
 type KubeletVolume struct {
 	Name string
 	Dir  string
 
-	mode  *int32
-	items []corev1.KeyToPath
-	get   func(context.Context) (map[string][]byte, string, error)
-
-	mu       sync.Mutex
-	current  map[string][]byte
-	version  string
-	updates  []time.Time
-	lastErr  error
-	lastSync time.Time
+	fetch   func(context.Context) (map[string][]byte, map[string]os.FileMode, error)
+	mu      sync.Mutex
+	current map[string][]byte
+	lastErr error
 }
 
 // File returns the projected content of key, as of the last update.
@@ -322,147 +297,29 @@ func (v *KubeletVolume) File(key string) []byte {
 // Path is the path a container sees key at.
 func (v *KubeletVolume) Path(key string) string { return filepath.Join(v.Dir, key) }
 
-// Updates returns the times "..data" was swapped to new content (the first
-// projection included).
-func (v *KubeletVolume) Updates() []time.Time {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return append([]time.Time(nil), v.updates...)
-}
-
-// LastError is the error of the last sync, nil if it succeeded.
-func (v *KubeletVolume) LastError() error {
+func (v *KubeletVolume) lastError() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.lastErr
 }
 
+// sync projects the object's content when it differs from the last one.
 func (v *KubeletVolume) sync(ctx context.Context) error {
-	err := v.doSync(ctx)
-	v.mu.Lock()
-	v.lastErr = err
-	v.lastSync = time.Now()
-	v.mu.Unlock()
-	return err
-}
-
-func (v *KubeletVolume) doSync(ctx context.Context) error {
-	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	data, version, err := v.get(gctx)
-	if err != nil {
-		return err
+	files, modes, err := v.fetch(ctx)
+	v.mu.Lock()
+	same := err == nil && v.current != nil && maps.EqualFunc(files, v.current, bytes.Equal)
+	v.mu.Unlock()
+	if err == nil && !same {
+		_, err = kubeletvolume.Write(v.Dir, files, modes)
 	}
 	v.mu.Lock()
-	unchanged := version == v.version
-	v.mu.Unlock()
-	if unchanged {
-		return nil
+	defer v.mu.Unlock()
+	if v.lastErr = err; err == nil {
+		v.current = files
 	}
-	payload := map[string][]byte{}
-	modes := map[string]os.FileMode{}
-	mode := os.FileMode(0o644)
-	if v.mode != nil {
-		mode = os.FileMode(*v.mode)
-	}
-	if len(v.items) == 0 {
-		for k, d := range data {
-			payload[k], modes[k] = d, mode
-		}
-	} else {
-		for _, it := range v.items {
-			d, ok := data[it.Key]
-			if !ok {
-				return fmt.Errorf("key %s not found", it.Key)
-			}
-			if strings.Contains(it.Path, "/") {
-				return fmt.Errorf("item path %s: nested paths are not simulated", it.Path)
-			}
-			payload[it.Path], modes[it.Path] = d, mode
-			if it.Mode != nil {
-				modes[it.Path] = os.FileMode(*it.Mode)
-			}
-		}
-	}
-	v.mu.Lock()
-	same := len(payload) == len(v.current)
-	for k, d := range payload {
-		same = same && bytes.Equal(d, v.current[k])
-	}
-	v.mu.Unlock()
-	if same {
-		v.mu.Lock()
-		v.version = version
-		v.mu.Unlock()
-		return nil
-	}
-	swapped, err := v.write(payload, modes)
-	if err != nil {
-		return err
-	}
-	v.mu.Lock()
-	v.current, v.version = payload, version
-	v.updates = append(v.updates, swapped)
-	v.mu.Unlock()
-	return nil
-}
-
-// write performs one atomic-writer update of the volume directory and
-// returns when "..data" was swapped, i.e. when readers started to see the
-// new content.
-func (v *KubeletVolume) write(payload map[string][]byte, modes map[string]os.FileMode) (swapped time.Time, err error) {
-	dataLink := filepath.Join(v.Dir, "..data")
-	old, _ := os.Readlink(dataLink)
-
-	ts, err := os.MkdirTemp(v.Dir, time.Now().UTC().Format("..2006_01_02_15_04_05."))
-	if err != nil {
-		return swapped, err
-	}
-	if err := os.Chmod(ts, 0o755); err != nil {
-		return swapped, err
-	}
-	for k, d := range payload {
-		p := filepath.Join(ts, k)
-		if err := os.WriteFile(p, d, modes[k]); err != nil {
-			return swapped, err
-		}
-		if err := os.Chmod(p, modes[k]); err != nil {
-			return swapped, err
-		}
-	}
-	tmpLink := filepath.Join(v.Dir, "..data_tmp")
-	_ = os.Remove(tmpLink)
-	if err := os.Symlink(filepath.Base(ts), tmpLink); err != nil {
-		return swapped, err
-	}
-	if err := os.Rename(tmpLink, dataLink); err != nil {
-		return swapped, err
-	}
-	swapped = time.Now()
-	for k := range payload {
-		link := filepath.Join(v.Dir, k)
-		if _, err := os.Lstat(link); os.IsNotExist(err) {
-			if err := os.Symlink(filepath.Join("..data", k), link); err != nil {
-				return swapped, err
-			}
-		}
-	}
-	entries, err := os.ReadDir(v.Dir)
-	if err != nil {
-		return swapped, err
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "..") {
-			continue
-		}
-		if _, ok := payload[e.Name()]; !ok {
-			_ = os.Remove(filepath.Join(v.Dir, e.Name()))
-		}
-	}
-	if old != "" && old != filepath.Base(ts) {
-		return swapped, os.RemoveAll(filepath.Join(v.Dir, old))
-	}
-	return swapped, nil
+	return err
 }
 
 // WriteServiceAccountKubeconfig writes, below the node's root, a kubeconfig
@@ -478,55 +335,6 @@ func (n *Node) WriteServiceAccountKubeconfig(t testing.TB, admin *rest.Config, n
 	require.NoError(t, clientcmd.WriteToFile(*kc, p))
 	require.NoError(t, os.Chmod(p, 0o644))
 	return p
-}
-
-// ContainerOptions configure StartContainer.
-type ContainerOptions struct {
-	// Binary is the local file the container's image would run.
-	Binary string
-	// RewriteArgs may change the arguments after $(VAR) expansion, e.g. to
-	// move a listening port that is taken on this machine or to point at a
-	// port another simulated component listens on.
-	RewriteArgs func([]string) []string
-	// ExtraArgs are appended, e.g. --kubeconfig where a pod would use its
-	// in-cluster configuration.
-	ExtraArgs []string
-}
-
-// StartContainer runs the container name of the node's pod as a local
-// process with StartPodProcess: its Secret and ConfigMap volumes are the
-// node's kubelet projections (MountVolumes), which follow the live objects,
-// and its hostPath volumes lie below the node's root. Stopped when the test
-// ends.
-func (n *Node) StartContainer(t testing.TB, name string, opts ContainerOptions) *Process {
-	t.Helper()
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: n.podName, Namespace: n.namespace, UID: types.UID(n.podUID)},
-		Spec:       *n.spec.DeepCopy(),
-		Status:     corev1.PodStatus{HostIP: n.IP, PodIP: n.IP},
-	}
-	pod.Spec.NodeName = n.Name
-	c := containerOf(t, pod, name)
-	entry := name
-	if len(c.Command) > 0 {
-		entry = path.Base(c.Command[0])
-	}
-	n.mu.Lock()
-	volumes := map[string]string{}
-	for v, kv := range n.volumes {
-		volumes[v] = kv.Dir
-	}
-	n.mu.Unlock()
-	return StartPodProcess(t, n.admin, PodProcessOptions{
-		Pod: pod, Container: name, Binaries: map[string]string{entry: opts.Binary},
-		Volumes: volumes, HostRoot: n.Root,
-		RewriteArgs: func(args []string) []string {
-			if opts.RewriteArgs != nil {
-				args = opts.RewriteArgs(args)
-			}
-			return append(args, opts.ExtraArgs...)
-		},
-	})
 }
 
 // e2eLogPath returns a new log file path under _output/e2e-logs.
@@ -610,60 +418,65 @@ type CRIO struct {
 // copy of its log in _output/e2e-logs.
 func StartCRIO(t testing.TB, opts CRIOOptions) *CRIO {
 	t.Helper()
-	root := RepoRoot(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(opts.Dir, "crio.conf.d"), 0o755))
 	for name, data := range opts.DropIns {
 		require.NoError(t, os.WriteFile(filepath.Join(opts.Dir, "crio.conf.d", name), data, 0o644))
 	}
-	c := &CRIO{Dir: opts.Dir, MetricsPort: opts.MetricsPort, env: append(os.Environ(),
-		"CRIO_DIR="+opts.Dir,
-		"CRIO_METRICS_PORT="+strconv.Itoa(opts.MetricsPort),
-		"CRIO_START_TIMEOUT=120",
-	)}
+	c := &CRIO{Dir: opts.Dir, MetricsPort: opts.MetricsPort, env: []string{"CRIO_METRICS_PORT=" + strconv.Itoa(opts.MetricsPort)}}
 	if opts.ProbeCA != "" {
 		c.env = append(c.env, "CRIO_METRICS_CA="+opts.ProbeCA)
 	}
-	// CRI-O 1.34 opens 5 inotify instances (certificate, seccomp notifier,
-	// hooks, CNI and config watchers) and exits with "too many open files"
-	// when it cannot; the limit is per user and shared with every other
-	// process of that user on the machine (local control planes take 15
-	// each).
-	if free, limit, err := InotifyInstancesFree(); err == nil && free < crioInotifyInstances {
-		t.Fatalf("only %d of fs.inotify.max_user_instances=%d inotify instances are free for uid %d, CRI-O needs %d: "+
-			"stop other local clusters or raise the limit (sysctl -w fs.inotify.max_user_instances=512)",
-			free, limit, os.Geteuid(), crioInotifyInstances)
-	}
-	script := filepath.Join(root, "hack", "crio.sh")
 	t.Cleanup(func() {
-		cmd := exec.Command(script, "stop")
-		cmd.Env = c.env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("hack/crio.sh stop: %v\n%s", err, out)
+		if err := crioScript(t, "stop", c.Dir, c.env...); err != nil {
+			t.Error(err)
 		}
-		if log, err := os.ReadFile(filepath.Join(opts.Dir, "crio.log")); err == nil {
-			p := e2eLogPath(t, "crio")
-			if err := os.WriteFile(p, log, 0o644); err == nil {
-				t.Logf("CRI-O log: %s", p)
-			}
-		}
+		keepCRIOLog(t, c.Dir, "crio")
 	})
 	start := time.Now()
-	cmd := exec.Command(script, "start")
-	cmd.Env = c.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		hint := ""
-		if bytes.Contains(out, []byte("too many open files")) {
-			free, limit, _ := InotifyInstancesFree()
-			hint = fmt.Sprintf("\nCRI-O ran out of inotify instances (%d of fs.inotify.max_user_instances=%d free now): "+
-				"stop other local clusters or raise the limit (sysctl -w fs.inotify.max_user_instances=512)", free, limit)
-		}
-		t.Fatalf("hack/crio.sh start: %v\n%s%s", err, out, hint)
+	if err := crioScript(t, "start", c.Dir, c.env...); err != nil {
+		t.Fatal(err)
 	}
 	pid, err := c.Pid()
 	require.NoError(t, err)
 	t.Logf("CRI-O started in %s (pid %d, metrics https://127.0.0.1:%d, dir %s)", time.Since(start).Round(time.Millisecond), pid, opts.MetricsPort, opts.Dir)
 	return c
+}
+
+// crioScript runs hack/crio.sh action (start or stop) for the CRI-O of dir
+// (CRIO_DIR), with env (more of the script's variables) added to the test's
+// environment.
+func crioScript(t testing.TB, action, dir string, env ...string) error {
+	t.Helper()
+	// CRI-O 1.34 opens 5 inotify instances (certificate, seccomp notifier,
+	// hooks, CNI and config watchers) and exits with "too many open files"
+	// when it cannot; the limit is per user and shared with every other
+	// process of that user on the machine (local control planes take 15
+	// each).
+	hint := "stop other local clusters or raise the limit (sysctl -w fs.inotify.max_user_instances=512)"
+	if free, limit, err := InotifyInstancesFree(); action == "start" && err == nil && free < crioInotifyInstances {
+		t.Fatalf("only %d of fs.inotify.max_user_instances=%d inotify instances are free for uid %d, CRI-O needs %d: %s",
+			free, limit, os.Geteuid(), crioInotifyInstances, hint)
+	}
+	cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "crio.sh"), action)
+	cmd.Env = append(os.Environ(), append([]string{"CRIO_DIR=" + dir, "CRIO_START_TIMEOUT=120"}, env...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil && bytes.Contains(out, []byte("too many open files")) {
+		free, limit, _ := InotifyInstancesFree()
+		return fmt.Errorf("hack/crio.sh %s: %v\n%s\nCRI-O ran out of inotify instances (%d of fs.inotify.max_user_instances=%d free now): %s", action, err, out, free, limit, hint)
+	} else if err != nil {
+		return fmt.Errorf("hack/crio.sh %s (%v): %v\n%s", action, env, err, out)
+	}
+	return nil
+}
+
+// keepCRIOLog copies the log of the CRI-O of dir to _output/e2e-logs.
+func keepCRIOLog(t testing.TB, dir, what string) {
+	t.Helper()
+	if log, err := os.ReadFile(filepath.Join(dir, "crio.log")); err == nil {
+		if p := e2eLogPath(t, what); os.WriteFile(p, log, 0o644) == nil {
+			t.Logf("%s log: %s", what, p)
+		}
+	}
 }
 
 // crioInotifyInstances is how many inotify instances CRI-O 1.34 opens.

@@ -247,7 +247,7 @@ type Process struct {
 	// /readyz; empty for a pod's container (StartPodProcess).
 	Listen string
 	// Args are the arguments of a pod's container it runs
-	// (Node.StartContainer).
+	// (StartPodProcess).
 	Args []string
 	done chan struct{}
 }

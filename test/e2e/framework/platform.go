@@ -9,17 +9,12 @@ package framework
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"hash/fnv"
-	"math/big"
 	"net"
 	"net/http"
 	"net/url"
@@ -33,13 +28,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift/library-go/pkg/crypto"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -135,7 +133,7 @@ func InstallPlatformContainerRuntime(t testing.TB, admin *rest.Config, nodes []s
 			}
 		}
 	})
-	for _, mc := range PlatformMachineConfigs(t) {
+	for _, mc := range platformMachineConfigs(t) {
 		if strings.HasSuffix(mc.GetName(), "-container-runtime") {
 			p.createMachineConfig(t, ctx, mc)
 		}
@@ -170,7 +168,7 @@ func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
 	p.proxy = true
-	for _, mc := range PlatformMachineConfigs(t) {
+	for _, mc := range platformMachineConfigs(t) {
 		if strings.HasSuffix(mc.GetName(), "-kubelet") {
 			p.createMachineConfig(t, ctx, mc)
 		}
@@ -308,64 +306,7 @@ type PlatformPKI struct {
 	// ClientCert is that pair, for Go clients.
 	ClientCert tls.Certificate
 
-	clientCA, servingCA *testCA
-}
-
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newTestCA(cn string) (*testCA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          randomSerial(),
-		Subject:               pkix.Name{CommonName: cn},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
-	}
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
-}
-
-func randomSerial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	return n
-}
-
-// issue returns a certificate and key (PEM) signed by the CA.
-func (ca *testCA) issue(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	tmpl.SerialNumber = randomSerial()
-	tmpl.NotBefore = time.Now().Add(-time.Hour)
-	tmpl.NotAfter = time.Now().Add(24 * time.Hour)
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
+	clientCA, servingCA *crypto.CA
 }
 
 // NewPlatformPKI generates the CAs and prometheus-k8s's client certificate
@@ -376,37 +317,44 @@ func NewPlatformPKI(t testing.TB) *PlatformPKI {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	p := &PlatformPKI{Dir: dir}
-	if p.clientCA, err = newTestCA("e2e-kubelet-client-ca"); err != nil {
-		t.Fatal(err)
-	}
-	if p.servingCA, err = newTestCA("e2e-kubelet-serving-ca"); err != nil {
-		t.Fatal(err)
-	}
-	certPEM, keyPEM, err := p.clientCA.issue(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: PrometheusK8sUser},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
-	require.NoError(t, err)
-	if p.ClientCert, err = tls.X509KeyPair(certPEM, keyPEM); err != nil {
-		t.Fatal(err)
-	}
+	files := map[string][]byte{}
 	p.ClientCAFile, p.ServingCAFile = filepath.Join(dir, "kubelet-client-ca.crt"), filepath.Join(dir, "kubelet-serving-ca.crt")
+	p.clientCA, files[p.ClientCAFile] = newTestCA(t, "e2e-kubelet-client-ca")
+	p.servingCA, files[p.ServingCAFile] = newTestCA(t, "e2e-kubelet-serving-ca")
+	client, err := p.clientCA.MakeClientCertificateForDuration(&user.DefaultInfo{Name: PrometheusK8sUser}, 24*time.Hour)
+	require.NoError(t, err)
 	p.ClientCertFile, p.ClientKeyFile = filepath.Join(dir, "prometheus-k8s.crt"), filepath.Join(dir, "prometheus-k8s.key")
-	for file, data := range map[string][]byte{p.ClientCAFile: p.clientCA.pem, p.ServingCAFile: p.servingCA.pem, p.ClientCertFile: certPEM, p.ClientKeyFile: keyPEM} {
+	files[p.ClientCertFile], files[p.ClientKeyFile], err = client.GetPEMBytes()
+	require.NoError(t, err)
+	p.ClientCert, err = tls.X509KeyPair(files[p.ClientCertFile], files[p.ClientKeyFile])
+	require.NoError(t, err)
+	for file, data := range files {
 		require.NoError(t, os.WriteFile(file, data, 0o600))
 	}
 	return p
 }
 
+// newTestCA is a CA valid for a day, and its certificate (PEM).
+func newTestCA(t testing.TB, cn string) (*crypto.CA, []byte) {
+	t.Helper()
+	cfg, err := crypto.MakeSelfSignedCAConfigForDuration(cn, 24*time.Hour)
+	require.NoError(t, err)
+	pem, err := crypto.EncodeCertificates(cfg.Certs...)
+	require.NoError(t, err)
+	return &crypto.CA{Config: cfg, SerialGenerator: &crypto.RandomSerialGenerator{}}, pem
+}
+
 // kubeletServingPEM is a kubelet serving certificate and its key in one PEM
 // file, as the kubelet keeps kubelet-server-<date>.pem.
 func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
-	certPEM, keyPEM, err := p.servingCA.issue(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:    []string{node},
-		IPAddresses: []net.IP{net.ParseIP(ip)},
+	cfg, err := p.servingCA.MakeServerCertForDuration(sets.New(node, ip), 24*time.Hour, func(c *x509.Certificate) error {
+		c.Subject = pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	certPEM, keyPEM, err := cfg.GetPEMBytes()
 	return append(certPEM, keyPEM...), err
 }
 
@@ -415,7 +363,7 @@ func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
 // through the proxy.
 func (p *PlatformPKI) HTTPClient(withClientCert bool) *http.Client {
 	pool := x509.NewCertPool()
-	pool.AddCert(p.servingCA.cert)
+	pool.AddCert(p.servingCA.Config.Certs[0])
 	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	if withClientCert {
 		cfg.Certificates = []tls.Certificate{p.ClientCert}
@@ -449,7 +397,7 @@ type PlatformNode struct {
 	ProxyArgs []string
 	// CRIODir is hack/crio.sh's CRIO_DIR for this node.
 	CRIODir string
-	// CRIORestarts counts restarts by RestartCRIO (ApplyOperatorMachineConfigs,
+	// CRIORestarts counts restarts by restartCRIO (ApplyOperatorMachineConfigs,
 	// SetCRIODropIn).
 	CRIORestarts int
 	// CRIOBin, when set, is the executable the node's next CRI-O starts
@@ -526,7 +474,9 @@ func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name 
 	serving, err := pki.kubeletServingPEM(name, ip)
 	require.NoError(t, err)
 	dated := "kubelet-server-" + time.Now().UTC().Format("2006-01-02-15-04-05") + ".pem"
-	writeNodeFile(t, n.HostPath(nodeKubeletClientCA), pki.clientCA.pem, 0o644)
+	clientCA, err := os.ReadFile(pki.ClientCAFile)
+	require.NoError(t, err)
+	writeNodeFile(t, n.HostPath(nodeKubeletClientCA), clientCA, 0o644)
 	writeNodeFile(t, n.HostPath(filepath.Join(filepath.Dir(nodeKubeletServingPair), dated)), serving, 0o600)
 	require.NoError(t, os.Symlink(dated, n.HostPath(nodeKubeletServingPair)))
 	writeNodeFile(t, n.HostPath(nodeKubeletKubeconfig), kubeconfigBytes(t, admin), 0o600)
@@ -658,8 +608,7 @@ func metricsCertConfigured(dropIns map[string][]byte) bool {
 	return cert != ""
 }
 
-// MetricsURL is the node's CRI-O metrics endpoint.
-func (pn *PlatformNode) MetricsURL() string {
+func (pn *PlatformNode) metricsURL() string {
 	if pn.CRIOServesTLS() {
 		return "https://" + pn.MetricsAddr + "/metrics"
 	}
@@ -669,54 +618,32 @@ func (pn *PlatformNode) MetricsURL() string {
 // CRIOServesTLS tells whether the node's CRI-O serves its metrics over TLS.
 func (pn *PlatformNode) CRIOServesTLS() bool { return pn.crioTLS == "external" }
 
+// crioEnv is hack/crio.sh's environment for the node's CRI-O.
 func (pn *PlatformNode) crioEnv() []string {
-	env := os.Environ()
+	env := []string{"CRIO_METRICS_TLS=" + pn.crioTLS, "CRIO_METRICS_HOST=" + pn.IP, "CRIO_METRICS_PORT=" + strconv.Itoa(platformCRIOPort)}
 	if pn.CRIOBin != "" {
 		env = append(env, "CRIO_BIN="+pn.CRIOBin)
 	}
-	return append(env,
-		"CRIO_DIR="+pn.CRIODir,
-		"CRIO_METRICS_TLS="+pn.crioTLS,
-		"CRIO_METRICS_HOST="+pn.IP,
-		"CRIO_METRICS_PORT="+strconv.Itoa(platformCRIOPort),
-		"CRIO_START_TIMEOUT=120",
-	)
+	return env
 }
 
 func (pn *PlatformNode) startCRIO(t testing.TB) {
 	t.Helper()
-	if free, limit, err := InotifyInstancesFree(); err == nil && free < crioInotifyInstances {
-		t.Fatalf("only %d of fs.inotify.max_user_instances=%d inotify instances are free, CRI-O needs %d: "+
-			"stop other local clusters or raise the limit (sysctl -w fs.inotify.max_user_instances=512)", free, limit, crioInotifyInstances)
-	}
 	start := time.Now()
-	cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "crio.sh"), "start")
-	cmd.Env = pn.crioEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("node %s: hack/crio.sh start (CRIO_METRICS_TLS=%s): %v\n%s", pn.Name, pn.crioTLS, err, out)
+	if err := crioScript(t, "start", pn.CRIODir, pn.crioEnv()...); err != nil {
+		t.Fatalf("node %s: %v", pn.Name, err)
 	}
-	scheme := "http"
-	if pn.CRIOServesTLS() {
-		scheme = "https"
-	}
-	t.Logf("node %s: CRI-O started in %s, metrics %s://%s (dir %s)", pn.Name, time.Since(start).Round(time.Millisecond), scheme, pn.MetricsAddr, pn.CRIODir)
+	t.Logf("node %s: CRI-O started in %s, metrics %s (dir %s)", pn.Name, time.Since(start).Round(time.Millisecond), pn.metricsURL(), pn.CRIODir)
 }
 
 // stopCRIO stops the node's CRI-O; final keeps a copy of its log.
 func (pn *PlatformNode) stopCRIO(t testing.TB, final bool) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "crio.sh"), "stop")
-	cmd.Env = pn.crioEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("node %s: hack/crio.sh stop: %v\n%s", pn.Name, err, out)
+	if err := crioScript(t, "stop", pn.CRIODir, pn.crioEnv()...); err != nil {
+		t.Errorf("node %s: %v", pn.Name, err)
 	}
 	if final {
-		if log, err := os.ReadFile(filepath.Join(pn.CRIODir, "crio.log")); err == nil {
-			p := e2eLogPath(t, "crio-"+pn.Name)
-			if err := os.WriteFile(p, log, 0o644); err == nil {
-				t.Logf("node %s: CRI-O log %s", pn.Name, p)
-			}
-		}
+		keepCRIOLog(t, pn.CRIODir, "crio-"+pn.Name)
 	}
 }
 
@@ -725,41 +652,22 @@ func (pn *PlatformNode) stopCRIO(t testing.TB, final bool) {
 // CRI-O's log format, when a drop-in of the node's CRI-O contains line,
 // and runs the real CRI-O otherwise. Set it as the node's CRIOBin.
 func (pn *PlatformNode) CRIOFailingWith(t testing.TB, line, why string) string {
-	t.Helper()
-	crio := filepath.Join(RepoRoot(t), "_output", "bin", "crio")
-	script := fmt.Sprintf(`#!/bin/sh
-# A test's fault: CRI-O that cannot start with %q in a drop-in.
-dir=
-prev=
-for a in "$@"; do [ "$prev" = --config-dir ] && dir=$a; prev=$a; done
-if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then
+	return pn.crioWithFault(t, "crio-with-fault", "cannot start", line, fmt.Sprintf(`
   printf 'time="%%s" level=fatal msg=%%s\n' "$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)" %s >&2
-  exit 1
-fi
-exec %s "$@"
-`, line, shellQuote(line), shellQuote(strconv.Quote(why)), shellQuote(crio))
-	path := filepath.Join(pn.CRIODir, "crio-with-fault")
-	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
-	return path
+  exit 1`, shellQuote(strconv.Quote(why))))
 }
 
 // CRIOHangingWith writes an executable that stands for a CRI-O build that
 // hangs after it started with a setting: when a drop-in of the node's CRI-O
 // contains line, it runs the real CRI-O and freezes it (SIGSTOP) a second
 // after its metrics endpoint first answered, so that systemd (here
-// hack/crio.sh, which polls every 0.2 s) saw it start, the node stays Ready, and only its metrics
-// stop answering. The freeze ends when the drop-in no longer holds line (a
-// rollback writes the drop-in before it restarts CRI-O), so that the
-// restart stops it cleanly. Set it as the node's CRIOBin.
+// hack/crio.sh, which polls every 0.2 s) saw it start, the node stays
+// Ready, and only its metrics stop answering. The freeze ends when the
+// drop-in no longer holds line (a rollback writes the drop-in before it
+// restarts CRI-O), so that the restart stops it cleanly. Set it as the
+// node's CRIOBin.
 func (pn *PlatformNode) CRIOHangingWith(t testing.TB, line string) string {
-	t.Helper()
-	crio := filepath.Join(RepoRoot(t), "_output", "bin", "crio")
-	script := fmt.Sprintf(`#!/bin/sh
-# A test's fault: CRI-O that hangs after it started with %q in a drop-in.
-dir=
-prev=
-for a in "$@"; do [ "$prev" = --config-dir ] && dir=$a; prev=$a; done
-if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then
+	return pn.crioWithFault(t, "crio-hanging", "hangs after it started", line, fmt.Sprintf(`
   pid=$$
   (
     until curl -sk --max-time 1 -o /dev/null %s; do sleep 0.2; done
@@ -767,20 +675,32 @@ if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then
     kill -STOP $pid
     while grep -qsxF %s "$dir"/*.conf; do sleep 0.2; done
     kill -CONT $pid
-  ) </dev/null >/dev/null 2>&1 &
+  ) </dev/null >/dev/null 2>&1 &`, shellQuote(pn.metricsURL()), shellQuote(line)))
+}
+
+// crioWithFault writes the executable name that runs fault (shell) when a
+// drop-in of CRI-O's --config-dir holds line, then the real CRI-O.
+func (pn *PlatformNode) crioWithFault(t testing.TB, name, what, line, fault string) string {
+	t.Helper()
+	script := fmt.Sprintf(`#!/bin/sh
+# A test's fault: CRI-O that %s with %q in a drop-in.
+dir=
+prev=
+for a in "$@"; do [ "$prev" = --config-dir ] && dir=$a; prev=$a; done
+if [ -n "$dir" ] && grep -qsxF %s "$dir"/*.conf; then%s
 fi
 exec %s "$@"
-`, line, shellQuote(line), shellQuote(pn.MetricsURL()), shellQuote(line), shellQuote(crio))
-	path := filepath.Join(pn.CRIODir, "crio-hanging")
+`, what, line, shellQuote(line), fault, shellQuote(filepath.Join(RepoRoot(t), "_output", "bin", "crio")))
+	path := filepath.Join(pn.CRIODir, name)
 	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	return path
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// RestartCRIO restarts the node's CRI-O, as systemctl restart crio.service
+// restartCRIO restarts the node's CRI-O, as systemctl restart crio.service
 // does.
-func (pn *PlatformNode) RestartCRIO(t testing.TB) {
+func (pn *PlatformNode) restartCRIO(t testing.TB) {
 	t.Helper()
 	pn.stopCRIO(t, false)
 	pn.startCRIO(t)
@@ -808,7 +728,7 @@ func (pn *PlatformNode) SetCRIODropIn(t testing.TB, name string, data []byte) bo
 		return false
 	}
 	t.Logf("node %s: drop-in %s %s; restarting CRI-O", pn.Name, name, what)
-	pn.RestartCRIO(t)
+	pn.restartCRIO(t)
 	return true
 }
 
@@ -972,7 +892,7 @@ func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstruc
 	}
 	sort.Strings(names)
 	t.Logf("node %s: operator drop-ins now %v; restarting CRI-O", pn.Name, names)
-	pn.RestartCRIO(t)
+	pn.restartCRIO(t)
 	return true
 }
 

@@ -287,10 +287,10 @@ func unitList(units []map[string]interface{}) []interface{} {
 	return out
 }
 
-// PlatformMachineConfigs returns the MachineConfigs the fixture puts on the
+// platformMachineConfigs returns the MachineConfigs the fixture puts on the
 // API server: 01-<role>-kubelet and 01-<role>-container-runtime per role
 // (the same files for every role).
-func PlatformMachineConfigs(t testing.TB) []*unstructured.Unstructured {
+func platformMachineConfigs(t testing.TB) []*unstructured.Unstructured {
 	t.Helper()
 	kubelet, err := platformKubeletFiles()
 	require.NoError(t, err)

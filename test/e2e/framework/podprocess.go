@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,12 +22,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
 // PodProcessOptions configure StartPodProcess.
 type PodProcessOptions struct {
 	// Pod is the pod as the API server has it: scheduled, with the volumes
-	// admission added (the ServiceAccount token volume).
+	// admission added (the ServiceAccount token volume). Default Node's.
 	Pod *corev1.Pod
 	// Container is the name of the container to run; default the first.
 	Container string
@@ -38,13 +41,11 @@ type PodProcessOptions struct {
 	// would run, e.g. "cluster-node-operator" to
 	// _output/bin/cluster-node-operator.
 	Binaries map[string]string
-	// Volumes maps volume names to directories of this machine that are
-	// bind-mounted as they are (e.g. a Node's kubelet projections, which
-	// follow the live objects) instead of a copy made at the start.
-	Volumes map[string]string
-	// HostRoot is the "/" of the node the pod runs on, for hostPath
-	// volumes (Node.Root); without it a hostPath volume fails the test.
-	HostRoot string
+	// Node is the node the pod runs on: its pod (when Pod is nil), its root
+	// for hostPath volumes (without a Node a hostPath volume fails the
+	// test) and its kubelet projections (MountVolumes), bind-mounted as they
+	// are so that they follow the live objects.
+	Node *Node
 	// RewriteArgs may change the container's arguments. The process shares
 	// the machine's network, which a pod would not: use it to move a
 	// listening port, and nothing else.
@@ -69,7 +70,7 @@ type PodProcessOptions struct {
 //     ServiceAccount tokens minted with the TokenRequest API (bound to the pod
 //     when the ServiceAccount is the pod's), kube-root-ca.crt and the
 //     namespace, emptyDirs as tmpfs, hostPath volumes bind-mounted from
-//     below HostRoot; read-only mounts read-only. So the
+//     below the Node's root; read-only mounts read-only. So the
 //     process finds its in-cluster configuration where client-go looks for
 //     it, and authenticates as the ServiceAccount, not as the test;
 //   - the securityContext: the user (non-root), no new privileges, no
@@ -87,7 +88,13 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pod := opts.Pod
+	pod, hostRoot, projections := opts.Pod, "", map[string]string{}
+	if opts.Node != nil {
+		hostRoot, projections = opts.Node.Root, opts.Node.volumeDirs()
+		if pod == nil {
+			pod = opts.Node.pod()
+		}
+	}
 	c := containerOf(t, pod, opts.Container)
 	for _, e := range c.Env {
 		if e.Name == "OPERATOR_IMAGE_VERSION" {
@@ -106,18 +113,15 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		opts.UID = 1000650000
 	}
 
-	root := RepoRoot(t)
-	stage, err := os.MkdirTemp(filepath.Join(root, "_output"), "e2e-pod-")
+	stage, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-pod-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(stage) })
 
-	// Environment.
 	env, err := podEnvironment(ctx, client, admin, pod, c)
 	require.NoError(t, err, "pod %s container %s", pod.Name, c.Name)
-	expand := func(s string) string { return expandVars(s, env) }
 	var argv []string
 	for _, a := range append(append([]string{}, c.Command...), c.Args...) {
-		argv = append(argv, expand(a))
+		argv = append(argv, expandVars(a, env))
 	}
 	if len(c.Command) == 0 {
 		argv = append([]string{c.Name}, argv...)
@@ -130,55 +134,87 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		argv = append(argv[:1], opts.RewriteArgs(argv[1:])...)
 	}
 
-	// Volumes.
+	r := &podRun{t: t, ctx: ctx, client: client, pod: pod, c: c, sa: sa, bound: bound, stage: stage, hostRoot: hostRoot, projections: projections}
+	r.mountVolumes()
+	uid := r.securityContext(opts.UID)
+	args := append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", r.script.String(), "pod-" + pod.Name, binary}, argv[1:]...)
+	cmd := exec.Command("unshare", args...)
+	cmd.Env = env.list()
+	o := startLogged(t, cmd, e2eLogPath(t, c.Name))
+	o.Args = argv[1:]
+	t.Logf("container %s of pod %s/%s runs as local process %d (uid %d, ServiceAccount %s): %q; log: %s",
+		c.Name, pod.Namespace, pod.Name, cmd.Process.Pid, uid, sa, argv, o.LogPath)
+	return o
+}
+
+// podRun is the shell script that sets up a container's mount namespace
+// and execs it, and what writing it needs.
+type podRun struct {
+	t               testing.TB
+	ctx             context.Context
+	client          kubernetes.Interface
+	pod, bound      *corev1.Pod
+	c               corev1.Container
+	sa              string
+	stage, hostRoot string
+	projections     map[string]string
+	script          strings.Builder
+	overlays        map[string]bool
+	overlaid        []string
+}
+
+// overlay makes a mount point this machine lacks (an image would have it,
+// e.g. /etc/tls/private) in the mount namespace only: its nearest existing
+// ancestor directory is covered with an overlay whose writable layer is a
+// tmpfs, and the directory created there (a top-level directory such as
+// /host is made, empty, on this machine: "/" is not overlaid). Nothing else
+// is written to this machine's filesystem. Mounts below that ancestor are
+// not carried into the overlay.
+func (r *podRun) overlay(target string) {
+	anc := path.Dir(target)
+	for {
+		if fi, err := os.Stat(anc); err == nil {
+			if !fi.IsDir() {
+				r.t.Fatalf("mount point %s: %s is not a directory", target, anc)
+			}
+			break
+		}
+		anc = path.Dir(anc)
+	}
+	if anc == "/" {
+		anc = "/" + strings.Split(target, "/")[1]
+		require.NoError(r.t, os.MkdirAll(anc, 0o755))
+	}
+	if !r.overlays[anc] {
+		r.overlays[anc] = true
+		r.overlaid = append(r.overlaid, anc)
+		layer := filepath.Join(r.stage, "overlay-"+strconv.Itoa(len(r.overlays)))
+		require.NoError(r.t, os.MkdirAll(layer, 0o755))
+		fmt.Fprintf(&r.script, "mount -n -t tmpfs -o mode=0755 tmpfs %q\nmkdir %q/upper %q/work\n", layer, layer, layer)
+		fmt.Fprintf(&r.script, "mount -n -t overlay overlay -o lowerdir=%s,upperdir=%s/upper,workdir=%s/work %q\n", anc, layer, layer, anc)
+	}
+}
+
+// mountVolumes writes the mounts of the container's volumes at their
+// mountPaths.
+func (r *podRun) mountVolumes() {
+	t, c := r.t, r.c
 	volumes := map[string]corev1.Volume{}
-	for _, v := range pod.Spec.Volumes {
+	for _, v := range r.pod.Spec.Volumes {
 		volumes[v.Name] = v
 	}
-	var script strings.Builder
-	script.WriteString("set -eu\n")
+	r.script.WriteString("set -eu\n")
 	// The host's /run (and /var/run) is replaced by an empty tmpfs, in which
 	// the pod's mounts below /run are made.
-	script.WriteString("mount -n -t tmpfs -o mode=0755 tmpfs /run\n")
-	// A mount point elsewhere that this machine lacks (a top-level directory
-	// such as /host is made, empty, on this machine: "/" is not overlaid) (an image would have
-	// it, e.g. /etc/tls/private) is made in the mount namespace only: its
-	// nearest existing ancestor directory is covered with an overlay whose
-	// writable layer is a tmpfs, and the directory created there. Nothing is
-	// written to this machine's filesystem. Mounts below that ancestor are
-	// not carried into the overlay.
-	overlays := map[string]bool{}
-	var overlaid []string
-	overlay := func(target string) {
-		anc := path.Dir(target)
-		for {
-			if fi, err := os.Stat(anc); err == nil {
-				if !fi.IsDir() {
-					t.Fatalf("mount point %s: %s is not a directory", target, anc)
-				}
-				break
-			}
-			anc = path.Dir(anc)
-		}
-		if anc == "/" {
-			anc = "/" + strings.Split(target, "/")[1]
-			require.NoError(t, os.MkdirAll(anc, 0o755))
-		}
-		if !overlays[anc] {
-			overlays[anc] = true
-			overlaid = append(overlaid, anc)
-			layer := filepath.Join(stage, "overlay-"+strconv.Itoa(len(overlays)))
-			require.NoError(t, os.MkdirAll(layer, 0o755))
-			fmt.Fprintf(&script, "mount -n -t tmpfs -o mode=0755 tmpfs %q\nmkdir %q/upper %q/work\n", layer, layer, layer)
-			fmt.Fprintf(&script, "mount -n -t overlay overlay -o lowerdir=%s,upperdir=%s/upper,workdir=%s/work %q\n", anc, layer, layer, anc)
-		}
+	r.script.WriteString("mount -n -t tmpfs -o mode=0755 tmpfs /run\n")
+	underRun := func(target string) bool {
+		return target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
 	}
 	// Overlays first, so that they cover none of the pod's mounts.
+	r.overlays = map[string]bool{}
 	for _, m := range c.VolumeMounts {
-		target := path.Clean(m.MountPath)
-		underRun := target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
-		if _, err := os.Stat(target); err != nil && !underRun {
-			overlay(target)
+		if _, err := os.Stat(path.Clean(m.MountPath)); err != nil && !underRun(path.Clean(m.MountPath)) {
+			r.overlay(path.Clean(m.MountPath))
 		}
 	}
 	for i, m := range c.VolumeMounts {
@@ -190,45 +226,49 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 			t.Fatalf("volume mount %s: no such volume", m.Name)
 		}
 		target := path.Clean(m.MountPath)
-		underRun := target == "/run" || strings.HasPrefix(target, "/run/") || strings.HasPrefix(target, "/var/run/")
-		if !underRun {
-			if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
-				t.Fatalf("volume mount %s at %s: not a directory on this machine", m.Name, target)
-			}
+		if fi, err := os.Stat(target); !underRun(target) && err == nil && !fi.IsDir() {
+			t.Fatalf("volume mount %s at %s: not a directory on this machine", m.Name, target)
 		}
-		dir := filepath.Join(stage, strconv.Itoa(i))
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		mode := "0755"
-		if local, ok := opts.Volumes[m.Name]; ok || v.HostPath != nil {
+		if local, ok := r.projections[m.Name]; ok || v.HostPath != nil {
 			if !ok {
-				local = hostPathDir(t, opts.HostRoot, v.HostPath)
+				local = hostPathDir(t, r.hostRoot, v.HostPath)
 			}
-			fmt.Fprintf(&script, "mkdir -p %q\nmount -n --bind %q %q\n", target, local, target)
+			fmt.Fprintf(&r.script, "mkdir -p %q\nmount -n --bind %q %q\n", target, local, target)
 			if m.ReadOnly {
-				fmt.Fprintf(&script, "mount -n -o remount,bind,ro %q\n", target)
+				fmt.Fprintf(&r.script, "mount -n -o remount,bind,ro %q\n", target)
 			}
 			continue
 		}
+		dir, mode := filepath.Join(r.stage, strconv.Itoa(i)), "0755"
+		require.NoError(t, os.MkdirAll(dir, 0o755))
 		switch {
 		case v.EmptyDir != nil:
 			mode = "1777"
 		case v.Secret != nil, v.ConfigMap != nil, v.Projected != nil:
-			if err := stageVolume(ctx, client, pod, sa, bound, v, dir); err != nil {
-				t.Fatalf("pod %s volume %s: %v (the kubelet would not start the pod)", pod.Name, v.Name, err)
+			files, modes, err := volumePayload(r.ctx, r.client, r.pod, r.sa, r.bound, v)
+			if err == nil {
+				_, err = kubeletvolume.Write(dir, files, modes)
+			}
+			if err != nil {
+				t.Fatalf("pod %s volume %s: %v (the kubelet would not start the pod)", r.pod.Name, v.Name, err)
 			}
 		default:
 			t.Fatalf("volume %s: only emptyDir, secret, configMap and projected volumes are supported", v.Name)
 		}
-		fmt.Fprintf(&script, "mkdir -p %q\nmount -n -t tmpfs -o mode=%s tmpfs %q\ncp -a %q/. %q/\n", target, mode, target, dir, target)
+		fmt.Fprintf(&r.script, "mkdir -p %q\nmount -n -t tmpfs -o mode=%s tmpfs %q\ncp -a %q/. %q/\n", target, mode, target, dir, target)
 		if m.ReadOnly {
-			fmt.Fprintf(&script, "mount -n -o remount,ro %q\n", target)
+			fmt.Fprintf(&r.script, "mount -n -o remount,ro %q\n", target)
 		}
 	}
+}
 
-	// Security context.
-	uid, gid := opts.UID, int64(0)
+// securityContext writes what the pod's and the container's security
+// contexts ask for, and the exec of the container as its user (uid when
+// they set none), which it returns.
+func (r *podRun) securityContext(uid int64) int64 {
+	gid := int64(0)
 	var groups []string
-	psc, csc := pod.Spec.SecurityContext, c.SecurityContext
+	psc, csc := r.pod.Spec.SecurityContext, r.c.SecurityContext
 	if psc != nil {
 		if psc.RunAsUser != nil {
 			uid = *psc.RunAsUser
@@ -251,31 +291,25 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		readOnlyRoot = csc.ReadOnlyRootFilesystem != nil && *csc.ReadOnlyRootFilesystem
 		noNewPrivs = csc.AllowPrivilegeEscalation != nil && !*csc.AllowPrivilegeEscalation
 		if csc.Capabilities != nil {
-			for _, d := range csc.Capabilities.Drop {
-				dropAll = dropAll || d == "ALL"
-			}
+			dropAll = slices.Contains(csc.Capabilities.Drop, "ALL")
 		}
 	}
 	nonRoot := (psc != nil && psc.RunAsNonRoot != nil && *psc.RunAsNonRoot) || (csc != nil && csc.RunAsNonRoot != nil && *csc.RunAsNonRoot)
 	if nonRoot && uid == 0 {
-		t.Fatalf("container %s must run as non-root but would run as root", c.Name)
+		r.t.Fatalf("container %s must run as non-root but would run as root", r.c.Name)
 	}
 	if readOnlyRoot {
-		script.WriteString("mount -n -o remount,bind,ro /\n")
-		for _, anc := range overlaid {
-			fmt.Fprintf(&script, "mount -n -o remount,bind,ro %q\n", anc)
+		for _, dir := range append([]string{"/"}, r.overlaid...) {
+			fmt.Fprintf(&r.script, "mount -n -o remount,bind,ro %q\n", dir)
 		}
 	}
-	workDir := c.WorkingDir
+	workDir := r.c.WorkingDir
 	if workDir == "" {
 		workDir = "/"
 	}
-	fmt.Fprintf(&script, "cd %q\n", workDir)
-	setpriv := []string{"setpriv", "--reuid=" + strconv.FormatInt(uid, 10), "--regid=" + strconv.FormatInt(gid, 10)}
+	setpriv := []string{"setpriv", "--reuid=" + strconv.FormatInt(uid, 10), "--regid=" + strconv.FormatInt(gid, 10), "--clear-groups"}
 	if len(groups) > 0 {
-		setpriv = append(setpriv, "--groups="+strings.Join(groups, ","))
-	} else {
-		setpriv = append(setpriv, "--clear-groups")
+		setpriv[3] = "--groups=" + strings.Join(groups, ",")
 	}
 	if noNewPrivs {
 		setpriv = append(setpriv, "--no-new-privs")
@@ -283,16 +317,8 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	if dropAll {
 		setpriv = append(setpriv, "--bounding-set=-all", "--inh-caps=-all")
 	}
-	script.WriteString("exec " + strings.Join(setpriv, " ") + " -- \"$@\"\n")
-
-	args := append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", script.String(), "pod-" + pod.Name, binary}, argv[1:]...)
-	cmd := exec.Command("unshare", args...)
-	cmd.Env = env.list()
-	o := startLogged(t, cmd, e2eLogPath(t, c.Name))
-	o.Args = argv[1:]
-	t.Logf("container %s of pod %s/%s runs as local process %d (uid %d, ServiceAccount %s): %q; log: %s",
-		c.Name, pod.Namespace, pod.Name, cmd.Process.Pid, uid, sa, argv, o.LogPath)
-	return o
+	fmt.Fprintf(&r.script, "cd %q\nexec %s -- \"$@\"\n", workDir, strings.Join(setpriv, " "))
+	return uid
 }
 
 // hostPathDir is where a hostPath volume lives below the node's root, made
@@ -300,7 +326,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 func hostPathDir(t testing.TB, root string, hp *corev1.HostPathVolumeSource) string {
 	t.Helper()
 	if root == "" {
-		t.Fatalf("hostPath %s: the pod runs on no node (HostRoot)", hp.Path)
+		t.Fatalf("hostPath %s: the pod runs on no node (PodProcessOptions.Node)", hp.Path)
 	}
 	dir := filepath.Join(root, hp.Path)
 	switch {
@@ -461,42 +487,31 @@ func podField(pod *corev1.Pod, fieldPath string) (string, error) {
 	return "", fmt.Errorf("unsupported field path %s", fieldPath)
 }
 
-// stageVolume writes a Secret, ConfigMap or projected volume's files to dir.
-func stageVolume(ctx context.Context, client kubernetes.Interface, pod *corev1.Pod, sa string, bound *corev1.Pod, v corev1.Volume, dir string) error {
-	write := func(name string, data []byte, mode *int32, defaultMode *int32) error {
-		m := os.FileMode(0o644)
+// volumePayload is what the kubelet projects for a Secret, ConfigMap or
+// projected volume: the files (path -> content) and their modes.
+func volumePayload(ctx context.Context, client kubernetes.Interface, pod *corev1.Pod, sa string, bound *corev1.Pod, v corev1.Volume) (map[string][]byte, map[string]os.FileMode, error) {
+	files, modes := map[string][]byte{}, map[string]os.FileMode{}
+	put := func(name string, data []byte, mode, defaultMode *int32) {
+		files[name], modes[name] = data, 0o644
 		if defaultMode != nil {
-			m = os.FileMode(*defaultMode)
+			modes[name] = os.FileMode(*defaultMode)
 		}
 		if mode != nil {
-			m = os.FileMode(*mode)
+			modes[name] = os.FileMode(*mode)
 		}
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, m); err != nil {
-			return err
-		}
-		return os.Chmod(p, m)
 	}
 	keysToPaths := func(data map[string][]byte, items []corev1.KeyToPath, defaultMode *int32) error {
 		if len(items) == 0 {
 			for k, d := range data {
-				if err := write(k, d, nil, defaultMode); err != nil {
-					return err
-				}
+				put(k, d, nil, defaultMode)
 			}
-			return nil
 		}
 		for _, it := range items {
 			d, ok := data[it.Key]
 			if !ok {
 				return fmt.Errorf("key %s not found", it.Key)
 			}
-			if err := write(it.Path, d, it.Mode, defaultMode); err != nil {
-				return err
-			}
+			put(it.Path, d, it.Mode, defaultMode)
 		}
 		return nil
 	}
@@ -534,14 +549,17 @@ func stageVolume(ctx context.Context, client kubernetes.Interface, pod *corev1.P
 		}
 		return keysToPaths(data, items, mode)
 	}
+	var err error
 	switch {
 	case v.Secret != nil:
-		return secret(v.Secret.SecretName, v.Secret.Optional, v.Secret.Items, v.Secret.DefaultMode)
+		err = secret(v.Secret.SecretName, v.Secret.Optional, v.Secret.Items, v.Secret.DefaultMode)
 	case v.ConfigMap != nil:
-		return configMap(v.ConfigMap.Name, v.ConfigMap.Optional, v.ConfigMap.Items, v.ConfigMap.DefaultMode)
+		err = configMap(v.ConfigMap.Name, v.ConfigMap.Optional, v.ConfigMap.Items, v.ConfigMap.DefaultMode)
 	case v.Projected != nil:
 		for _, src := range v.Projected.Sources {
-			var err error
+			if err != nil {
+				break
+			}
 			switch {
 			case src.Secret != nil:
 				err = secret(src.Secret.Name, src.Secret.Optional, src.Secret.Items, v.Projected.DefaultMode)
@@ -556,31 +574,26 @@ func stageVolume(ctx context.Context, client kubernetes.Interface, pod *corev1.P
 					opts.ExpirationSeconds = *src.ServiceAccountToken.ExpirationSeconds
 				}
 				var token string
-				token, err = ServiceAccountToken(ctx, client, pod.Namespace, sa, opts)
-				if err == nil {
-					err = write(src.ServiceAccountToken.Path, []byte(token), nil, v.Projected.DefaultMode)
+				if token, err = ServiceAccountToken(ctx, client, pod.Namespace, sa, opts); err == nil {
+					put(src.ServiceAccountToken.Path, []byte(token), nil, v.Projected.DefaultMode)
 				}
 			case src.DownwardAPI != nil:
 				for _, it := range src.DownwardAPI.Items {
 					if it.FieldRef == nil {
-						return fmt.Errorf("downward API item %s: only fieldRef is supported", it.Path)
+						return nil, nil, fmt.Errorf("downward API item %s: only fieldRef is supported", it.Path)
 					}
-					var value string
-					if value, err = podField(pod, it.FieldRef.FieldPath); err == nil {
-						err = write(it.Path, []byte(value), it.Mode, v.Projected.DefaultMode)
+					value, ferr := podField(pod, it.FieldRef.FieldPath)
+					if ferr != nil {
+						return nil, nil, ferr
 					}
-					if err != nil {
-						break
-					}
+					put(it.Path, []byte(value), it.Mode, v.Projected.DefaultMode)
 				}
 			default:
 				err = fmt.Errorf("unsupported projected source")
 			}
-			if err != nil {
-				return err
-			}
 		}
-		return nil
+	default:
+		err = fmt.Errorf("unsupported volume")
 	}
-	return fmt.Errorf("unsupported volume")
+	return files, modes, err
 }

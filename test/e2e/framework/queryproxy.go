@@ -13,10 +13,8 @@ package framework
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,8 +23,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift/library-go/pkg/crypto"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 // OperatorServiceAccount is the operator's ServiceAccount (manifests/).
@@ -43,7 +44,7 @@ type QueryProxy struct {
 	CAFile string
 
 	dir, certFile, keyFile string
-	ca                     *testCA
+	caPEM                  []byte
 	Process                *Process
 }
 
@@ -58,20 +59,14 @@ func NewQueryProxy(t testing.TB) *QueryProxy {
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	q := &QueryProxy{dir: dir, Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(t))}
 	q.URL = "https://" + q.Addr
-	if q.ca, err = newTestCA("e2e-service-ca"); err != nil {
-		t.Fatal(err)
-	}
-	certPEM, keyPEM, err := q.ca.issue(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: "thanos-querier.openshift-monitoring.svc"},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:    []string{"thanos-querier.openshift-monitoring.svc"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var ca *crypto.CA
+	ca, q.caPEM = newTestCA(t, "e2e-service-ca")
+	serving, err := ca.MakeServerCertForDuration(sets.New("thanos-querier.openshift-monitoring.svc", "127.0.0.1"), 24*time.Hour)
+	require.NoError(t, err)
+	certPEM, keyPEM, err := serving.GetPEMBytes()
+	require.NoError(t, err)
 	q.CAFile, q.certFile, q.keyFile = filepath.Join(dir, "service-ca.crt"), filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	for file, data := range map[string][]byte{q.CAFile: q.ca.pem, q.certFile: certPEM, q.keyFile: keyPEM} {
+	for file, data := range map[string][]byte{q.CAFile: q.caPEM, q.certFile: certPEM, q.keyFile: keyPEM} {
 		if err := os.WriteFile(file, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +103,7 @@ func (q *QueryProxy) Start(t testing.TB, prom *Prometheus) {
 func (q *QueryProxy) Query(t testing.TB, token, query string) (int, string) {
 	t.Helper()
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(q.ca.pem)
+	pool.AppendCertsFromPEM(q.caPEM)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	req, err := http.NewRequest(http.MethodGet, q.URL+"/api/v1/query?query="+url.QueryEscape(query), nil)
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -81,11 +80,7 @@ func (c *CRIO) Socket() string { return filepath.Join(c.Dir, "crio.sock") }
 // test's cleanup stopping it again is harmless).
 func StopCRIO(t testing.TB, c *CRIO) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "crio.sh"), "stop")
-	cmd.Env = c.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hack/crio.sh stop: %v\n%s", err, out)
-	}
+	require.NoError(t, crioScript(t, "stop", c.Dir, c.env...))
 }
 
 // FakeKubelet serves, on 127.0.0.1, the kubelet metrics the rules read

@@ -117,7 +117,8 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 	n.ApplyMachineConfig(t, opts.MachineConfig)
 
 	// cert-syncer first: CRI-O must find a matching pair at start.
-	n.Syncer = n.StartContainer(t, "cert-syncer", ContainerOptions{Binary: filepath.Join(root, "_output", "bin", "cert-syncer")})
+	n.Syncer = StartPodProcess(t, admin, PodProcessOptions{Node: n.Node, Container: "cert-syncer",
+		Binaries: map[string]string{"cert-syncer": filepath.Join(root, "_output", "bin", "cert-syncer")}})
 	var hostDir string
 	for _, v := range pod.Spec.Volumes {
 		if v.HostPath != nil {
@@ -138,17 +139,17 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 	n.CRIO = StartCRIO(t, CRIOOptions{Dir: filepath.Join(n.Root, "crio"), MetricsPort: FreePort(t), DropIns: n.CRIODropIns(t), ProbeCA: probeCA})
 
 	kubeconfig := n.WriteServiceAccountKubeconfig(t, admin, pod.Namespace, pod.Spec.ServiceAccountName)
-	n.Proxy = n.StartContainer(t, "kube-rbac-proxy", ContainerOptions{
-		Binary: filepath.Join(root, "_output", "bin", "kube-rbac-proxy"),
+	n.Proxy = StartPodProcess(t, admin, PodProcessOptions{
+		Node: n.Node, Container: "kube-rbac-proxy",
+		Binaries: map[string]string{"kube-rbac-proxy": filepath.Join(root, "_output", "bin", "kube-rbac-proxy")},
 		RewriteArgs: func(args []string) []string {
 			for i, a := range args {
 				if strings.HasPrefix(a, "--upstream=https://127.0.0.1:9537/") {
 					args[i] = fmt.Sprintf("--upstream=https://127.0.0.1:%d/", n.CRIO.MetricsPort)
 				}
 			}
-			return args
+			return append(args, "--kubeconfig="+kubeconfig)
 		},
-		ExtraArgs: []string{"--kubeconfig=" + kubeconfig},
 	})
 	for _, a := range n.Proxy.Args {
 		if strings.HasPrefix(a, "--secure-listen-address=") {
