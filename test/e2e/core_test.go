@@ -84,23 +84,8 @@ func TestCoreClusterOperatorStatus(t *testing.T) {
 
 	t.Run("CollectionProfile", func(t *testing.T) { testCollectionProfileStatus(t, c) })
 
-	// Every relatedObject resolves with a GET, as `oc adm inspect` does.
-	a := framework.NewApplier(t, c.Config)
-	require.NotEmpty(t, co.Status.RelatedObjects)
-	for _, ref := range co.Status.RelatedObjects {
-		assert.Equal(t, strings.ToLower(ref.Resource), ref.Resource, "resource names are lowercase")
-		gvr, err := a.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
-		if !assert.NoError(t, err, "relatedObject %+v has no served resource", ref) {
-			continue
-		}
-		var err2 error
-		if ref.Namespace != "" {
-			_, err2 = c.Dynamic.Resource(gvr).Namespace(ref.Namespace).Get(context.Background(), ref.Name, metav1.GetOptions{})
-		} else {
-			_, err2 = c.Dynamic.Resource(gvr).Get(context.Background(), ref.Name, metav1.GetOptions{})
-		}
-		assert.NoError(t, err2, "relatedObject %+v does not resolve", ref)
-	}
+	// Every relatedObject resolves, as `oc adm inspect` needs.
+	framework.CheckRelatedObjects(t, c.Config, co)
 }
 
 // TestCoreInvalidInputIsRefused: the CRD schema refuses bad values with a

@@ -70,18 +70,12 @@ func TestNMState(t *testing.T) {
 		run  func(*testing.T)
 	}{
 		{"BareMetalDeployedByDefault", e.testBareMetalDeployedByDefault},
-		{"NoWritesAtSteadyState", e.testNoWritesAtSteadyState},
 		{"NMStateOperatorDeploysItsHandler", e.testOperandDeploysItsHandler},
 		{"HandlerUnavailablePastTheGrace", e.testHandlerUnavailable},
-		{"OLMInstallElsewhereThenTakeover", e.testOLMElsewhere},
 		{"OLMInstallAdoptsTheDeploymentThenTakeover", e.testOLMSameNamespace},
 		{"AWSNotDeployedUntilOptIn", e.testAWSNotDeployedUntilOptIn},
-		{"OptOutKeepsNodeNetworkConfigurationPolicies", e.testOptOutKeepsPolicies},
 		{"FirstPodNotReadyYetIsDeploying", e.testFirstPodNotReadyYet},
 		{"KnobFlippedTenTimes", e.testKnobFlippedTenTimes},
-		{"OptInWhileTheNamespaceTerminates", e.testOptInWhileNamespaceTerminates},
-		{"AdministratorsNMStateIsAdoptedAndKept", e.testAdoption},
-		{"HostedControlPlaneNeverDeployed", e.testHostedControlPlane},
 	} {
 		start := time.Now()
 		ok := t.Run(s.name, s.run)
@@ -138,55 +132,18 @@ func (e *nmstateEnv) testBareMetalDeployedByDefault(t *testing.T) {
 	}
 }
 
-// testNoWritesAtSteadyState: across a resync, nothing of the stack is
-// written, and neither are its conditions. ResyncNow runs every controller's
-// periodic sync without waiting out the minute; TestCoreNoWritesAtSteadyState
-// waits two real minutes for the whole operator, this stack included.
-func (e *nmstateEnv) testNoWritesAtSteadyState(t *testing.T) {
-	before := e.versions(t)
-	e.c.ResyncNow(t, e.op)
-	t.Logf("%d objects checked across a resync of every controller", len(before))
-	assert.Equal(t, before, e.versions(t), "resourceVersions (and the time of the NMStateStack status apply) changed at steady state")
-}
-
-// versions returns the resourceVersion of every object of the stack, and when
-// the NMStateStack field manager last changed the NodeOperator status.
-func (e *nmstateEnv) versions(t *testing.T) map[string]string {
+// statusApplied is when the NMStateStack field manager last wrote the
+// NodeOperator's status.
+func (e *nmstateEnv) statusApplied(t *testing.T) string {
 	t.Helper()
-	ctx := framework.Context(t, time.Minute)
-	out := map[string]string{}
-	get := func(gvr schema.GroupVersionResource, ns, name string) {
-		var u *unstructured.Unstructured
-		var err error
-		if ns == "" {
-			u, err = e.c.Dynamic.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
-		} else {
-			u, err = e.c.Dynamic.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-		}
-		require.NoError(t, err, "%s %s", gvr.Resource, name)
-		out[gvr.Resource+"/"+name] = u.GetResourceVersion()
-	}
-	rbac := func(r string) schema.GroupVersionResource {
-		return schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: r}
-	}
-	get(crdGVR, "", "nmstates.nmstate.io")
-	get(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", nmstateNamespace)
-	get(schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, nmstateNamespace, nmstateDeployment)
-	get(rbac("clusterroles"), "", nmstateDeployment)
-	get(rbac("clusterrolebindings"), "", nmstateDeployment)
-	get(rbac("roles"), nmstateNamespace, nmstateDeployment)
-	get(rbac("rolebindings"), nmstateNamespace, nmstateDeployment)
-	get(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, nmstateNamespace, nmstateDeployment)
-	get(nmstatesGVR, "", nmstateCR)
-
-	u, err := e.c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Get(ctx, nodev1alpha1.SingletonName, metav1.GetOptions{})
+	no, err := e.c.NodeOperator(framework.Context(t, time.Minute))
 	require.NoError(t, err)
-	for _, m := range u.GetManagedFields() {
+	for _, m := range no.GetManagedFields() {
 		if m.Manager == "NMStateStack" {
-			out["nodeoperator status by NMStateStack"] = m.Time.String()
+			return m.Time.String()
 		}
 	}
-	return out
+	return ""
 }
 
 // testAWSNotDeployedUntilOptIn: on AWS nothing of the stack exists and the
@@ -223,28 +180,6 @@ func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 	t.Logf("deployed and Available %s after opting in", time.Since(start).Round(100*time.Millisecond))
 }
 
-// testOptOutKeepsPolicies: a NodeNetworkConfigurationPolicy created while
-// the stack was on is there, unchanged, after the opt-out, and so are the
-// CRDs. Starts with the stack opted in on AWS.
-func (e *nmstateEnv) testOptOutKeepsPolicies(t *testing.T) {
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = e.c.Dynamic.Resource(crdGVR).Delete(ctx, nncpCRD(t).GetName(), metav1.DeleteOptions{})
-	})
-	created := e.createPolicy(t)
-	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
-	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.state is Disabled")
-	after, err := e.c.Dynamic.Resource(nncpGVR).Get(framework.Context(t, time.Minute), created.GetName(), metav1.GetOptions{})
-	require.NoError(t, err, "the policy survives the opt-out")
-	assert.Equal(t, created.GetUID(), after.GetUID())
-	assert.Equal(t, created.GetResourceVersion(), after.GetResourceVersion(), "and is unchanged")
-	for _, name := range []string{nncpCRD(t).GetName(), "nmstates.nmstate.io"} {
-		_, err := e.c.Dynamic.Resource(crdGVR).Get(framework.Context(t, time.Minute), name, metav1.GetOptions{})
-		assert.NoError(t, err, "CRD %s survives the opt-out", name)
-	}
-}
-
 // testFirstPodNotReadyYet: after opting in, while the Deployment's first pod
 // exists but is not ready (here: it cannot be scheduled, its node is
 // cordoned), the Deployment is rolled out as far as its controller is
@@ -252,8 +187,11 @@ func (e *nmstateEnv) testOptOutKeepsPolicies(t *testing.T) {
 // not unavailable: NMStateAvailable stays True (reason Deploying) and so does
 // the ClusterOperator (the suite monitor fails the test on any
 // Available=False). On a busy cluster every opt-in goes through this state,
-// for as long as the pod takes to start. Starts and ends opted out on AWS.
+// for as long as the pod takes to start. Starts opted in on AWS, ends opted
+// out.
 func (e *nmstateEnv) testFirstPodNotReadyYet(t *testing.T) {
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
+	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.state is Disabled")
 	const master = "master-0" // the only node the Deployment may run on
 	cordon := func(t testing.TB, unschedulable bool) {
 		t.Helper()
@@ -338,116 +276,6 @@ func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 		}
 		t.Logf("%s: settled %s after the first of 10 flips", run.name, time.Since(start).Round(100*time.Millisecond))
 	}
-}
-
-// testOptInWhileNamespaceTerminates: opting in again while the namespace of
-// the last opt-out is still being finalized waits for it, then deploys, with
-// nothing degraded. Starts deployed (opted in on AWS).
-func (e *nmstateEnv) testOptInWhileNamespaceTerminates(t *testing.T) {
-	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
-	framework.Eventually(t, nmstateWait, 20*time.Millisecond, func() (bool, error) {
-		ns, err := e.kube.CoreV1().Namespaces().Get(context.Background(), nmstateNamespace, metav1.GetOptions{})
-		return err == nil && ns.DeletionTimestamp != nil, nil
-	}, "namespace "+nmstateNamespace+" to be terminating")
-	start := time.Now()
-	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackEnabled)
-	e.c.WaitForNodeOperator(t, nmstateWait, 20*time.Millisecond, func(no *nodev1alpha1.NodeOperator) string {
-		if why := framework.ConditionIs("NMStateProgressing", operatorv1.ConditionTrue, "namespace openshift-nmstate to finish terminating")(no); why != "" {
-			if ns, err := e.kube.CoreV1().Namespaces().Get(context.Background(), nmstateNamespace, metav1.GetOptions{}); apierrors.IsNotFound(err) || (err == nil && ns.DeletionTimestamp == nil) {
-				return "" // finalized before the status could be seen: nothing to observe
-			}
-			return why
-		}
-		return ""
-	})
-	e.waitDeployed(t, "OptedIn")
-	t.Logf("deployed %s after opting in again", time.Since(start).Round(100*time.Millisecond))
-	no, err := e.c.NodeOperator(context.Background())
-	require.NoError(t, err)
-	assert.Equal(t, operatorv1.ConditionFalse, framework.NodeOperatorCondition(no, "NMStateDegraded").Status)
-}
-
-// testAdoption: an NMState that an administrator created before the stack
-// was enabled is used as it is, never written, and survives the opt-out.
-// The API refuses invalid ones. Starts opted in on AWS.
-func (e *nmstateEnv) testAdoption(t *testing.T) {
-	ctx := framework.Context(t, 3*time.Minute)
-	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
-	e.waitRemoved(t, "OptedOut", "not deployed: spec.nmstate.state is Disabled")
-
-	nmstates := e.c.Dynamic.Resource(nmstatesGVR)
-	for _, bad := range []struct {
-		obj  map[string]interface{}
-		want string
-	}{
-		{map[string]interface{}{"metadata": map[string]interface{}{"name": nmstateCR}, "spec": map[string]interface{}{"logLevel": "verbose"}}, "spec.logLevel"},
-	} {
-		bad.obj["apiVersion"], bad.obj["kind"] = "nmstate.io/v1", "NMState"
-		_, err := nmstates.Create(ctx, &unstructured.Unstructured{Object: bad.obj}, metav1.CreateOptions{})
-		if assert.Error(t, err) {
-			assert.True(t, apierrors.IsInvalid(err), "%v", err)
-			assert.Contains(t, err.Error(), bad.want)
-		}
-	}
-
-	admins := &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": "nmstate.io/v1", "kind": "NMState",
-		"metadata": map[string]interface{}{"name": nmstateCR, "labels": map[string]interface{}{"owner": "admin"}},
-		"spec": map[string]interface{}{
-			"nodeSelector":          map[string]interface{}{"node-role.kubernetes.io/worker": ""},
-			"logLevel":              "debug",
-			"probeConfiguration":    map[string]interface{}{"dns": map[string]interface{}{"host": "dns.example.com"}},
-			"selfSignConfiguration": map[string]interface{}{"caRotateInterval": "48h0m0s"},
-		},
-	}}
-	created, err := nmstates.Create(ctx, admins, metav1.CreateOptions{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = e.c.Dynamic.Resource(nmstatesGVR).Delete(ctx, nmstateCR, metav1.DeleteOptions{})
-	})
-	// A CR written for the NMState operator is kept as written, with the
-	// operand's defaults added.
-	for path, want := range map[string]string{"probeConfiguration.dns.host": "dns.example.com", "selfSignConfiguration.caRotateInterval": "48h0m0s",
-		"logLevel": "debug", "metricsConfiguration.bindAddress": ":8089"} {
-		got, _, _ := unstructured.NestedString(created.Object, append([]string{"spec"}, strings.Split(path, ".")...)...)
-		assert.Equal(t, want, got, "spec.%s", path)
-	}
-
-	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackEnabled)
-	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, framework.ConditionIs("NMStateAvailable", operatorv1.ConditionTrue,
-		"NMState nmstate created by an administrator (adopted: its spec is left alone and it is kept on opt-out)"))
-	live, err := nmstates.Get(ctx, nmstateCR, metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, created.GetResourceVersion(), live.GetResourceVersion(), "the administrator's NMState is never written")
-
-	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
-	e.waitRemoved(t, "OptedOut", "NMState nmstate, created by an administrator, is kept")
-	live, err = nmstates.Get(ctx, nmstateCR, metav1.GetOptions{})
-	require.NoError(t, err, "the administrator's NMState survives the opt-out")
-	assert.Equal(t, created.GetResourceVersion(), live.GetResourceVersion())
-	require.NoError(t, nmstates.Delete(ctx, nmstateCR, metav1.DeleteOptions{}))
-}
-
-// testHostedControlPlane: with an external control plane the stack is never
-// deployed, whatever the platform and even when opted in, and the status
-// says why. Starts opted out on AWS.
-func (e *nmstateEnv) testHostedControlPlane(t *testing.T) {
-	e.c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackEnabled)
-	e.waitDeployed(t, "OptedIn")
-	for _, platform := range []configv1.PlatformType{configv1.BareMetalPlatformType, configv1.AWSPlatformType} {
-		e.c.SetInfrastructure(t, platform, configv1.ExternalTopologyMode)
-		e.waitRemoved(t, "HostedControlPlane", "not deployed: the control plane is hosted externally (controlPlaneTopology External)")
-	}
-	no := e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
-		s := framework.StackStatus(no, nodev1alpha1.NMStateStack)
-		if s == nil || s.Enabled || s.Reason != "HostedControlPlane" {
-			return fmt.Sprintf("status.stacks NMState is %+v", s)
-		}
-		return ""
-	})
-	assert.Equal(t, nodev1alpha1.StackEnabled, no.Spec.NMState.State, "opting in does not override a hosted control plane")
 }
 
 // waitDeployed waits until the decision is on for reason (and was made for
@@ -637,10 +465,9 @@ func (e *nmstateEnv) testHandlerUnavailable(t *testing.T) {
 		return ""
 	})
 	assert.Contains(t, framework.COCondition(co, configv1.OperatorAvailable).Message, msg)
-	before := e.versions(t)
+	before := e.statusApplied(t)
 	e.c.ResyncNow(t, e.op)
-	assert.Equal(t, before["nodeoperator status by NMStateStack"], e.versions(t)["nodeoperator status by NMStateStack"],
-		"no status write while the handler stays unavailable")
+	assert.Equal(t, before, e.statusApplied(t), "no status write while the handler stays unavailable")
 
 	double.Resume()
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
@@ -654,29 +481,6 @@ func (e *nmstateEnv) testHandlerUnavailable(t *testing.T) {
 		return ""
 	})
 	end()
-}
-
-// testOLMElsewhere: an administrator installs the NMState operator through
-// OLM in another namespace while the stack runs. The stack steps aside (one
-// NMState operator: its own Deployment goes), stays Available, keeps the
-// NMState and every policy, and changes nothing of OLM's. Uninstalling the
-// OLM operator hands NMState back: the stack deploys its own, and the
-// policy is untouched. Starts and ends deployed on BareMetal.
-func (e *nmstateEnv) testOLMElsewhere(t *testing.T) {
-	policy := e.createPolicy(t)
-	cr := e.nmstate(t)
-	olm := framework.InstallOLMNMState(t, e.c.Config, "e2e-nmstate-olm")
-	e.waitProvidedByOLM(t, olm)
-	ctx := framework.Context(t, time.Minute)
-	_, err := e.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateDeployment, metav1.GetOptions{})
-	assert.True(t, apierrors.IsNotFound(err), "one NMState operator: the stack's Deployment is gone (%v)", err)
-	e.checkKept(t, olm, cr)
-
-	olm.Uninstall(t)
-	e.c.ResyncNow(t, e.op) // OLM's objects are looked at on a resync, not watched
-	e.waitDeployed(t, "PlatformDefault")
-	e.checkPolicyKept(t, policy)
-	assert.Equal(t, cr.GetUID(), e.nmstate(t).GetUID(), "the NMState is the same object")
 }
 
 // testOLMSameNamespace: OLM installs the NMState operator into

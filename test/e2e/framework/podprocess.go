@@ -50,10 +50,6 @@ type PodProcessOptions struct {
 	// the machine's network, which a pod would not: use it to move a
 	// listening port, and nothing else.
 	RewriteArgs func([]string) []string
-	// UID is the user the container runs as when its securityContext sets
-	// none (on OpenShift the SCC assigns one from the namespace's range).
-	// Default 1000650000.
-	UID int64
 }
 
 // StartPodProcess runs a container of a pod as a local process, the way the
@@ -109,9 +105,6 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	if opts.ServiceAccountName != "" && opts.ServiceAccountName != sa {
 		sa, bound = opts.ServiceAccountName, nil
 	}
-	if opts.UID == 0 {
-		opts.UID = 1000650000
-	}
 
 	stage, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-pod-")
 	require.NoError(t, err)
@@ -136,7 +129,9 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 
 	r := &podRun{t: t, ctx: ctx, client: client, pod: pod, c: c, sa: sa, bound: bound, stage: stage, hostRoot: hostRoot, projections: projections}
 	r.mountVolumes()
-	uid := r.securityContext(opts.UID)
+	// On OpenShift the SCC assigns a user from the namespace's range when
+	// the securityContext sets none.
+	uid := r.securityContext(1000650000)
 	args := append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", r.script.String(), "pod-" + pod.Name, binary}, argv[1:]...)
 	cmd := exec.Command("unshare", args...)
 	cmd.Env = env.list()
@@ -400,35 +395,6 @@ func podEnvironment(ctx context.Context, client kubernetes.Interface, admin *res
 	env.set("KUBERNETES_SERVICE_PORT", u.Port())
 	env.set("KUBERNETES_SERVICE_PORT_HTTPS", u.Port())
 
-	for _, from := range c.EnvFrom {
-		var data map[string]string
-		switch {
-		case from.ConfigMapRef != nil:
-			cm, err := client.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, from.ConfigMapRef.Name, metav1.GetOptions{})
-			if err != nil {
-				if apierrors.IsNotFound(err) && from.ConfigMapRef.Optional != nil && *from.ConfigMapRef.Optional {
-					continue
-				}
-				return nil, err
-			}
-			data = cm.Data
-		case from.SecretRef != nil:
-			s, err := client.CoreV1().Secrets(pod.Namespace).Get(ctx, from.SecretRef.Name, metav1.GetOptions{})
-			if err != nil {
-				if apierrors.IsNotFound(err) && from.SecretRef.Optional != nil && *from.SecretRef.Optional {
-					continue
-				}
-				return nil, err
-			}
-			data = map[string]string{}
-			for k, v := range s.Data {
-				data[k] = string(v)
-			}
-		}
-		for k, v := range data {
-			env.set(from.Prefix+k, v)
-		}
-	}
 	for _, e := range c.Env {
 		if e.ValueFrom == nil {
 			env.set(e.Name, expandVars(e.Value, env))
@@ -441,18 +407,6 @@ func podEnvironment(ctx context.Context, client kubernetes.Interface, admin *res
 				return nil, fmt.Errorf("env %s: %w", e.Name, err)
 			}
 			env.set(e.Name, v)
-		case src.ConfigMapKeyRef != nil:
-			cm, err := client.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, src.ConfigMapKeyRef.Name, metav1.GetOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("env %s: %w", e.Name, err)
-			}
-			env.set(e.Name, cm.Data[src.ConfigMapKeyRef.Key])
-		case src.SecretKeyRef != nil:
-			s, err := client.CoreV1().Secrets(pod.Namespace).Get(ctx, src.SecretKeyRef.Name, metav1.GetOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("env %s: %w", e.Name, err)
-			}
-			env.set(e.Name, string(s.Data[src.SecretKeyRef.Key]))
 		default:
 			return nil, fmt.Errorf("env %s: unsupported valueFrom", e.Name)
 		}
@@ -467,22 +421,12 @@ func podField(pod *corev1.Pod, fieldPath string) (string, error) {
 		return pod.Name, nil
 	case "metadata.namespace":
 		return pod.Namespace, nil
-	case "metadata.uid":
-		return string(pod.UID), nil
 	case "spec.nodeName":
 		return pod.Spec.NodeName, nil
-	case "spec.serviceAccountName":
-		return pod.Spec.ServiceAccountName, nil
 	case "status.hostIP":
 		return pod.Status.HostIP, nil
 	case "status.podIP":
 		return pod.Status.PodIP, nil
-	}
-	if m := regexp.MustCompile(`^metadata\.(labels|annotations)\['(.+)'\]$`).FindStringSubmatch(fieldPath); m != nil {
-		if m[1] == "labels" {
-			return pod.Labels[m[2]], nil
-		}
-		return pod.Annotations[m[2]], nil
 	}
 	return "", fmt.Errorf("unsupported field path %s", fieldPath)
 }
