@@ -200,18 +200,6 @@ func (s *suiteState) unreported(now time.Time) []ConditionInterval {
 	return out
 }
 
-// UndeclaredIntervalsNow returns what the suite monitor would fail a test
-// for now, as the failure messages name the intervals, and marks them
-// reported: the suite monitor's own e2e test uses it.
-func UndeclaredIntervalsNow() []string {
-	time.Sleep(200 * time.Millisecond) // events still on their way
-	var out []string
-	for _, iv := range suite.unreported(time.Now()) {
-		out = append(out, undeclared(suiteMonitor(), iv))
-	}
-	return out
-}
-
 func undeclared(mon *ClusterOperatorMonitor, iv ConditionInterval) string {
 	return fmt.Sprintf("origin invariant: %s outside any window declared with framework.ExpectDisruption", mon.describe(iv))
 }
