@@ -821,16 +821,8 @@ func (in *installation) releaseRules(t *testing.T) []ruleCase {
 	return out
 }
 
-// testEachRuleIsNeeded runs the operator once per rule of its release RBAC
-// (E2E_RBAC_SWEEP=none skips), as a ServiceAccount bound to copies of its
-// roles without that rule, from a state where the rule is needed
-// (scenarioFor), and requires the evidence of that very denial: the API
-// server's refusal of the rule's verb and resource in the operator's log,
-// and (evidence) a Degraded or Available=False condition of the
-// ClusterOperator carrying it; or, where no condition can (cannotReport),
-// the refusal retried; or, where the failure is something that does not
-// happen, that state, the refusal retried, and the opposite with the full
-// RBAC.
+// testEachRuleIsNeeded: docs/test-behaviours.md (E2E_RBAC_SWEEP=none
+// skips). Each rule is run from a state where it is needed (scenarioFor).
 func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
 		t.Skip("E2E_RBAC_SWEEP=none")
@@ -1054,6 +1046,15 @@ func (in *installation) clusterOperatorGone(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	return false, err
+}
+
+// liveClusterOperator is ClusterOperator node as it is, nil if unreadable.
+func (in *installation) liveClusterOperator() *configv1.ClusterOperator {
+	co, err := in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	return co
 }
 
 // events counts the operator's events since it started, and those about its
