@@ -82,9 +82,7 @@ func TestInstallAsCVO(t *testing.T) {
 	t.Run("ADeniedWriteTurnsTheClusterOperatorDegraded", in.testDeniedWriteDegrades)
 }
 
-// TestInstallAsCVOHostedProfile installs the manifests of the hypershift
-// profile, whose clusters have no control-plane nodes: the Deployment's
-// hosted variant runs on a worker, and the install completes.
+// TestInstallAsCVOHostedProfile: docs/test-behaviours.md.
 func TestInstallAsCVOHostedProfile(t *testing.T) {
 	in := newInstallation(t, "hypershift")
 	in.apply()
@@ -535,15 +533,8 @@ func (in *installation) getReference(ctx context.Context, ref configv1.ObjectRef
 	return in.dyn.Resource(gvr).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
-// testMetrics: the pod's kube-rbac-proxy serves the operator's /metrics over
-// TLS with the service CA's certificate for metrics.<namespace>.svc; it
-// authenticates the caller (CMO's client certificate, whose CA the API
-// server trusts, or a TokenReview; neither is 401) and authorizes it
-// (SubjectAccessReview for get on /metrics: 403 without RBAC for it;
-// prometheus-k8s is allowed by the manifests' ClusterRoleBinding
-// cluster-node-operator-metrics-reader), then proxies to the operator's
-// plain-HTTP endpoint on loopback. Other paths of the operator (/healthz)
-// are not served to the cluster.
+// testMetrics: docs/test-behaviours.md (MetricsAreServedWithAuthnAndAuthz);
+// prometheus-k8s is allowed by the manifests' cluster-node-operator-metrics-reader.
 func (in *installation) testMetrics(t *testing.T) {
 	ctx := framework.Context(t, 2*time.Minute)
 	if in.proxy == nil || in.proxy.Exited() {
