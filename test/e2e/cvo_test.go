@@ -30,17 +30,8 @@ import (
 
 const hostedDeploymentFile = "0000_50_cluster-node-operator_10_deployment-hosted.yaml"
 
-// TestInstallWithRealCVO installs the release with the real
-// cluster-version operator (hack/tools/cluster-version-operator): a payload
-// made from manifests/ as the release tooling makes it, the CVO started on
-// it as on a new cluster. The operator runs when the CVO's Deployment's pod
-// runs, as that pod would (framework.StartPodProcess: the container's
-// arguments, environment and ServiceAccount). The install is done when
-// ClusterVersion is Available with its history entry Completed; throughout,
-// the ClusterOperator is watched for origin's invariants. The cluster is a
-// bare-metal one that already runs the NMState operator installed through
-// OLM (in openshift-nmstate, as its catalog suggests): the install leaves it
-// alone and node is never Available=False.
+// TestInstallWithRealCVO: docs/test-behaviours.md. The operator runs when
+// the CVO's Deployment's pod runs, as that pod would (podRunner).
 func TestInstallWithRealCVO(t *testing.T) {
 	in := newInstallation(t, "")
 	version := fmt.Sprintf("4.99.0-0.e2e-cvo-%d", time.Now().Unix())
@@ -51,7 +42,7 @@ func TestInstallWithRealCVO(t *testing.T) {
 	t.Cleanup(func() { framework.ResetClusterVersion(t, in.config) })
 	payload := framework.WritePayload(t, t.TempDir(), framework.PayloadOptions{Version: version})
 	in.rel = payload.Release
-	if !payloadHasFile(t, payload, hostedDeploymentFile) {
+	if _, err := os.Stat(filepath.Join(payload.Dir, "release-manifests", hostedDeploymentFile)); err != nil {
 		t.Fatalf("the payload lacks %s: the CVO would not be seen excluding it", hostedDeploymentFile)
 	}
 
@@ -130,12 +121,6 @@ func TestInstallWithRealCVO(t *testing.T) {
 		mon.CheckInvariants(t)
 		t.Logf("clusteroperator/%s conditions (seconds from the monitor's start):\n%s", nodeClusterOperator, mon.Timeline())
 	})
-}
-
-// payloadHasFile tells whether the payload's release-manifests hold a file.
-func payloadHasFile(t *testing.T, p *framework.Payload, name string) bool {
-	_, err := os.Stat(filepath.Join(p.Dir, "release-manifests", name))
-	return err == nil
 }
 
 // operatorBinary is the operator of this working tree.
@@ -306,18 +291,10 @@ func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.D
 		}
 		if cvo.Exited() || time.Now().After(deadline) {
 			t.Fatalf("ClusterVersion (CVO exited: %v) after %s: %s\n%s\n%s\nclusteroperator/%s:\n%s", cvo.Exited(), time.Since(deadline.Add(-timeout)).Round(time.Second), why,
-				framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, describeLiveClusterOperator(r.in))
+				framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, framework.DescribeClusterOperator(r.in.liveClusterOperator()))
 		}
 		time.Sleep(time.Second)
 	}
-}
-
-func describeLiveClusterOperator(in *installation) string {
-	co, err := in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
-	if err != nil {
-		return err.Error()
-	}
-	return framework.DescribeClusterOperator(co)
 }
 
 // containerEnv is the value of an environment variable of a pod's container.
@@ -343,21 +320,10 @@ func containerEnv(pod *corev1.Pod, container, name string) string {
 // commit whose operator does (an earlier one fails the downgrade leg).
 const upgradeFromCommit = "480bc96"
 
-// TestUpgradeWithRealCVO updates a BareMetal cluster of 250 simulated nodes
-// with the real CVO from release N (upgradeFromCommit: its manifests and its
-// operator) to N+1 (the working tree), then back to N, each update forced
-// as the tests' releases are signed by no one. The update payload is staged
-// where the CVO's version Job would have extracted it. Throughout, the
-// ClusterOperator is watched for origin's invariants: never Available=False
-// or Degraded=True after the install, Progressing=True during each update,
-// versions[operator] the desired version once done. Each release has its
-// own image digests, so each update rolls the operands out; by etcd
-// revision, versions[operator] must follow their rollouts and every
-// ClusterOperator write in between must say Progressing=True. The timeline
-// of its conditions and the operands' rollouts are logged. The NodeOperator
-// carries the old spellings of release N's API (oldSpellingSpec): N+1
-// converts them once and keeps deploying the same stacks, and N reads what
-// N+1 wrote after the downgrade.
+// TestUpgradeWithRealCVO: docs/test-behaviours.md. By etcd revision,
+// versions[operator] must follow the operands' rollouts and every
+// ClusterOperator write in between say Progressing=True; the NodeOperator
+// carries release N's old spellings (oldSpellingSpec).
 func TestUpgradeWithRealCVO(t *testing.T) {
 	testStart := time.Now()
 	in := newInstallation(t, "")
@@ -428,7 +394,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	mon := u.mon
 	t.Logf("ClusterVersion:\n%s", framework.DescribeClusterVersion(cv))
 	t.Logf("timeline (seconds from the monitor's start): install of N %s..%s, update %s..%s, downgrade %s..%s; clusteroperator/%s:\n%s",
-		rel(mon, start), rel(mon, installed), rel(mon, upFrom), rel(mon, upDone), rel(mon, downFrom), rel(mon, downDone), nodeClusterOperator, mon.Timeline())
+		mon.Rel(start), mon.Rel(installed), mon.Rel(upFrom), mon.Rel(upDone), mon.Rel(downFrom), mon.Rel(downDone), nodeClusterOperator, mon.Timeline())
 	t.Logf("operands and version, in etcd order per update:\n%s", strings.Join(u.rollouts, "\n"))
 	t.Logf("install %s, update %s, downgrade %s; whole test so far %s",
 		installed.Sub(start).Round(time.Second), upDone.Sub(upFrom).Round(time.Second), downDone.Sub(downFrom).Round(time.Second), time.Since(testStart).Round(time.Second))
@@ -508,9 +474,9 @@ func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Ti
 	}
 	for _, o := range order.Operands {
 		u.rollouts = append(u.rollouts, fmt.Sprintf("  %s: %s changed at %s (revision %d), rolled out at %s (revision %d)",
-			name, o.Object, rel(mon, o.ChangedAt), o.ChangedRevision, rel(mon, o.RolledAt), o.RolledRevision))
+			name, o.Object, mon.Rel(o.ChangedAt), o.ChangedRevision, mon.Rel(o.RolledAt), o.RolledRevision))
 	}
-	u.rollouts = append(u.rollouts, fmt.Sprintf("  %s: versions[operator]=%s at %s (revision %d)", name, to.Version, rel(mon, order.VersionAt), order.VersionRevision))
+	u.rollouts = append(u.rollouts, fmt.Sprintf("  %s: versions[operator]=%s at %s (revision %d)", name, to.Version, mon.Rel(order.VersionAt), order.VersionRevision))
 	return from, done
 }
 
@@ -536,7 +502,3 @@ func replayOldNodeSettingsStatus(t *testing.T, nodeOperators dynamic.Namespaceab
 // opt-in Managed where state is now Enabled, and "" where the platform
 // default is now an omitted knob.
 const oldSpellingSpec = `{"spec":{"metrics":{"managementState":"Managed"},"nmstate":{"managementState":""}}}`
-
-func rel(mon *framework.ClusterOperatorMonitor, at time.Time) string {
-	return fmt.Sprintf("%+.1fs", at.Sub(mon.Start).Seconds())
-}

@@ -61,18 +61,14 @@ const (
 	nodeOperatorBinary      = "cluster-node-operator"
 )
 
-// TestInstallAsCVO installs the operator from manifests/ as the
-// cluster-version operator's install leaves it (the real CVO's install is
-// TestInstallWithRealCVO's), and runs its Deployment's pod as the pod would
-// run: both containers (the operator and the kube-rbac-proxy in front of its
-// metrics), each with exactly the Deployment's command, arguments and
-// environment, as its ServiceAccount, with its volumes and securityContext
-// (framework.StartPodProcess). It then waits for what the CVO waits for,
-// checks the install, and finally restarts the operator with its RBAC
-// reduced by one rule at a time: each denial shows where it must.
+// TestInstallAsCVO: docs/test-behaviours.md. The manifests are applied as
+// the CVO's install leaves them (the real CVO's is TestInstallWithRealCVO's);
+// the Deployment's pod runs as the pod would (framework.StartPodProcess).
 func TestInstallAsCVO(t *testing.T) {
 	in := newInstallation(t, "")
-	in.install(true)
+	in.apply()
+	t.Run("MustGatherBeforeTheOperatorRuns", in.testMustGatherBeforeTheOperatorRuns)
+	in.runPod()
 
 	t.Run("PodIsPlacedOnTheControlPlane", in.testPlacement)
 	t.Run("PodMeetsRestrictedPodSecurity", in.testPodSecurity)
@@ -81,16 +77,16 @@ func TestInstallAsCVO(t *testing.T) {
 	t.Run("RelatedObjectsResolve", in.testRelatedObjects)
 	t.Run("MetricsAreServedWithAuthnAndAuthz", in.testMetrics)
 	t.Run("WritesAreConfinedToOwnNamespaces", in.testConfinement)
+	t.Run("MustGatherWithBothStacks", in.testMustGatherWithBothStacks)
 	t.Run("EachRuleIsNeeded", in.testEachRuleIsNeeded)
 	t.Run("ADeniedWriteTurnsTheClusterOperatorDegraded", in.testDeniedWriteDegrades)
 }
 
-// TestInstallAsCVOHostedProfile installs the manifests of the hypershift
-// profile, whose clusters have no control-plane nodes: the Deployment's
-// hosted variant runs on a worker, and the install completes.
+// TestInstallAsCVOHostedProfile: docs/test-behaviours.md.
 func TestInstallAsCVOHostedProfile(t *testing.T) {
 	in := newInstallation(t, "hypershift")
-	in.install(true)
+	in.apply()
+	in.runPod()
 	pod, node := in.operatorNode(t)
 	if _, ok := node.Labels["node-role.kubernetes.io/master"]; ok {
 		t.Errorf("the hosted variant's pod runs on control-plane node %s", node.Name)
@@ -184,22 +180,15 @@ func (in *installation) publishMetricsClientCA() {
 	in.t.Cleanup(func() { _ = cms.Delete(context.Background(), cm.Name, metav1.DeleteOptions{}) })
 }
 
-// install leaves the cluster as the CVO's install of the release does,
-// applying the manifests in order as plain objects: the ClusterOperator
-// first, created with the manifest's relatedObjects (so that must-gather
+// apply leaves the cluster as the CVO's install of the release does: the
+// ClusterOperator first, with the manifest's relatedObjects (must-gather
 // finds the component even if its operator never starts), then the rest;
 // the service CA's serving certificate is issued for the metrics Service.
-// With runOperator, the Deployment's pod runs (startOperator), and install
-// returns once the ClusterOperator satisfies the CVO.
-func (in *installation) install(runOperator bool) {
+func (in *installation) apply() {
 	t := in.t
 	t.Helper()
-	ctx := framework.Context(t, installTimeout+2*time.Minute)
+	ctx := framework.Context(t, 2*time.Minute)
 	in.started = time.Now()
-	// Until the operator first runs, the ClusterOperator has no
-	// conditions, and a starting operator may report Available=False; the
-	// window ends once it is healthy.
-	endInstall := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install: the operator starts")
 	in.precreateClusterOperator(ctx)
 	for _, m := range in.rel.Manifests {
 		if m.Object.GetKind() == "ClusterOperator" {
@@ -212,34 +201,45 @@ func (in *installation) install(runOperator bool) {
 			in.issueServingCert(ctx, m.Object)
 		}
 	}
-	if !runOperator {
-		return
-	}
-	in.startOperator(ctx, "", true)
-	if err := in.waitHealthy(ctx); err != nil {
-		t.Fatalf("install: %v", err)
-	}
+}
+
+// runPod runs the Deployment's pod with its kube-rbac-proxy (startOperator)
+// and returns once the ClusterOperator satisfies the CVO.
+func (in *installation) runPod() {
+	t := in.t
+	t.Helper()
+	// A starting operator may report Available=False.
+	endInstall := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install: the operator starts")
+	in.startOperator(framework.Context(t, installTimeout), "", true)
+	in.waitHealthy(t)
 	endInstall()
 	t.Logf("the CVO would move past clusteroperator/%s after %s", nodeClusterOperator, time.Since(in.started).Round(time.Second))
 }
 
-// waitHealthy waits until the ClusterOperator satisfies the CVO.
-func (in *installation) waitHealthy(ctx context.Context) error {
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, installTimeout, true, func(ctx context.Context) (bool, error) {
-		if in.operator != nil && in.operator.Exited() {
-			return false, fmt.Errorf("the operator exited")
+// waitHealthy waits for what the CVO waits for before it moves past the
+// manifest (its versions reported, Available=True, Degraded=False) and, as
+// of a finished install, Progressing=False.
+func (in *installation) waitHealthy(t *testing.T) {
+	want := in.expectedClusterOperator().Status.Versions
+	ctx := framework.Context(t, installTimeout+time.Minute)
+	framework.Eventually(t, installTimeout, 250*time.Millisecond, func() (bool, error) {
+		if in.operator.Exited() {
+			t.Fatalf("the operator exited:\n%s", in.logTail(30))
 		}
-		actual, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
-		if last = err; err == nil {
-			last = framework.ClusterOperatorHealth(in.expectedClusterOperator(), actual)
+		co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
+		if err != nil {
+			return false, err
 		}
-		return last == nil, nil
-	})
-	if err != nil {
-		return fmt.Errorf("after %s: %v (%v)\n%s", installTimeout, err, last, in.logTail(30))
-	}
-	return nil
+		if why := framework.Settled(co); why != "" {
+			return false, errors.New(why)
+		}
+		for _, v := range want {
+			if !slices.Contains(co.Status.Versions, v) {
+				return false, fmt.Errorf("versions %v, want %s=%s", co.Status.Versions, v.Name, v.Version)
+			}
+		}
+		return true, nil
+	}, "clusteroperator/"+nodeClusterOperator+" to satisfy the CVO; log "+in.operator.LogPath)
 }
 
 // expectedClusterOperator is the release's ClusterOperator manifest.
@@ -533,15 +533,8 @@ func (in *installation) getReference(ctx context.Context, ref configv1.ObjectRef
 	return in.dyn.Resource(gvr).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
-// testMetrics: the pod's kube-rbac-proxy serves the operator's /metrics over
-// TLS with the service CA's certificate for metrics.<namespace>.svc; it
-// authenticates the caller (CMO's client certificate, whose CA the API
-// server trusts, or a TokenReview; neither is 401) and authorizes it
-// (SubjectAccessReview for get on /metrics: 403 without RBAC for it;
-// prometheus-k8s is allowed by the manifests' ClusterRoleBinding
-// cluster-node-operator-metrics-reader), then proxies to the operator's
-// plain-HTTP endpoint on loopback. Other paths of the operator (/healthz)
-// are not served to the cluster.
+// testMetrics: docs/test-behaviours.md (MetricsAreServedWithAuthnAndAuthz);
+// prometheus-k8s is allowed by the manifests' cluster-node-operator-metrics-reader.
 func (in *installation) testMetrics(t *testing.T) {
 	ctx := framework.Context(t, 2*time.Minute)
 	if in.proxy == nil || in.proxy.Exited() {
@@ -734,22 +727,6 @@ func (in *installation) liveOperands(ctx context.Context) []*unstructured.Unstru
 // --- each rule is needed ------------------------------------------------------
 
 const (
-	// reducedServiceAccount runs the operator with its RBAC reduced by one
-	// rule, bound to copies of its roles.
-	reducedServiceAccount = "cluster-node-operator-e2e-reduced"
-	reducedRoleName       = "e2e-reduced-cluster-node-operator"
-	// deniedTimeout bounds how long a run may take to make the request the
-	// removed rule allowed; visibleTimeout how long the failure may then
-	// take to show.
-	deniedTimeout  = 90 * time.Second
-	visibleTimeout = 30 * time.Second
-)
-
-// ruleCase is one rule of the operator's RBAC.
-
-// --- each rule is needed ------------------------------------------------------
-
-const (
 	// reduced is the ServiceAccount the sweep runs the operator as, and the
 	// name of the copies of its roles, less one rule, bound to it.
 	reduced = "cluster-node-operator-e2e-reduced"
@@ -835,16 +812,8 @@ func (in *installation) releaseRules(t *testing.T) []ruleCase {
 	return out
 }
 
-// testEachRuleIsNeeded runs the operator once per rule of its release RBAC
-// (E2E_RBAC_SWEEP=none skips), as a ServiceAccount bound to copies of its
-// roles without that rule, from a state where the rule is needed
-// (scenarioFor), and requires the evidence of that very denial: the API
-// server's refusal of the rule's verb and resource in the operator's log,
-// and (evidence) a Degraded or Available=False condition of the
-// ClusterOperator carrying it; or, where no condition can (cannotReport),
-// the refusal retried; or, where the failure is something that does not
-// happen, that state, the refusal retried, and the opposite with the full
-// RBAC.
+// testEachRuleIsNeeded: docs/test-behaviours.md (E2E_RBAC_SWEEP=none
+// skips). Each rule is run from a state where it is needed (scenarioFor).
 func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
 		t.Skip("E2E_RBAC_SWEEP=none")
@@ -1070,6 +1039,15 @@ func (in *installation) clusterOperatorGone(ctx context.Context) (bool, error) {
 	return false, err
 }
 
+// liveClusterOperator is ClusterOperator node as it is, nil if unreadable.
+func (in *installation) liveClusterOperator() *configv1.ClusterOperator {
+	co, err := in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	return co
+}
+
 // events counts the operator's events since it started, and those about its
 // Deployment.
 func (in *installation) events(ctx context.Context) (ours, aboutDeployment int, err error) {
@@ -1213,8 +1191,17 @@ func (in *installation) reset(t *testing.T, ctx context.Context, keepNamespaces 
 	}, "the operator's objects to be gone")
 }
 
+// precreateClusterOperator creates a missing ClusterOperator with the
+// manifest's relatedObjects, as the CVO does; an existing one is left alone.
 func (in *installation) precreateClusterOperator(ctx context.Context) {
-	if err := framework.PrecreateClusterOperator(ctx, in.config, in.expectedClusterOperator()); err != nil {
+	manifest := in.expectedClusterOperator()
+	cos := in.config.ConfigV1().ClusterOperators()
+	created, err := cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: manifest.Name, Annotations: manifest.Annotations}}, metav1.CreateOptions{})
+	if err == nil {
+		created.Status.RelatedObjects = manifest.Status.RelatedObjects
+		_, err = cos.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	}
+	if err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsConflict(err) {
 		in.t.Fatal(err)
 	}
 }

@@ -1,5 +1,7 @@
 //go:build e2e
 
+// Package e2e holds the end-to-end tests, run against a real control plane
+// (docs/testing.md says how).
 package e2e
 
 import (

@@ -22,83 +22,63 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// TestMustGather runs the real `oc adm inspect clusteroperator/node` (what
-// must-gather runs for every ClusterOperator; hack/tools/oc-inspect builds
-// it from openshift/oc) and reads what it wrote: the ClusterOperator, every
-// object of its relatedObjects, recursively through their own
-// relatedObjects, and in every related namespace what inspect collects
-// there. It checks that every relatedObject is in the output, before the
-// operator ever runs and once it runs with both stacks enabled, and that
-// everything the stacks deploy is in it too.
-func TestMustGather(t *testing.T) {
-	in := newInstallation(t, "")
-
-	t.Run("BeforeTheOperatorRuns", func(t *testing.T) {
-		// The CVO creates the ClusterOperator with the manifest's
-		// relatedObjects before it applies anything else; here the operator
-		// never starts.
-		in.install(false)
-		g := inspectClusterOperator(t, in)
-		g.requireRelatedPresent(t)
-		if len(g.related) == 0 {
-			t.Fatal("the precreated ClusterOperator names nothing to collect")
+// testMustGatherBeforeTheOperatorRuns: the ClusterOperator the CVO creates
+// names what must-gather needs before the operator ever runs.
+func (in *installation) testMustGatherBeforeTheOperatorRuns(t *testing.T) {
+	g := inspectClusterOperator(t, in)
+	g.requireRelatedPresent(t)
+	if len(g.related) == 0 {
+		t.Fatal("the precreated ClusterOperator names nothing to collect")
+	}
+	for _, want := range []string{"namespaces//" + operatorNamespace, "nodeoperator.openshift.io/nodeoperators//cluster"} {
+		if !g.objects[want] {
+			t.Errorf("must-gather would not collect %s", want)
 		}
-		for _, want := range []string{"namespaces//" + operatorNamespace, "nodeoperator.openshift.io/nodeoperators//cluster"} {
-			if !g.objects[want] {
-				t.Errorf("must-gather would not collect %s", want)
-			}
-		}
-		t.Logf("collected %d objects before the operator runs", len(g.objects))
-	})
+	}
+	t.Logf("collected %d objects before the operator runs", len(g.objects))
+}
 
-	t.Run("WithBothStacks", func(t *testing.T) {
-		in.startOperator(framework.Context(t, 2*time.Minute), "", false)
-		if err := in.waitHealthy(framework.Context(t, installTimeout)); err != nil {
+// testMustGatherWithBothStacks: with both stacks on, inspect collects every
+// relatedObject and everything the stacks deploy, directly or through its
+// namespace.
+func (in *installation) testMustGatherWithBothStacks(t *testing.T) {
+	if stacks := in.enabledStacks(t); len(stacks) != 2 {
+		t.Fatalf("want both stacks enabled on this cluster (BareMetal), got %v", stacks)
+	}
+	g := inspectClusterOperator(t, in)
+	g.requireRelatedPresent(t)
+	ctx := framework.Context(t, time.Minute)
+	operands := in.liveOperands(ctx)
+	for _, name := range []string{certrotation.SignerSecretName, certrotation.ServingSecretName} {
+		s, err := in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("the CRI-O metrics stack has not created Secret %s: %v", name, err)
+		}
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("Secret")
+		u.SetNamespace(s.Namespace)
+		u.SetName(s.Name)
+		operands = append(operands, u)
+	}
+	if len(operands) < 10 {
+		t.Fatalf("found only %d operands in the cluster", len(operands))
+	}
+	var missed []string
+	for _, o := range operands {
+		key, err := g.keyFor(o)
+		if err != nil {
 			t.Fatal(err)
 		}
-		stacks := in.enabledStacks(t)
-		if len(stacks) != 2 {
-			t.Fatalf("want both stacks enabled on this cluster (BareMetal), got %v", stacks)
+		if !g.objects[key] {
+			missed = append(missed, key)
 		}
-
-		g := inspectClusterOperator(t, in)
-		g.requireRelatedPresent(t)
-
-		// Everything the stacks deployed is collected, directly or through
-		// its namespace.
-		ctx := framework.Context(t, time.Minute)
-		operands := in.liveOperands(ctx)
-		for _, name := range []string{certrotation.SignerSecretName, certrotation.ServingSecretName} {
-			s, err := in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				t.Fatalf("the CRI-O metrics stack has not created Secret %s: %v", name, err)
-			}
-			u := &unstructured.Unstructured{}
-			u.SetAPIVersion("v1")
-			u.SetKind("Secret")
-			u.SetNamespace(s.Namespace)
-			u.SetName(s.Name)
-			operands = append(operands, u)
-		}
-		if len(operands) < 10 {
-			t.Fatalf("found only %d operands in the cluster", len(operands))
-		}
-		var missed []string
-		for _, o := range operands {
-			key, err := g.keyFor(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !g.objects[key] {
-				missed = append(missed, key)
-			}
-		}
-		sort.Strings(missed)
-		for _, m := range missed {
-			t.Errorf("must-gather would miss bindataOperand %s: it is neither a relatedObject nor in a related namespace", m)
-		}
-		t.Logf("collected %d objects; all %d operands among them", len(g.objects), len(operands))
-	})
+	}
+	sort.Strings(missed)
+	for _, m := range missed {
+		t.Errorf("must-gather would miss operand %s: it is neither a relatedObject nor in a related namespace", m)
+	}
+	t.Logf("collected %d objects; all %d operands among them", len(g.objects), len(operands))
 }
 
 // enabledStacks lists the stacks the NodeOperator reports as enabled.

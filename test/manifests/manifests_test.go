@@ -259,7 +259,7 @@ func TestCRDAndCR(t *testing.T) {
 // relatedObject resolves, by the resource name `oc adm inspect` looks it up
 // by, is proven on a live cluster: TestInstallAsCVO's RelatedObjectsResolve
 // (the manifest's list is kept and every entry is read back) and
-// TestMustGather's BeforeTheOperatorRuns.
+// MustGatherBeforeTheOperatorRuns.
 func TestClusterOperator(t *testing.T) {
 	tr := load(t)
 	cos := tr.byKind(clusterOperatorKind)

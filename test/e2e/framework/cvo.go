@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,11 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	configv1 "github.com/openshift/api/config/v1"
 	imagev1 "github.com/openshift/api/image/v1"
-	configclient "github.com/openshift/client-go/config/clientset/versioned"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -182,71 +177,6 @@ func (r *Release) Find(kind, name string) *unstructured.Unstructured {
 		if m.Object.GetKind() == kind && m.Object.GetName() == name {
 			return m.Object
 		}
-	}
-	return nil
-}
-
-// PrecreateClusterOperator creates a missing ClusterOperator and sets the
-// manifest's relatedObjects on it, as the CVO does; an existing one is left
-// alone.
-func PrecreateClusterOperator(ctx context.Context, client configclient.Interface, manifest *configv1.ClusterOperator) error {
-	created, err := client.ConfigV1().ClusterOperators().Create(ctx, &configv1.ClusterOperator{
-		ObjectMeta: metav1.ObjectMeta{Name: manifest.Name, Annotations: manifest.Annotations},
-	}, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	created.Status.RelatedObjects = manifest.Status.DeepCopy().RelatedObjects
-	_, err = client.ConfigV1().ClusterOperators().UpdateStatus(ctx, created, metav1.UpdateOptions{})
-	if apierrors.IsConflict(err) {
-		return nil
-	}
-	return err
-}
-
-// ClusterOperatorHealth returns nil when the live ClusterOperator satisfies
-// what the CVO waits for before it moves past the manifest (every version
-// declared there reported, Available=True, Degraded=False), and, as asked
-// of a finished install, Progressing=False; otherwise an error that says
-// what is missing.
-func ClusterOperatorHealth(expected, actual *configv1.ClusterOperator) error {
-	var problems []string
-	for _, want := range expected.Status.Versions {
-		got := ""
-		for _, v := range actual.Status.Versions {
-			if v.Name == want.Name {
-				got = v.Version
-			}
-		}
-		if got != want.Version {
-			problems = append(problems, fmt.Sprintf("version %s is %q, want %q", want.Name, got, want.Version))
-		}
-	}
-	if len(expected.Status.Versions) == 0 {
-		problems = append(problems, "the manifest declares no versions")
-	}
-	for _, want := range []struct {
-		condition configv1.ClusterStatusConditionType
-		status    configv1.ConditionStatus
-	}{{configv1.OperatorAvailable, configv1.ConditionTrue}, {configv1.OperatorDegraded, configv1.ConditionFalse}, {configv1.OperatorProgressing, configv1.ConditionFalse}} {
-		var cond *configv1.ClusterOperatorStatusCondition
-		for i := range actual.Status.Conditions {
-			if actual.Status.Conditions[i].Type == want.condition {
-				cond = &actual.Status.Conditions[i]
-			}
-		}
-		switch {
-		case cond == nil:
-			problems = append(problems, fmt.Sprintf("no %s condition", want.condition))
-		case cond.Status != want.status:
-			problems = append(problems, fmt.Sprintf("%s=%s (%s: %s)", want.condition, cond.Status, cond.Reason, cond.Message))
-		}
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("clusteroperator/%s: %s", actual.Name, strings.Join(problems, "; "))
 	}
 	return nil
 }

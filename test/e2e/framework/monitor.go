@@ -264,8 +264,8 @@ func (m *ClusterOperatorMonitor) Intervals() []ConditionInterval {
 	return out
 }
 
-// rel is a time relative to the monitor's start.
-func (m *ClusterOperatorMonitor) rel(at time.Time) string {
+// Rel is a time relative to the monitor's start.
+func (m *ClusterOperatorMonitor) Rel(at time.Time) string {
 	return fmt.Sprintf("%+.1fs", at.Sub(m.Start).Seconds())
 }
 
@@ -276,7 +276,7 @@ func (m *ClusterOperatorMonitor) Timeline() string {
 	for _, iv := range m.Intervals() {
 		to := "now"
 		if !iv.To.IsZero() {
-			to = m.rel(iv.To)
+			to = m.Rel(iv.To)
 		}
 		status := string(iv.Status)
 		if status == "" {
@@ -286,7 +286,7 @@ func (m *ClusterOperatorMonitor) Timeline() string {
 		if len(msg) > 160 {
 			msg = msg[:160] + "..."
 		}
-		fmt.Fprintf(&b, "  %8s .. %-8s %-18s=%-9s %s: %s\n", m.rel(iv.From), to, iv.Type, status, iv.Reason, msg)
+		fmt.Fprintf(&b, "  %8s .. %-8s %-18s=%-9s %s: %s\n", m.Rel(iv.From), to, iv.Type, status, iv.Reason, msg)
 	}
 	return b.String()
 }
@@ -309,7 +309,7 @@ func (m *ClusterOperatorMonitor) describe(iv ConditionInterval) string {
 		open = ", still open"
 	}
 	return fmt.Sprintf("ClusterOperator %s was %s=%s from %s to %s (%s .. %s, %s%s; reason %s: %s)",
-		m.Name, iv.Type, iv.Status, m.rel(iv.From), m.rel(to), iv.From.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano),
+		m.Name, iv.Type, iv.Status, m.Rel(iv.From), m.Rel(to), iv.From.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano),
 		to.Sub(iv.From).Round(time.Millisecond), open, iv.Reason, iv.Message)
 }
 

@@ -63,6 +63,8 @@ func TestUncovered(t *testing.T) {
 	}
 }
 
+// TestObserveBuildsIntervals: the watch's states become intervals, and the
+// suite monitor reports an undeclared one once, by condition and reason.
 func TestObserveBuildsIntervals(t *testing.T) {
 	m := &ClusterOperatorMonitor{Name: "node", Start: time.Now(), open: map[configv1.ClusterStatusConditionType]int{}, stopCh: make(chan struct{})}
 	co := func(available configv1.ConditionStatus, reason, message string) *configv1.ClusterOperator {
@@ -89,11 +91,14 @@ func TestObserveBuildsIntervals(t *testing.T) {
 		assert.Equal(t, configv1.ConditionStatus(""), available[2].Status)
 		assert.True(t, available[2].To.IsZero(), "still open")
 	}
-	bad := uncovered(m.Intervals(), nil, time.Now())
+	// The suite monitor fails a test once per interval, naming it.
+	s := &suiteState{mon: m, reportedBy: map[string]bool{}}
+	bad := s.unreported(time.Now())
 	if assert.Len(t, bad, 1) {
-		assert.Contains(t, m.describe(bad[0]), "was Available=False from +")
-		assert.Contains(t, m.describe(bad[0]), "reason Broken: c")
+		assert.Contains(t, undeclared(m, bad[0]), "was Available=False from +")
+		assert.Contains(t, undeclared(m, bad[0]), "reason Broken: c")
 	}
+	assert.Empty(t, s.unreported(time.Now()), "reported twice")
 }
 
 func TestVersionProblem(t *testing.T) {

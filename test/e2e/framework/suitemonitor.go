@@ -21,22 +21,8 @@ import (
 )
 
 // The suite monitor applies origin's ClusterOperator invariants to every e2e
-// test: TestMain runs the tests under RunMonitored, which watches
-// ClusterOperator node for the whole run, and the first KubeConfig call of
-// each test registers a check that runs when the test ends (after its own
-// cleanups) and fails the test for what broke an invariant:
-//
-//   - an interval of Available=False or Degraded=True that no window allows
-//     (ExpectDisruption, or ClusterOperatorMonitor.Allow), named with its
-//     condition, from and to, reason and message;
-//   - relatedObjects without a namespace or a cluster-scoped object, with
-//     a resource that is not lowercase or that the cluster does not serve;
-//   - versions[operator] other than the version of the operator the tests
-//     last started, once it is reported (not in a test that declared a
-//     disruption: such a test may end before its operator reports).
-//
-// An interval that no test's check reported (it began after the last
-// check) fails the run when RunMonitored returns.
+// test (docs/testing.md, "Every e2e test is held to origin's ClusterOperator
+// invariants").
 
 // suiteClusterOperator is the ClusterOperator every test is judged on.
 const suiteClusterOperator = "node"
@@ -196,18 +182,6 @@ func (s *suiteState) unreported(now time.Time) []ConditionInterval {
 			s.reportedBy[key] = true
 			out = append(out, iv)
 		}
-	}
-	return out
-}
-
-// UndeclaredIntervalsNow returns what the suite monitor would fail a test
-// for now, as the failure messages name the intervals, and marks them
-// reported: the suite monitor's own e2e test uses it.
-func UndeclaredIntervalsNow() []string {
-	time.Sleep(200 * time.Millisecond) // events still on their way
-	var out []string
-	for _, iv := range suite.unreported(time.Now()) {
-		out = append(out, undeclared(suiteMonitor(), iv))
 	}
 	return out
 }
