@@ -259,7 +259,6 @@ func (s *MCOStandIn) Events() []MCOEvent {
 // Reboots counts the reboots the node disruption policy asked for (recorded only).
 func (s *MCOStandIn) Reboots() int { return CountEvents(s.Events(), "", MCORebooted, "") }
 
-// ---------------------------------------------------------------------------
 // One sync: MCO's operator, render controller, node controller, daemons.
 
 type standInWorld struct {
@@ -387,7 +386,6 @@ func primaryPool(node *corev1.Node, pools []*mcfgv1.MachineConfigPool) (string, 
 	return worker, nil
 }
 
-// ---------------------------------------------------------------------------
 // Render controller
 
 // RenderedConfig is what the render controller makes of a pool's MachineConfigs.
@@ -519,7 +517,6 @@ func (s *MCOStandIn) patchPool(ctx context.Context, pool *mcfgv1.MachineConfigPo
 	return err
 }
 
-// ---------------------------------------------------------------------------
 // Node controller
 
 func (s *MCOStandIn) patchNodeAnnotations(ctx context.Context, w *standInWorld, node string, annos map[string]interface{}) error {
@@ -602,7 +599,6 @@ func (s *MCOStandIn) nodeController(ctx context.Context, w *standInWorld, pool *
 	return nil
 }
 
-// ---------------------------------------------------------------------------
 // Pool status
 
 // poolStatus is calculateStatus (docs/mco-standin.md "Pool status");
@@ -705,7 +701,6 @@ func poolCondition(st *mcfgv1.MachineConfigPoolStatus, typ string) *mcfgv1.Machi
 	return nil
 }
 
-// ---------------------------------------------------------------------------
 // MachineConfigNode
 
 func mcnCondition(typ, status, message string) metav1.Condition {
@@ -767,7 +762,6 @@ func (s *MCOStandIn) writeMCN(ctx context.Context, w *standInWorld, node, pool s
 	return err
 }
 
-// ---------------------------------------------------------------------------
 // Daemon
 
 // DisruptionAction is one action of MCO's node disruption policy.
@@ -1006,7 +1000,6 @@ func (s *MCOStandIn) writeFiles(pool, node string, to map[string]map[string]inte
 	return nil
 }
 
-// ---------------------------------------------------------------------------
 // The nodes: PlatformNodes with their real CRI-O
 
 // crioNode is a PlatformNode whose failures become errors (not t.Fatal).
@@ -1066,7 +1059,6 @@ func catchErrors(t testing.TB, f func(testing.TB)) (err error) {
 	return nil
 }
 
-// ---------------------------------------------------------------------------
 // Pools and roles for tests
 
 // mcoPoolObject is a MachineConfigPool in MCO's shape (docs/mco-standin.md "Pools").

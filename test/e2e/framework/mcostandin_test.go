@@ -113,7 +113,7 @@ func TestMCOStandInDecisions(t *testing.T) {
 			n.Labels["node-role.kubernetes.io/"+r] = ""
 		}
 		p, err := primaryPool(n, pools)
-		return fmt.Sprint(p, err != nil)
+		return fmt.Sprintf("%s %t", p, err != nil)
 	}
 
 	for _, tc := range []struct {
@@ -248,26 +248,26 @@ func (f *standInFixture) deleteMC(name string) {
 	require.NoError(f.t, f.dyn.Resource(mcGVR).Delete(f.ctx, name, metav1.DeleteOptions{}))
 }
 
+func getTyped[T any](f *standInFixture, gvr schema.GroupVersionResource, name string) *T {
+	u, err := f.dyn.Resource(gvr).Get(f.ctx, name, metav1.GetOptions{})
+	require.NoError(f.t, err)
+	o, err := platform.Typed[T](u)
+	require.NoError(f.t, err)
+	return o
+}
+
 func (f *standInFixture) pool(name string) *mcfgv1.MachineConfigPool {
-	u, err := f.dyn.Resource(mcpGVR).Get(f.ctx, name, metav1.GetOptions{})
-	require.NoError(f.t, err)
-	p, err := platform.Typed[mcfgv1.MachineConfigPool](u)
-	require.NoError(f.t, err)
-	return p
+	return getTyped[mcfgv1.MachineConfigPool](f, mcpGVR, name)
+}
+
+func (f *standInFixture) mcn(node string) *mcfgv1.MachineConfigNode {
+	return getTyped[mcfgv1.MachineConfigNode](f, mcnGVR, node)
 }
 
 func (f *standInFixture) annotations(node string) map[string]string {
 	n, err := f.kube.CoreV1().Nodes().Get(f.ctx, node, metav1.GetOptions{})
 	require.NoError(f.t, err)
 	return n.Annotations
-}
-
-func (f *standInFixture) mcn(node string) *mcfgv1.MachineConfigNode {
-	u, err := f.dyn.Resource(mcnGVR).Get(f.ctx, node, metav1.GetOptions{})
-	require.NoError(f.t, err)
-	mcn, err := platform.Typed[mcfgv1.MachineConfigNode](u)
-	require.NoError(f.t, err)
-	return mcn
 }
 
 func (f *standInFixture) file(node, path string) string {
@@ -323,8 +323,7 @@ func (f *standInFixture) adoptsNodes() {
 // a kubelet restart for its drop-in and one more with CRI-O's, no reboot.
 func (f *standInFixture) waitsForPolicyStatusThenRolls() {
 	t := f.t
-	mc := testMC("70-worker-e2e", "worker", [2]string{standInCRIODropIn, "worker"}, [2]string{standInKubeletDropIn, "kubelet"})
-	_, err := f.dyn.Resource(mcGVR).Create(f.ctx, mc, metav1.CreateOptions{})
+	_, err := f.dyn.Resource(mcGVR).Create(f.ctx, testMC("70-worker-e2e", "worker", [2]string{standInCRIODropIn, "worker"}, [2]string{standInKubeletDropIn, "kubelet"}), metav1.CreateOptions{})
 	require.NoError(t, err)
 	ev := f.settle()
 	w := f.pool("worker")
