@@ -111,6 +111,21 @@ func managedBy(mc *operatorv1.MachineConfiguration, manager string, op metav1.Ma
 // drop-in MachineConfigs wait.
 func heldBack(wait string) string { return criometrics.MachineConfigsHeldBack + wait }
 
+// waitHeldBackEnds: MetricsProgressing no longer says the MachineConfigs
+// are held back, and MetricsDegraded is False.
+func waitHeldBackEnds(t *testing.T, c *framework.Cluster) {
+	t.Helper()
+	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
+		if cond := framework.NodeOperatorCondition(no, "MetricsProgressing"); cond == nil || strings.Contains(cond.Message, criometrics.MachineConfigsHeldBack) {
+			return fmt.Sprintf("MetricsProgressing: %+v", cond)
+		}
+		if cond := framework.NodeOperatorCondition(no, "MetricsDegraded"); cond == nil || cond.Status != operatorv1.ConditionFalse {
+			return fmt.Sprintf("MetricsDegraded: %+v", cond)
+		}
+		return ""
+	})
+}
+
 // assertNoDropInMachineConfigs: neither drop-in MachineConfig exists.
 func assertNoDropInMachineConfigs(t *testing.T, c *framework.Cluster, why string) {
 	t.Helper()
@@ -198,15 +213,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	// the MachineConfigs follow.
 	framework.StartMCOPolicyStatus(t, c.Config)
 	waitForMetricsObjects(t, c, true, 3*time.Minute)
-	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
-		if cond := framework.NodeOperatorCondition(no, "MetricsProgressing"); cond == nil || strings.Contains(cond.Message, criometrics.MachineConfigsHeldBack) {
-			return fmt.Sprintf("MetricsProgressing: %+v", cond)
-		}
-		if cond := framework.NodeOperatorCondition(no, "MetricsDegraded"); cond == nil || cond.Status != operatorv1.ConditionFalse {
-			return fmt.Sprintf("MetricsDegraded: %+v", cond)
-		}
-		return ""
-	})
+	waitHeldBackEnds(t, c)
 
 	mc := assertPolicyEntryOwnedAndFirst(t, c)
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
@@ -259,13 +266,8 @@ func assertPolicyEntryOwnedAndFirst(t *testing.T, c *framework.Cluster) *operato
 	}
 	assert.Equal(t, mc.Generation, mc.Status.ObservedGeneration)
 
-	// Order: the status listing the entry was written before the
-	// MachineConfigs were created. Timestamps have a resolution of a
-	// second, too coarse to tell; on this one etcd, resourceVersions are
-	// its revisions and do tell. The status was the object's last write
-	// (checked below: no write afterwards), so its resourceVersion is that
-	// write's revision; no one updates the MachineConfigs here, so theirs
-	// is at most later than their creation.
+	// The status (the object's last write) came before the MachineConfigs:
+	// on one etcd resourceVersions order writes, timestamps are too coarse.
 	statusRevision, err := strconv.ParseInt(mc.ResourceVersion, 10, 64)
 	require.NoError(t, err)
 	for _, name := range dropInMachineConfigs {
@@ -323,32 +325,20 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 	})
 
 	kubectl(t, "delete", "--wait=true", crd)
-	t0 := time.Now()
 	c.RediscoverNow(t, op)
 	c.WaitForNodeOperator(t, 3*time.Minute, 2*time.Second,
 		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNotServed)))
-	t.Logf("CRD deleted: %s later MetricsProgressing says it", time.Since(t0).Round(time.Second))
 	for _, name := range dropInMachineConfigs {
 		_, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
 		assert.NoError(t, err, "MachineConfig %s deleted without the MachineConfiguration API", name)
 	}
 
-	t1 := time.Now()
 	restore()
 	c.RediscoverNow(t, op)
 	framework.Eventually(t, 3*time.Minute, 2*time.Second, func() (bool, error) {
 		mc, _ := getMachineConfiguration(t, c)
 		return policyFile(mc, criometrics.DropInPath) != nil, nil
 	}, "the policy entry to be applied once MachineConfiguration cluster is back")
-	t.Logf("CRD and object restored: %s later the entry is in place", time.Since(t1).Round(time.Second))
-	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
-		if cond := framework.NodeOperatorCondition(no, "MetricsProgressing"); cond == nil || strings.Contains(cond.Message, criometrics.MachineConfigsHeldBack) {
-			return fmt.Sprintf("MetricsProgressing: %+v", cond)
-		}
-		if cond := framework.NodeOperatorCondition(no, "MetricsDegraded"); cond == nil || cond.Status != operatorv1.ConditionFalse {
-			return fmt.Sprintf("MetricsDegraded: %+v", cond)
-		}
-		return ""
-	})
+	waitHeldBackEnds(t, c)
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }

@@ -1,13 +1,7 @@
 package framework
 
-// The MCO operator's part of the MCO stand-in (a TEST DOUBLE, see
-// mcostandin.go and docs/mco-standin.md): MachineConfiguration cluster's
-// status.nodeDisruptionPolicyStatus.clusterPolicies, computed from the spec
-// as MCO's operator computes it at mcoCommit (pkg/operator/sync.go, the
-// MachineConfiguration status sync; pkg/apihelpers MergeClusterPolicies and
-// its list of defaults), with status.observedGeneration set to the
-// object's generation. MCO's daemon decides a node's disruption from that
-// status only (DisruptionActions).
+// The MCO stand-in's operator part: MachineConfiguration cluster's node
+// disruption policy status (docs/mco-standin.md "Policy status").
 
 import (
 	"context"
@@ -26,9 +20,10 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// MCOPolicyStatusManager is the field manager of the stand-in's status
-// writes to MachineConfiguration cluster.
-const MCOPolicyStatusManager = "e2e-mco-standin-operator"
+const (
+	MCOPolicyStatusManager  = "e2e-mco-standin-operator" // its field manager
+	MCOPolicyStatusInterval = time.Second                // about as fast as MCO's operator reacts
+)
 
 func restartAction(service string) operatorv1.NodeDisruptionPolicyStatusAction {
 	return operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.RestartStatusAction,
@@ -44,9 +39,7 @@ func policyFile(path string, actions ...operatorv1.NodeDisruptionPolicyStatusAct
 	return operatorv1.NodeDisruptionPolicyStatusFile{Path: path, Actions: actions}
 }
 
-// mcoDefaultPolicies returns MCO's default cluster policies at mcoCommit,
-// in MCO's order. None of them is for /etc/crio/crio.conf.d or
-// /etc/openshift/kubelet.conf.d.
+// mcoDefaultPolicies are MCO's defaults at mcoCommit, in its order.
 func mcoDefaultPolicies() operatorv1.NodeDisruptionPolicyClusterStatus {
 	none := operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.NoneStatusAction}
 	return operatorv1.NodeDisruptionPolicyClusterStatus{
@@ -81,11 +74,8 @@ func statusActions(in []operatorv1.NodeDisruptionPolicySpecAction) []operatorv1.
 	return out
 }
 
-// ClusterPolicies is what MCO's operator puts in
-// status.nodeDisruptionPolicyStatus.clusterPolicies for a spec: the
-// defaults, a spec file or unit replacing the default of the same path or
-// name in place and appended after them otherwise; the spec's SSH key
-// actions, or the default's when it has none.
+// ClusterPolicies is MergeClusterPolicies: the defaults, each spec entry
+// replacing the default of its path (name) in place or appended.
 func ClusterPolicies(spec operatorv1.NodeDisruptionPolicyConfig) operatorv1.NodeDisruptionPolicyClusterStatus {
 	out := mcoDefaultPolicies()
 	defaultFiles, defaultUnits := len(out.Files), len(out.Units)
@@ -121,17 +111,13 @@ func ClusterPolicies(spec operatorv1.NodeDisruptionPolicyConfig) operatorv1.Node
 	return out
 }
 
-// PolicyStatusReady is the daemon's wait condition: the status was
-// computed for the object's current generation.
+// PolicyStatusReady: the status was computed for the object's generation.
 func PolicyStatusReady(mc *operatorv1.MachineConfiguration) bool {
 	return mc != nil && mc.Status.ObservedGeneration == mc.Generation
 }
 
-// syncPolicyStatus is one pass of MCO's operator over MachineConfiguration
-// cluster's status: it writes the cluster policies and observedGeneration
-// when they differ, and says whether it wrote. A missing object or API is
-// not an error: MCO would create the object; the stand-in leaves that to
-// the tests.
+// syncPolicyStatus writes the status when it differs and says whether it
+// wrote; a missing object is left to the tests.
 func syncPolicyStatus(ctx context.Context, dyn dynamic.Interface) (bool, error) {
 	u, err := dyn.Resource(MachineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -161,10 +147,8 @@ func syncPolicyStatus(ctx context.Context, dyn dynamic.Interface) (bool, error) 
 	return err == nil, err
 }
 
-// RunMCOPolicyStatus keeps MachineConfiguration cluster's node disruption
-// policy status every interval until ctx ends, as StartMCOPolicyStatus
-// does, outside a test: `make run` runs it beside the operator
-// (local-cluster mco-policy-status). logf reports a new error.
+// RunMCOPolicyStatus keeps the policy status until ctx ends (outside a
+// test: local-cluster mco-policy-status); logf reports a new error.
 func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(format string, args ...interface{})) {
 	dyn := dynamic.NewForConfigOrDie(admin)
 	last := ""
@@ -172,46 +156,27 @@ func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(forma
 		pass, cancel := context.WithTimeout(ctx, 30*time.Second)
 		_, err := syncPolicyStatus(pass, dyn)
 		cancel()
-		if err != nil && err.Error() != last && ctx.Err() == nil {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != "" && msg != last && ctx.Err() == nil {
 			logf("MCO stand-in (operator part): %v (retrying)", err)
 		}
-		last = ""
-		if err != nil {
-			last = err.Error()
-		}
+		last = msg
 	}, MCOPolicyStatusInterval)
 }
 
-// MCOPolicyStatus runs only the MCO operator's part of the stand-in; see
-// StartMCOPolicyStatus.
-type MCOPolicyStatus struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-// MCOPolicyStatusInterval is how often it looks; MCO's operator reacts to
-// the object's changes within about as long.
-const MCOPolicyStatusInterval = time.Second
-
-// StartMCOPolicyStatus keeps MachineConfiguration cluster's node disruption
-// policy status as MCO's operator does, until the test ends (or Stop).
-// StartOperator runs it unless told not to (OperatorOptions), so that the
-// operator's MachineConfigs are not held back in tests that do not start
-// the whole stand-in; StartMCOStandIn does the same in its own sync.
-func StartMCOPolicyStatus(t testing.TB, admin *rest.Config) *MCOPolicyStatus {
+// StartMCOPolicyStatus runs RunMCOPolicyStatus until the test ends.
+// StartOperator starts it unless told not to; StartMCOStandIn does the
+// same in its own sync.
+func StartMCOPolicyStatus(t testing.TB, admin *rest.Config) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &MCOPolicyStatus{cancel: cancel, done: make(chan struct{})}
+	done := make(chan struct{})
 	go func() {
-		defer close(p.done)
+		defer close(done)
 		RunMCOPolicyStatus(ctx, admin, t.Logf)
 	}()
-	t.Cleanup(p.Stop)
-	return p
-}
-
-// Stop stops it and waits for a pass in progress.
-func (p *MCOPolicyStatus) Stop() {
-	p.cancel()
-	<-p.done
+	t.Cleanup(func() { cancel(); <-done })
 }

@@ -1,12 +1,7 @@
 package framework
 
-// A TEST DOUBLE of the machine-config operator's (MCO) pool machinery
-// (render controller, node controller, daemon; its operator's node
-// disruption policy status is in mcopolicy.go) over the platform fixture's
-// simulated nodes. It copies no MCO code; what it does, what it leaves out
-// and the MCO commit its facts were read at (mcoCommit):
-// docs/mco-standin.md. Everything it does is recorded (Events) so that
-// tests can assert on it.
+// A TEST DOUBLE of MCO's pool machinery over the platform fixture's
+// nodes; what it does, leaves out, and the MCO commit: docs/mco-standin.md.
 
 import (
 	"context"
@@ -48,41 +43,31 @@ import (
 
 // MCO's names (pkg/daemon/constants/constants.go).
 const (
-	mcoCurrentConfig = "machineconfiguration.openshift.io/currentConfig"
-	mcoDesiredConfig = "machineconfiguration.openshift.io/desiredConfig"
-	mcoState         = "machineconfiguration.openshift.io/state"
-	mcoReason        = "machineconfiguration.openshift.io/reason"
-	mcoDone          = "Done"
-	mcoWorking       = "Working"
-	mcoDegraded      = "Degraded"
-	workerPool       = "worker"
-	masterPool       = "master"
-	standInManager   = "e2e-mco-standin"
-	// MCOStandInInterval is how often the stand-in syncs.
-	MCOStandInInterval = 300 * time.Millisecond
-	// mcoPolicyWait is how long MCO's daemon waits for the node disruption
-	// policy status of the object's generation before it fails the update
-	// (calculatePostConfigChangeNodeDisruptionAction).
-	mcoPolicyWait = 2 * time.Minute
+	mcoCurrentConfig   = "machineconfiguration.openshift.io/currentConfig"
+	mcoDesiredConfig   = "machineconfiguration.openshift.io/desiredConfig"
+	mcoState           = "machineconfiguration.openshift.io/state"
+	mcoReason          = "machineconfiguration.openshift.io/reason"
+	mcoDone            = "Done"
+	mcoWorking         = "Working"
+	mcoDegraded        = "Degraded"
+	workerPool         = "worker"
+	masterPool         = "master"
+	standInManager     = "e2e-mco-standin"
+	MCOStandInInterval = 300 * time.Millisecond // how often it syncs
+	mcoPolicyWait      = 2 * time.Minute        // the daemon's wait for the policy status
 )
 
 var (
-	mcpGVR = platform.MachineConfigPoolGVR
-	mcnGVR = platform.MachineConfigNodeGVR
-	// MachineConfigurationGVR is MCO's operator configuration, where the
-	// node disruption policy lives (object "cluster").
+	mcpGVR                  = platform.MachineConfigPoolGVR
+	mcnGVR                  = platform.MachineConfigNodeGVR
 	MachineConfigurationGVR = platform.MachineConfigurationGVR
-	// mcnConditionTypes are the MachineConfigNode conditions MCO's daemon
-	// creates, all False "NotYetOccurred", without the
-	// ImageModeStatusReporting feature gate (pkg/upgrademonitor
-	// generateAndApplyMachineConfigNodes).
+	// mcnConditionTypes: generateAndApplyMachineConfigNodes, without ImageModeStatusReporting.
 	mcnConditionTypes = []string{"UpdatePrepared", "UpdateExecuted", "UpdatePostActionComplete", "UpdateComplete", "Resumed",
 		"Drained", "AppliedFilesAndOS", "Cordoned", "RebootedNode", "Updated", "Uncordoned", "NodeDegraded",
 		"PinnedImageSetsDegraded", "PinnedImageSetsProgressing"}
 )
 
-// MCOEventKind says what the stand-in did; the event's Detail is in
-// brackets.
+// MCOEventKind says what the stand-in did (docs/mco-standin.md); Detail in brackets.
 type MCOEventKind string
 
 const (
@@ -118,8 +103,7 @@ func (e MCOEvent) String() string {
 	return fmt.Sprintf("%s pool=%s node=%s %s %s", e.Time.Format("15:04:05.000"), e.Pool, e.Node, e.Kind, e.Detail)
 }
 
-// CountEvents counts the events of a kind on a node with a detail; an
-// empty kind, node or detail matches any.
+// CountEvents counts the events of a kind on a node with a detail; empty matches any.
 func CountEvents(events []MCOEvent, node string, kind MCOEventKind, detail string) int {
 	c := 0
 	for _, e := range events {
@@ -132,11 +116,8 @@ func CountEvents(events []MCOEvent, node string, kind MCOEventKind, detail strin
 
 // standInNode is a node as MCO's daemon acts on it.
 type standInNode interface {
-	// HostPath is where the node's file path is on this machine.
-	HostPath(path string) string
-	// RestartCRIO is systemctl restart crio.service; the error says CRI-O
-	// did not come back.
-	RestartCRIO() error
+	HostPath(path string) string // where the node's file is on this machine
+	RestartCRIO() error          // systemctl restart crio.service
 }
 
 // MCOStandIn is the running test double. Start it with StartMCOStandIn.
@@ -147,15 +128,13 @@ type MCOStandIn struct {
 	nodes map[string]standInNode
 	names []string // sorted: the daemons go one node after another
 
-	mu      sync.Mutex // guards events and lastErr
-	events  []MCOEvent
-	lastErr string
-	// operatorPart: the stand-in also plays MCO's operator; tests turn it
-	// off to hold the policy status back.
-	operatorPart atomic.Bool
+	mu           sync.Mutex // guards events and lastErr
+	events       []MCOEvent
+	lastErr      string
+	operatorPart atomic.Bool // it also plays MCO's operator (mcopolicy.go)
 
 	// Only the sync goroutine touches these.
-	failed   map[string]string    // node: the desired config that failed; not retried (MCO retries with backoff, tests count restarts)
+	failed   map[string]string    // node: the desired config that failed, not retried
 	waiting  map[string]time.Time // node: since when its daemon waits for the policy status
 	rendered map[string]bool      // the rendered configs it created, removed at the end
 
@@ -173,36 +152,18 @@ func newMCOStandIn(t testing.TB, dyn dynamic.Interface, kube kubernetes.Interfac
 	return s
 }
 
-// MCOStandInOption changes how the stand-in starts.
-type MCOStandInOption func(*MCOStandIn)
-
-// WithoutMCOOperator starts the stand-in with its MCO operator part off:
-// MachineConfiguration cluster's node disruption policy status stays as it
-// is until SetOperatorPart(true).
-func WithoutMCOOperator() MCOStandInOption {
-	return func(s *MCOStandIn) { s.operatorPart.Store(false) }
-}
-
-// SetOperatorPart turns the MCO operator part on or off.
+// SetOperatorPart turns the MCO operator part (the policy status) on or off.
 func (s *MCOStandIn) SetOperatorPart(on bool) { s.operatorPart.Store(on) }
 
-// StartMCOStandIn starts the test double over nodes (each with its real
-// CRI-O): every MCOStandInInterval it renders the pools, moves their nodes
-// to the pools' rendered configs one node at a time, and writes the status
-// MCO writes. Nodes not given are in no pool. When the test ends it stops
-// and removes what it put on the API server (node annotations,
-// MachineConfigNodes, rendered configs); CreatePool's pools go with their
-// own cleanup.
-func StartMCOStandIn(t testing.TB, admin *rest.Config, nodes []*PlatformNode, opts ...MCOStandInOption) *MCOStandIn {
+// StartMCOStandIn runs the test double over nodes (each with its real
+// CRI-O) until the test ends, then removes what it put on the API server.
+func StartMCOStandIn(t testing.TB, admin *rest.Config, nodes []*PlatformNode) *MCOStandIn {
 	t.Helper()
 	byName := map[string]standInNode{}
 	for _, n := range nodes {
 		byName[n.Name] = crioNode{t: t, pn: n}
 	}
 	s := newMCOStandIn(t, dynamic.NewForConfigOrDie(admin), kubernetes.NewForConfigOrDie(admin), byName)
-	for _, o := range opts {
-		o(s)
-	}
 	// A fresh start: what an earlier run may have left on the nodes goes.
 	require.NoError(t, s.forget(Context(t, time.Minute)), "MCO stand-in")
 	go s.run()
@@ -295,11 +256,9 @@ func (s *MCOStandIn) Events() []MCOEvent {
 	return slices.Clone(s.events)
 }
 
-// Reboots counts the reboots the node disruption policy asked for (the
-// stand-in reboots nothing).
+// Reboots counts the reboots the node disruption policy asked for (recorded only).
 func (s *MCOStandIn) Reboots() int { return CountEvents(s.Events(), "", MCORebooted, "") }
 
-// ---------------------------------------------------------------------------
 // One sync: MCO's operator, render controller, node controller, daemons.
 
 type standInWorld struct {
@@ -398,10 +357,7 @@ func (s *MCOStandIn) observe(ctx context.Context) (*standInWorld, error) {
 	return w, nil
 }
 
-// primaryPool is the pool a node belongs to, as MCO's
-// helpers.GetPoolsForNode decides it: the master pool when it selects the
-// node; else the one custom pool that does (more than one is an error);
-// else the worker pool.
+// primaryPool is helpers.GetPoolsForNode's choice: master, one custom pool, else worker.
 func primaryPool(node *corev1.Node, pools []*mcfgv1.MachineConfigPool) (string, error) {
 	var master, worker string
 	var custom []string
@@ -430,25 +386,17 @@ func primaryPool(node *corev1.Node, pools []*mcfgv1.MachineConfigPool) (string, 
 	return worker, nil
 }
 
-// ---------------------------------------------------------------------------
 // Render controller
 
-// RenderedConfig is what the render controller makes of a pool's
-// MachineConfigs.
+// RenderedConfig is what the render controller makes of a pool's MachineConfigs.
 type RenderedConfig struct {
 	Name   string                 // rendered-<pool>-<hash of Spec>
 	Source []string               // the MachineConfigs merged, by name
 	Spec   map[string]interface{} // Ignition with the merged storage.files
 }
 
-// RenderPool merges a pool's MachineConfigs as MCO's render controller does
-// (render_controller.go; common/helpers.go MergeMachineConfigs): the
-// configs of role worker first, then the others, each group by name, so
-// that a custom pool's config wins over a worker one whatever their names;
-// storage.files merged by path, the later file replacing the earlier;
-// overwrite defaulted to true. Only storage.files is carried. The hash is
-// SHA-256 where MCO's is a salted MD5: same spec, same hash on every pool,
-// but not a real cluster's names.
+// RenderPool merges a pool's MachineConfigs as MergeMachineConfigs does
+// (docs/mco-standin.md "Render": role worker first, then by name).
 func RenderPool(pool string, mcs []*unstructured.Unstructured) (RenderedConfig, error) {
 	sorted := slices.Clone(mcs)
 	sort.SliceStable(sorted, func(i, j int) bool {
@@ -497,8 +445,7 @@ func RenderPool(pool string, mcs []*unstructured.Unstructured) (RenderedConfig, 
 }
 
 // render makes the pool target the rendered config of the MachineConfigs
-// its machineConfigSelector selects. MCO refuses an empty selector and
-// reports RenderDegraded without a MachineConfig; the stand-in waits.
+// it selects; without any (MCO: RenderDegraded) it waits.
 func (s *MCOStandIn) render(ctx context.Context, w *standInWorld, pool *mcfgv1.MachineConfigPool) error {
 	sel, err := metav1.LabelSelectorAsSelector(pool.Spec.MachineConfigSelector)
 	if err != nil || pool.Spec.MachineConfigSelector == nil || sel.Empty() {
@@ -553,8 +500,7 @@ func (s *MCOStandIn) render(ctx context.Context, w *standInWorld, pool *mcfgv1.M
 	return nil
 }
 
-// patchPool merge-patches a pool (or its subresource) and keeps what the
-// API server returned.
+// patchPool merge-patches a pool (or its subresource) and keeps the result.
 func (s *MCOStandIn) patchPool(ctx context.Context, pool *mcfgv1.MachineConfigPool, patch []byte, subresource string) error {
 	var sub []string
 	if subresource != "" {
@@ -571,7 +517,6 @@ func (s *MCOStandIn) patchPool(ctx context.Context, pool *mcfgv1.MachineConfigPo
 	return err
 }
 
-// ---------------------------------------------------------------------------
 // Node controller
 
 func (s *MCOStandIn) patchNodeAnnotations(ctx context.Context, w *standInWorld, node string, annos map[string]interface{}) error {
@@ -583,8 +528,7 @@ func (s *MCOStandIn) patchNodeAnnotations(ctx context.Context, w *standInWorld, 
 	return err
 }
 
-// nodeReady is LayeredNodeState.CheckNodeReady: Ready, no disk pressure,
-// network available, schedulable.
+// nodeReady is LayeredNodeState.CheckNodeReady.
 func nodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		switch {
@@ -603,27 +547,20 @@ func nodeDone(n *corev1.Node) bool {
 	return a[mcoCurrentConfig] != "" && a[mcoCurrentConfig] == a[mcoDesiredConfig] && a[mcoState] == mcoDone
 }
 
-// nodeFailing is IsNodeMCDFailing: the daemon failed to reach a desired
-// config other than its current one.
+// nodeFailing is IsNodeMCDFailing.
 func nodeFailing(n *corev1.Node) bool {
 	a := n.Annotations
 	return a[mcoCurrentConfig] != a[mcoDesiredConfig] && (a[mcoState] == mcoDegraded || a[mcoState] == "Unreconcilable")
 }
 
-// nodeUnavailable is IsUnavailableForUpdate: not ready, or neither done
-// nor failing (working, or about to).
+// nodeUnavailable is IsUnavailableForUpdate.
 func nodeUnavailable(n *corev1.Node) bool {
 	return !nodeReady(n) || (!nodeDone(n) && !nodeFailing(n))
 }
 
 // nodeController is the node controller's pass over one pool
-// (node_controller.go updatePools, getAllCandidateMachines): capacity is
-// maxUnavailable's default 1 (spec.maxUnavailable is not read) minus the
-// unavailable nodes minus the nodes failing on the target; the candidates
-// are the ready nodes whose desired config is not the target, by name
-// (MCO: by zone and age). A node seen for the first time runs the target
-// already, as after its first boot (Ignition wrote its files): the daemon
-// annotates it and creates its MachineConfigNode, no file is written.
+// (docs/mco-standin.md "Which node, when"); a node seen first runs the
+// target already, as after its first boot.
 func (s *MCOStandIn) nodeController(ctx context.Context, w *standInWorld, pool *mcfgv1.MachineConfigPool) error {
 	target := pool.Spec.Configuration.Name
 	if target == "" {
@@ -662,18 +599,10 @@ func (s *MCOStandIn) nodeController(ctx context.Context, w *standInWorld, pool *
 	return nil
 }
 
-// ---------------------------------------------------------------------------
 // Pool status
 
-// poolStatus is the pool's status as MCO's node controller computes it
-// without the ImageModeStatusReporting feature gate (status.go
-// calculateStatus, GetMachinesByState): updated = done on the target;
-// ready = updated and ready; degraded = state Degraded; Updated when every
-// machine is updated, ready and available (then status.configuration
-// becomes spec.configuration), else Updating; NodeDegraded with the
-// degraded nodes' reasons; Degraded = NodeDegraded (no render or build
-// degradation here). Conditions keep their transition time unless their
-// status changes, so an unchanged pool computes an equal status.
+// poolStatus is calculateStatus (docs/mco-standin.md "Pool status");
+// transition times kept, so an unchanged pool computes an equal status.
 func poolStatus(pool *mcfgv1.MachineConfigPool, nodes []*corev1.Node, now metav1.Time) mcfgv1.MachineConfigPoolStatus {
 	st := *pool.Status.DeepCopy()
 	target := pool.Spec.Configuration.Name
@@ -772,19 +701,14 @@ func poolCondition(st *mcfgv1.MachineConfigPoolStatus, typ string) *mcfgv1.Machi
 	return nil
 }
 
-// ---------------------------------------------------------------------------
 // MachineConfigNode
 
 func mcnCondition(typ, status, message string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: metav1.ConditionStatus(status), Reason: typ, Message: message}
 }
 
-// writeMCN writes the node's MachineConfigNode as MCO's upgrademonitor
-// does (GenerateAndApplyMachineConfigNodeSpec): created when missing,
-// owned by the Node, with every condition False "NotYetOccurred"; spec and
-// status.configVersion from the node's annotations; then the changed
-// conditions, where a change of Updated first resets every other True
-// condition to False.
+// writeMCN writes the node's MachineConfigNode as the upgrademonitor does
+// (docs/mco-standin.md "MachineConfigNode").
 func (s *MCOStandIn) writeMCN(ctx context.Context, w *standInWorld, node, pool string, changes ...metav1.Condition) error {
 	n := w.nodes[node]
 	desired := n.Annotations[mcoDesiredConfig]
@@ -838,7 +762,6 @@ func (s *MCOStandIn) writeMCN(ctx context.Context, w *standInWorld, node, pool s
 	return err
 }
 
-// ---------------------------------------------------------------------------
 // Daemon
 
 // DisruptionAction is one action of MCO's node disruption policy.
@@ -847,15 +770,8 @@ type DisruptionAction struct {
 	Service string // for Reload and Restart
 }
 
-// DisruptionActions is what MCO's daemon decides for the changed paths
-// (update.go calculatePostConfigChangeNodeDisruptionActionFromMCDiffs,
-// common/helpers.go FindClosestFilePolicyPathMatch): per path, in the
-// order given, the actions of the entry whose path equals it or is the
-// longest directory above it, appended without de-duplication (two changed
-// CRI-O drop-ins restart CRI-O twice); a path without an entry means a
-// reboot (and a drain), as does any Reboot; None is dropped beside other
-// actions; no changed path means None. The entries are the status's
-// (ClusterPolicies): an entry only in the spec counts for nothing.
+// DisruptionActions is the daemon's decision for the changed paths from
+// the status's entries (docs/mco-standin.md "Node disruption policy").
 func DisruptionActions(paths []string, policy []operatorv1.NodeDisruptionPolicyStatusFile) []DisruptionAction {
 	reboot := []DisruptionAction{{Type: "Reboot"}}
 	var actions []DisruptionAction
@@ -890,10 +806,7 @@ func DisruptionActions(paths []string, policy []operatorv1.NodeDisruptionPolicyS
 	return actions
 }
 
-// fileDiff lists the paths whose file differs between two configs as
-// MCO's CalculateConfigFileDiffs does: the removed ones, then the added or
-// changed ones, each group in Go's map order (so the restarts' order
-// varies, as on a cluster).
+// fileDiff is CalculateConfigFileDiffs: removed, then added or changed, in map order.
 func fileDiff(oldFiles, newFiles map[string]map[string]interface{}) []string {
 	var out []string
 	for p := range oldFiles {
@@ -921,13 +834,8 @@ func renderedFiles(mc *unstructured.Unstructured) map[string]map[string]interfac
 	return out
 }
 
-// daemon does on one node what MCO's daemon does when the node's desired
-// config is not its current one or it is not Done (daemon.go syncNode,
-// prepUpdateFromCluster; update.go update), and reports whether it worked.
-// The daemon reads the policy from the status, first waiting up to
-// mcoPolicyWait for it to be computed for the object's generation; MCO's
-// node is Working by then, the stand-in's waits unchanged, so that a
-// waiting node is not written every sync.
+// daemon is MCO's daemon on one node (docs/mco-standin.md "The daemon's
+// update"); it reports whether it worked.
 func (s *MCOStandIn) daemon(ctx context.Context, w *standInWorld, node string) (bool, error) {
 	n, pool := w.nodes[node], w.poolOf[node]
 	cur, des, state := n.Annotations[mcoCurrentConfig], n.Annotations[mcoDesiredConfig], n.Annotations[mcoState]
@@ -981,9 +889,7 @@ func (s *MCOStandIn) daemon(ctx context.Context, w *standInWorld, node string) (
 	return true, s.finish(ctx, w, pool, node, updateErr)
 }
 
-// finish records the update's end: the node Done on its desired config,
-// or Degraded with the reason (daemon.go handleErr, updateErrorState;
-// writer.go SetDegraded) and its current config unchanged.
+// finish: the node Done on its desired config, or Degraded (handleErr).
 func (s *MCOStandIn) finish(ctx context.Context, w *standInWorld, pool, node string, updateErr error) error {
 	des := w.nodes[node].Annotations[mcoDesiredConfig]
 	if updateErr != nil {
@@ -1004,11 +910,8 @@ func (s *MCOStandIn) finish(ctx context.Context, w *standInWorld, pool, node str
 		mcnCondition("NodeDegraded", "False", fmt.Sprintf("Node %s upgrade succeeded", node)))
 }
 
-// apply writes the changed files below the node's root and carries out the
-// actions (performPostConfigChangeNodeDisruptionAction). When one fails,
-// the files go back to the old config (update()'s deferred rollback) and
-// CRI-O, left down, is started again with them, as systemd does for
-// crio.service (Restart=on-failure, without its RestartSec=10 wait).
+// apply writes the files and carries out the actions; on a failure the
+// files go back and CRI-O starts again (docs/mco-standin.md "A failed restart").
 func (s *MCOStandIn) apply(pool, node string, oldFiles, newFiles map[string]map[string]interface{}, diff []string, actions []DisruptionAction) error {
 	if err := s.writeFiles(pool, node, newFiles, diff, true); err != nil {
 		return err
@@ -1033,9 +936,7 @@ func (s *MCOStandIn) apply(pool, node string, oldFiles, newFiles map[string]map[
 	return failed
 }
 
-// act carries out one action. Only CRI-O is real here: a kubelet restart,
-// a reload and a daemon-reload are recorded; a reboot restarts CRI-O with
-// the new files, as the node would come up.
+// act carries out one action; only CRI-O is real, the rest is recorded.
 func (s *MCOStandIn) act(pool, node string, a DisruptionAction) error {
 	switch {
 	case a.Type == "Reboot":
@@ -1049,8 +950,7 @@ func (s *MCOStandIn) act(pool, node string, a DisruptionAction) error {
 			return fmt.Errorf("could not apply update: restarting %s service failed. Error: %w", a.Service, err)
 		}
 		s.record(pool, node, MCOServiceRestarted, a.Service)
-		// systemd restarts the units that Requires= a restarted one: MCO's
-		// kubelet.service (01-<role>-kubelet) Requires=crio.service.
+		// kubelet.service Requires=crio.service.
 		s.record(pool, node, MCODependentRestarted, "kubelet.service")
 	case a.Type == "Restart":
 		s.record(pool, node, MCOServiceRestarted, a.Service)
@@ -1064,8 +964,7 @@ func (s *MCOStandIn) act(pool, node string, a DisruptionAction) error {
 	return nil
 }
 
-// writeFiles makes the node's files at paths what to says, removing those
-// to lacks.
+// writeFiles makes the node's files at paths what to says.
 func (s *MCOStandIn) writeFiles(pool, node string, to map[string]map[string]interface{}, paths []string, record bool) error {
 	for _, p := range paths {
 		file := s.nodes[node].HostPath(p)
@@ -1101,11 +1000,9 @@ func (s *MCOStandIn) writeFiles(pool, node string, to map[string]map[string]inte
 	return nil
 }
 
-// ---------------------------------------------------------------------------
 // The nodes: PlatformNodes with their real CRI-O
 
-// crioNode is a PlatformNode acted on from the stand-in's goroutine, where
-// a failure must become an error rather than t.Fatal.
+// crioNode is a PlatformNode whose failures become errors (not t.Fatal).
 type crioNode struct {
 	t  testing.TB
 	pn *PlatformNode
@@ -1113,10 +1010,8 @@ type crioNode struct {
 
 func (n crioNode) HostPath(p string) string { return n.pn.HostPath(p) }
 
-// RestartCRIO copies the node's CRI-O drop-ins to its CRI-O's directory and
-// restarts CRI-O. The error is hack/crio.sh's verdict, as terse as
-// systemctl's; CRI-O's own words go to the test log and the node's
-// crio.log.
+// RestartCRIO syncs the drop-ins to CRI-O's directory and restarts it; the
+// error is hack/crio.sh's one-line verdict.
 func (n crioNode) RestartCRIO() error {
 	err := catchErrors(n.t, func(tb testing.TB) {
 		n.pn.syncCRIODropIns(tb)
@@ -1147,8 +1042,7 @@ func (e *errTB) FailNow()                          { e.Fail(); panic(errTBExit{}
 func (e *errTB) Fatal(args ...interface{})         { e.Error(args...); panic(errTBExit{}) }
 func (e *errTB) Fatalf(f string, a ...interface{}) { e.Errorf(f, a...); panic(errTBExit{}) }
 
-// catchErrors runs f with a testing.TB whose failures become the returned
-// error.
+// catchErrors runs f with a testing.TB whose failures become the error.
 func catchErrors(t testing.TB, f func(testing.TB)) (err error) {
 	e := &errTB{TB: t}
 	defer func() {
@@ -1165,15 +1059,9 @@ func catchErrors(t testing.TB, f func(testing.TB)) (err error) {
 	return nil
 }
 
-// ---------------------------------------------------------------------------
 // Pools and roles for tests
 
-// mcoPoolObject is a MachineConfigPool of the shape MCO gives it
-// (manifests/{master,worker}.machineconfigpool.yaml, docs/custom-pools.md):
-// master and worker select the MachineConfigs of their role and the nodes
-// labelled node-role.kubernetes.io/<role>; a custom pool selects the
-// MachineConfigs of roles worker and <name> and the nodes labelled
-// node-role.kubernetes.io/<name>.
+// mcoPoolObject is a MachineConfigPool in MCO's shape (docs/mco-standin.md "Pools").
 func mcoPoolObject(name string) *unstructured.Unstructured {
 	mcSelector := map[string]interface{}{"matchLabels": map[string]interface{}{mcoRoleLabel: name}}
 	poolLabels := map[string]interface{}{"pools.operator.machineconfiguration.openshift.io/" + name: ""}
@@ -1195,9 +1083,7 @@ func mcoPoolObject(name string) *unstructured.Unstructured {
 	}}
 }
 
-// CreatePool creates the MachineConfigPool name in MCO's shape
-// (mcoPoolObject), replacing one an earlier run left; deleted when the
-// test ends.
+// CreatePool creates pool name in MCO's shape until the test ends.
 func CreatePool(t testing.TB, admin *rest.Config, name string) {
 	t.Helper()
 	pools := dynamic.NewForConfigOrDie(admin).Resource(mcpGVR)
@@ -1221,8 +1107,7 @@ func CreatePool(t testing.TB, admin *rest.Config, name string) {
 	})
 }
 
-// AddNodeRole labels a node node-role.kubernetes.io/<role>="" (what puts it
-// in a custom pool) until the test ends.
+// AddNodeRole labels a node node-role.kubernetes.io/<role> until the test ends.
 func AddNodeRole(t testing.TB, admin *rest.Config, node, role string) {
 	t.Helper()
 	nodes := kubernetes.NewForConfigOrDie(admin).CoreV1().Nodes()
@@ -1272,8 +1157,7 @@ func WaitStandInPool(t testing.TB, c *Cluster, name, what string, ok func(*mcfgv
 	return p
 }
 
-// PoolSettled: MCO is done with the pool: every machine runs its target,
-// Updated, neither Updating nor Degraded, its latest spec seen.
+// PoolSettled: MCO is done with the pool.
 func PoolSettled(p *mcfgv1.MachineConfigPool) bool {
 	st := &p.Status
 	isTrue := func(typ string) bool {
@@ -1284,42 +1168,12 @@ func PoolSettled(p *mcfgv1.MachineConfigPool) bool {
 		!isTrue("Updating") && !isTrue("Degraded") && st.MachineCount == st.UpdatedMachineCount && st.ObservedGeneration == p.Generation
 }
 
-// ApplyStandInPolicy adds node disruption policy entries (path: the
-// service to restart) to MachineConfiguration cluster's spec with a field
-// manager of its own, and takes them out when the test ends.
-func ApplyStandInPolicy(t testing.TB, c *Cluster, restarts map[string]string) {
-	t.Helper()
-	apply := func(files []interface{}) error {
-		body := map[string]interface{}{"apiVersion": "operator.openshift.io/v1", "kind": "MachineConfiguration", "metadata": map[string]interface{}{"name": "cluster"}}
-		if files != nil {
-			body["spec"] = map[string]interface{}{"nodeDisruptionPolicy": map[string]interface{}{"files": files}}
-		}
-		data, _ := json.Marshal(body)
-		_, err := c.Dynamic.Resource(MachineConfigurationGVR).Patch(context.Background(), "cluster", types.ApplyPatchType, data,
-			metav1.PatchOptions{FieldManager: "e2e-mco-standin-test", Force: ptr(true)})
-		return err
-	}
-	var files []interface{}
-	for p, svc := range restarts {
-		files = append(files, map[string]interface{}{"path": p, "actions": []interface{}{
-			map[string]interface{}{"type": "Restart", "restart": map[string]interface{}{"serviceName": svc}}}})
-	}
-	require.NoError(t, apply(files))
-	t.Cleanup(func() {
-		if err := apply(nil); err != nil {
-			t.Errorf("taking the test's node disruption policy entries out: %v", err)
-		}
-	})
-}
-
-// CRIOHealthy GETs the node's CRI-O metrics (00-default's plain HTTP
-// endpoint on the node's address).
+// CRIOHealthy GETs the node's CRI-O metrics (plain HTTP).
 func CRIOHealthy(n *PlatformNode) error {
 	return crioMetrics(HTTPGet(nil, "http://"+n.MetricsAddr+"/metrics", ""))
 }
 
-// CRIODropIn reads a drop-in from the directory the node's real CRI-O
-// reads.
+// CRIODropIn reads a drop-in from the node's CRI-O's own directory.
 func CRIODropIn(n *PlatformNode, path string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(n.CRIODir, "crio.conf.d", filepath.Base(path)))
 	return string(b), err

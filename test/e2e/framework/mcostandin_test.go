@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -41,12 +43,10 @@ func testMC(name, role string, files ...[2]string) *unstructured.Unstructured {
 	}}
 }
 
-func renderedSource(t *testing.T, r RenderedConfig, path string) string {
-	t.Helper()
+func renderedSource(r RenderedConfig, path string) string {
 	files, _, _ := unstructured.NestedSlice(r.Spec, "config", "storage", "files")
 	for _, f := range files {
-		m := f.(map[string]interface{})
-		if m["path"] == path {
+		if m := f.(map[string]interface{}); m["path"] == path {
 			s, _, _ := unstructured.NestedString(m, "contents", "source")
 			return s
 		}
@@ -54,204 +54,101 @@ func renderedSource(t *testing.T, r RenderedConfig, path string) string {
 	return ""
 }
 
-// The later MachineConfig by name wins among one role's; the order given
-// does not matter. (A custom pool's config winning whatever its name, and
-// the same hash on two pools: TestMCOStandInSync.)
-func TestRenderPool(t *testing.T) {
-	const p = "/etc/crio/crio.conf.d/60-x.conf"
-	worker := testMC("60-worker-x", "worker", [2]string{p, "worker"})
-	late := testMC("99-worker-y", "worker", [2]string{p, "late-worker"})
-
-	// The last by name wins among the worker configs.
+// TestMCOStandInDecisions: the stand-in's pure decisions, one MCO fact a
+// row (docs/mco-standin.md); the sync that uses them: TestMCOStandInSync.
+func TestMCOStandInDecisions(t *testing.T) {
+	const dropIn, kubeletDropIn = "/etc/crio/crio.conf.d/60-x.conf", "/etc/openshift/kubelet.conf.d/60-x.conf"
+	worker, late := testMC("60-worker-x", "worker", [2]string{dropIn, "worker"}), testMC("99-worker-y", "worker", [2]string{dropIn, "late-worker"})
 	r, err := RenderPool("worker", []*unstructured.Unstructured{late, worker})
 	require.NoError(t, err)
-	if got := renderedSource(t, r, p); got != "data:,late-worker" {
-		t.Errorf("worker pool: %s = %q, want the later config's", p, got)
-	}
-	if !strings.HasPrefix(r.Name, "rendered-worker-") || !reflect.DeepEqual(r.Source, []string{"60-worker-x", "99-worker-y"}) {
-		t.Errorf("name %s, source %v", r.Name, r.Source)
-	}
-	// Same configs, same name; the order given does not matter.
-	r3, _ := RenderPool("worker", []*unstructured.Unstructured{worker, late})
-	if r3.Name != r.Name {
-		t.Errorf("rendering is not deterministic: %s vs %s", r3.Name, r.Name)
-	}
-}
+	r2, _ := RenderPool("worker", []*unstructured.Unstructured{worker, late})
 
-func TestDisruptionActions(t *testing.T) {
 	none := policyFile("/etc/none", operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.NoneStatusAction})
-	policy := []operatorv1.NodeDisruptionPolicyStatusFile{
-		policyFile("/etc/crio/crio.conf.d/60-x.conf", restartAction("crio.service")),
-		policyFile("/etc/crio/crio.conf.d/61-y.conf", restartAction("crio.service")),
-		policyFile("/etc/openshift/kubelet.conf.d", restartAction("kubelet.service")),
-		policyFile("/etc/openshift", restartAction("other.service")),
-		none,
-	}
+	policy := []operatorv1.NodeDisruptionPolicyStatusFile{policyFile(dropIn, restartAction("crio.service")),
+		policyFile("/etc/crio/crio.conf.d/61-y.conf", restartAction("crio.service")), policyFile("/etc/openshift/kubelet.conf.d", restartAction("kubelet.service")),
+		policyFile("/etc/openshift", restartAction("other.service")), none}
 	crio, kubelet := DisruptionAction{Type: "Restart", Service: "crio.service"}, DisruptionAction{Type: "Restart", Service: "kubelet.service"}
-	for _, tc := range []struct {
-		paths []string
-		want  []DisruptionAction
-	}{
-		{nil, []DisruptionAction{{Type: "None"}}},
-		{[]string{"/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{crio}},
-		// The longest directory above the path wins.
-		{[]string{"/etc/openshift/kubelet.conf.d/60-x.conf"}, []DisruptionAction{kubelet}},
-		// None is dropped next to other actions.
-		{[]string{"/etc/none", "/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{crio}},
-		{[]string{"/etc/none"}, []DisruptionAction{{Type: "None"}}},
-		// Not de-duplicated, in the order of the paths (the diff's map
-		// order in MCO).
-		{[]string{"/etc/crio/crio.conf.d/61-y.conf", "/etc/openshift/kubelet.conf.d/60-x.conf", "/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{crio, kubelet, crio}},
-		{[]string{"/etc/openshift/kubelet.conf.d/60-x.conf", "/etc/crio/crio.conf.d/60-x.conf"}, []DisruptionAction{kubelet, crio}},
-		// No entry: reboot, whatever else changed.
-		{[]string{"/etc/crio/crio.conf.d/60-x.conf", "/etc/crio/crio.conf.d/62-z.conf"}, []DisruptionAction{{Type: "Reboot"}}},
-		// A prefix that is not a directory above the path does not match.
-		{[]string{"/etc/crio/crio.conf.d/60-x.conf.bak"}, []DisruptionAction{{Type: "Reboot"}}},
-	} {
-		if got := DisruptionActions(tc.paths, policy); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%v: got %v, want %v", tc.paths, got, tc.want)
-		}
-	}
-}
+	reboot := []DisruptionAction{{Type: "Reboot"}}
+	actions := func(paths ...string) []DisruptionAction { return DisruptionActions(paths, policy) }
 
-// The daemon reads the status: an entry only in the spec, before MCO's
-// operator has computed the status, counts for nothing.
-func TestDisruptionActionsReadTheStatus(t *testing.T) {
-	const dropIn = "/etc/crio/crio.conf.d/60-x.conf"
-	mc := &operatorv1.MachineConfiguration{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
-	mc.Spec.NodeDisruptionPolicy.Files = []operatorv1.NodeDisruptionPolicySpecFile{{Path: dropIn, Actions: []operatorv1.NodeDisruptionPolicySpecAction{
-		{Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: "crio.service"}}}}}
-	mc.Status.ObservedGeneration = 1
-	mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies = ClusterPolicies(operatorv1.NodeDisruptionPolicyConfig{})
-	if PolicyStatusReady(mc) {
-		t.Error("status of generation 1 taken as ready for generation 2")
-	}
-	if got := DisruptionActions([]string{dropIn}, mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies.Files); !reflect.DeepEqual(got, []DisruptionAction{{Type: "Reboot"}}) {
-		t.Errorf("before the status lists the entry: %v, want a reboot", got)
-	}
-	mc.Status.ObservedGeneration = 2
-	mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies = ClusterPolicies(mc.Spec.NodeDisruptionPolicy)
-	if !PolicyStatusReady(mc) {
-		t.Error("status at the generation not ready")
-	}
-	if got := DisruptionActions([]string{dropIn}, mc.Status.NodeDisruptionPolicyStatus.ClusterPolicies.Files); !reflect.DeepEqual(got, []DisruptionAction{{Type: "Restart", Service: "crio.service"}}) {
-		t.Errorf("once listed: %v", got)
-	}
-	if PolicyStatusReady(nil) {
-		t.Error("no MachineConfiguration taken as ready")
-	}
-}
-
-func TestClusterPolicies(t *testing.T) {
 	defaults := mcoDefaultPolicies()
-	got := ClusterPolicies(operatorv1.NodeDisruptionPolicyConfig{})
-	if !reflect.DeepEqual(got, defaults) {
-		t.Errorf("no spec: got %+v, want the defaults", got)
-	}
-	for _, f := range defaults.Files {
-		if strings.HasPrefix(f.Path, "/etc/crio/crio.conf.d") || strings.HasPrefix(f.Path, "/etc/openshift/kubelet.conf.d") {
-			t.Errorf("a default covers the operator's drop-ins: %s", f.Path)
-		}
-	}
 	restart := func(path, svc string) operatorv1.NodeDisruptionPolicySpecFile {
 		return operatorv1.NodeDisruptionPolicySpecFile{Path: path, Actions: []operatorv1.NodeDisruptionPolicySpecAction{{
 			Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: operatorv1.NodeDisruptionPolicyServiceName(svc)}}}}
 	}
-	spec := operatorv1.NodeDisruptionPolicyConfig{
-		Files: []operatorv1.NodeDisruptionPolicySpecFile{
-			restart("/etc/crio/crio.conf.d/60-x.conf", "crio.service"),
-			// Replaces the default of that path, in its place.
-			restart("/etc/containers/policy.json", "crio.service"),
-		},
+	spec := operatorv1.NodeDisruptionPolicyConfig{Files: []operatorv1.NodeDisruptionPolicySpecFile{restart(dropIn, "crio.service"), restart("/etc/containers/policy.json", "crio.service")},
 		Units:  []operatorv1.NodeDisruptionPolicySpecUnit{{Name: "foo.service", Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.NoneSpecAction}}}},
-		SSHKey: operatorv1.NodeDisruptionPolicySpecSSHKey{Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.DrainSpecAction}}},
-	}
-	got = ClusterPolicies(spec)
-	if len(got.Files) != len(defaults.Files)+1 {
-		t.Fatalf("files: %d, want the %d defaults and one appended", len(got.Files), len(defaults.Files))
-	}
-	if last := got.Files[len(got.Files)-1]; !reflect.DeepEqual(last, policyFile("/etc/crio/crio.conf.d/60-x.conf", restartAction("crio.service"))) {
-		t.Errorf("appended: %+v", last)
-	}
-	for i, f := range got.Files[:len(defaults.Files)] {
-		want := defaults.Files[i]
-		if f.Path == "/etc/containers/policy.json" {
-			want = policyFile(f.Path, restartAction("crio.service"))
-		}
-		if !reflect.DeepEqual(f, want) {
-			t.Errorf("file %d: got %+v, want %+v", i, f, want)
-		}
-	}
-	if len(got.Units) != len(defaults.Units)+1 || got.Units[len(got.Units)-1].Name != "foo.service" {
-		t.Errorf("units: %+v", got.Units)
-	}
-	if !reflect.DeepEqual(got.SSHKey.Actions, []operatorv1.NodeDisruptionPolicyStatusAction{{Type: operatorv1.DrainStatusAction}}) {
-		t.Errorf("sshkey: %+v", got.SSHKey)
-	}
-
-	// What the API server gives back compares equal to what is computed:
-	// otherwise the operator part would write the status on every pass.
-	raw, err := json.Marshal(operatorv1.MachineConfigurationStatus{NodeDisruptionPolicyStatus: operatorv1.NodeDisruptionPolicyStatus{ClusterPolicies: got}})
-	require.NoError(t, err)
+		SSHKey: operatorv1.NodeDisruptionPolicySpecSSHKey{Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.DrainSpecAction}}}}
+	merged, want := ClusterPolicies(spec), mcoDefaultPolicies()
+	want.Files[slices.IndexFunc(want.Files, func(f operatorv1.NodeDisruptionPolicyStatusFile) bool { return f.Path == "/etc/containers/policy.json" })] =
+		policyFile("/etc/containers/policy.json", restartAction("crio.service"))
+	want.Files = append(want.Files, policyFile(dropIn, restartAction("crio.service")))
+	want.Units = append(want.Units, operatorv1.NodeDisruptionPolicyStatusUnit{Name: "foo.service", Actions: []operatorv1.NodeDisruptionPolicyStatusAction{{Type: operatorv1.NoneStatusAction}}})
+	want.SSHKey.Actions = []operatorv1.NodeDisruptionPolicyStatusAction{{Type: operatorv1.DrainStatusAction}}
+	raw, _ := json.Marshal(operatorv1.MachineConfigurationStatus{NodeDisruptionPolicyStatus: operatorv1.NodeDisruptionPolicyStatus{ClusterPolicies: merged}})
 	var m map[string]interface{}
 	require.NoError(t, json.Unmarshal(raw, &m))
 	back := operatorv1.MachineConfigurationStatus{}
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(m, &back))
-	if !reflect.DeepEqual(back.NodeDisruptionPolicyStatus.ClusterPolicies, got) {
-		t.Errorf("round trip changes the policies:\n%+v\n%+v", back.NodeDisruptionPolicyStatus.ClusterPolicies, got)
+	status := func(gen, observed int64) *operatorv1.MachineConfiguration {
+		return &operatorv1.MachineConfiguration{ObjectMeta: metav1.ObjectMeta{Generation: gen}, Status: operatorv1.MachineConfigurationStatus{ObservedGeneration: observed}}
 	}
-}
 
-// The diff lists removed paths first, then added or changed ones.
-func TestFileDiff(t *testing.T) {
 	f := func(c string) map[string]interface{} {
 		return map[string]interface{}{"contents": map[string]interface{}{"source": c}}
 	}
-	oldFiles := map[string]map[string]interface{}{"/a": f("1"), "/b": f("1"), "/gone1": f("1"), "/gone2": f("1")}
-	newFiles := map[string]map[string]interface{}{"/a": f("1"), "/b": f("2"), "/new": f("1")}
-	got := fileDiff(oldFiles, newFiles)
-	if len(got) != 4 {
-		t.Fatalf("got %v", got)
-	}
-	removed := map[string]bool{got[0]: true, got[1]: true}
-	if !removed["/gone1"] || !removed["/gone2"] {
-		t.Errorf("removed paths not first: %v", got)
-	}
-	rest := map[string]bool{got[2]: true, got[3]: true}
-	if !rest["/b"] || !rest["/new"] {
-		t.Errorf("changed and added: %v", got)
-	}
-}
+	diff := fileDiff(map[string]map[string]interface{}{"/a": f("1"), "/b": f("1"), "/gone1": f("1"), "/gone2": f("1")},
+		map[string]map[string]interface{}{"/a": f("1"), "/b": f("2"), "/new": f("1")})
+	require.Len(t, diff, 4)
 
-func TestPrimaryPool(t *testing.T) {
 	var pools []*mcfgv1.MachineConfigPool
 	for _, name := range []string{"canary", "infra", "master", "worker"} {
 		p, err := platform.Typed[mcfgv1.MachineConfigPool](mcoPoolObject(name))
 		require.NoError(t, err)
 		pools = append(pools, p)
 	}
-	node := func(roles ...string) *corev1.Node {
+	primary := func(roles ...string) string {
 		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{}}}
 		for _, r := range roles {
 			n.Labels["node-role.kubernetes.io/"+r] = ""
 		}
-		return n
+		p, err := primaryPool(n, pools)
+		return fmt.Sprintf("%s %t", p, err != nil)
 	}
+
 	for _, tc := range []struct {
-		roles []string
-		want  string
-		err   bool
+		name      string
+		got, want interface{}
 	}{
-		{[]string{"worker"}, "worker", false},
-		{[]string{"worker", "canary"}, "canary", false},
-		{[]string{"master", "canary"}, "master", false},
-		{[]string{"worker", "canary", "infra"}, "", true},
-		{nil, "", false},
+		{"render: the later worker config by name wins", renderedSource(r, dropIn), "data:,late-worker"},
+		{"render: source by name", r.Source, []string{"60-worker-x", "99-worker-y"}},
+		{"render: named after the pool", strings.HasPrefix(r.Name, "rendered-worker-"), true},
+		{"render: the order given does not matter", r2.Name, r.Name},
+		{"actions: no changed path", actions(), []DisruptionAction{{Type: "None"}}},
+		{"actions: the path's entry", actions(dropIn), []DisruptionAction{crio}},
+		{"actions: the longest directory above wins", actions(kubeletDropIn), []DisruptionAction{kubelet}},
+		{"actions: None dropped beside others", actions("/etc/none", dropIn), []DisruptionAction{crio}},
+		{"actions: None alone", actions("/etc/none"), []DisruptionAction{{Type: "None"}}},
+		{"actions: in path order, not de-duplicated", actions("/etc/crio/crio.conf.d/61-y.conf", kubeletDropIn, dropIn), []DisruptionAction{crio, kubelet, crio}},
+		{"actions: path order", actions(kubeletDropIn, dropIn), []DisruptionAction{kubelet, crio}},
+		{"actions: a path without an entry reboots", actions(dropIn, "/etc/crio/crio.conf.d/62-z.conf"), reboot},
+		{"actions: a prefix is not a directory", actions(dropIn + ".bak"), reboot},
+		{"policies: no spec, the defaults", ClusterPolicies(operatorv1.NodeDisruptionPolicyConfig{}), defaults},
+		{"policies: no default covers our drop-ins", DisruptionActions([]string{dropIn, kubeletDropIn}, defaults.Files), reboot},
+		{"policies: replaced in place, appended, units, SSH key", merged, want},
+		{"policies: the API server's copy is equal (no write every pass)", back.NodeDisruptionPolicyStatus.ClusterPolicies, merged},
+		{"policy status: of an older generation", PolicyStatusReady(status(2, 1)), false},
+		{"policy status: of the generation", PolicyStatusReady(status(2, 2)), true},
+		{"policy status: no MachineConfiguration", PolicyStatusReady(nil), false},
+		{"diff: removed first", sets.New(diff[:2]...), sets.New("/gone1", "/gone2")},
+		{"diff: then changed or added", sets.New(diff[2:]...), sets.New("/b", "/new")},
+		{"pool: worker", primary("worker"), "worker false"},
+		{"pool: a custom pool over worker", primary("worker", "canary"), "canary false"},
+		{"pool: master over a custom pool", primary("master", "canary"), "master false"},
+		{"pool: two custom pools", primary("worker", "canary", "infra"), " true"},
+		{"pool: none", primary(), " false"},
 	} {
-		got, err := primaryPool(node(tc.roles...), pools)
-		if got != tc.want || (err != nil) != tc.err {
-			t.Errorf("%v: got %q, %v", tc.roles, got, err)
-		}
+		assert.Equal(t, tc.want, tc.got, tc.name)
 	}
 }
 
@@ -322,7 +219,7 @@ func newStandInFixture(t *testing.T) *standInFixture {
 	f := &standInFixture{t: t, dyn: dyn, kube: kubefake.NewClientset(node(worker1, "worker"), node(worker2, "worker", "canary")),
 		nodes: map[string]standInNode{worker1: fakeCRIONode{t.TempDir()}, worker2: fakeCRIONode{t.TempDir()}}, target: map[string]string{}, ctx: context.Background()}
 	f.s = newMCOStandIn(t, f.dyn, f.kube, f.nodes)
-	WithoutMCOOperator()(f.s)
+	f.s.SetOperatorPart(false)
 	return f
 }
 
@@ -351,26 +248,26 @@ func (f *standInFixture) deleteMC(name string) {
 	require.NoError(f.t, f.dyn.Resource(mcGVR).Delete(f.ctx, name, metav1.DeleteOptions{}))
 }
 
+func getTyped[T any](f *standInFixture, gvr schema.GroupVersionResource, name string) *T {
+	u, err := f.dyn.Resource(gvr).Get(f.ctx, name, metav1.GetOptions{})
+	require.NoError(f.t, err)
+	o, err := platform.Typed[T](u)
+	require.NoError(f.t, err)
+	return o
+}
+
 func (f *standInFixture) pool(name string) *mcfgv1.MachineConfigPool {
-	u, err := f.dyn.Resource(mcpGVR).Get(f.ctx, name, metav1.GetOptions{})
-	require.NoError(f.t, err)
-	p, err := platform.Typed[mcfgv1.MachineConfigPool](u)
-	require.NoError(f.t, err)
-	return p
+	return getTyped[mcfgv1.MachineConfigPool](f, mcpGVR, name)
+}
+
+func (f *standInFixture) mcn(node string) *mcfgv1.MachineConfigNode {
+	return getTyped[mcfgv1.MachineConfigNode](f, mcnGVR, node)
 }
 
 func (f *standInFixture) annotations(node string) map[string]string {
 	n, err := f.kube.CoreV1().Nodes().Get(f.ctx, node, metav1.GetOptions{})
 	require.NoError(f.t, err)
 	return n.Annotations
-}
-
-func (f *standInFixture) mcn(node string) *mcfgv1.MachineConfigNode {
-	u, err := f.dyn.Resource(mcnGVR).Get(f.ctx, node, metav1.GetOptions{})
-	require.NoError(f.t, err)
-	mcn, err := platform.Typed[mcfgv1.MachineConfigNode](u)
-	require.NoError(f.t, err)
-	return mcn
 }
 
 func (f *standInFixture) file(node, path string) string {
@@ -426,8 +323,7 @@ func (f *standInFixture) adoptsNodes() {
 // a kubelet restart for its drop-in and one more with CRI-O's, no reboot.
 func (f *standInFixture) waitsForPolicyStatusThenRolls() {
 	t := f.t
-	mc := testMC("70-worker-e2e", "worker", [2]string{standInCRIODropIn, "worker"}, [2]string{standInKubeletDropIn, "kubelet"})
-	_, err := f.dyn.Resource(mcGVR).Create(f.ctx, mc, metav1.CreateOptions{})
+	_, err := f.dyn.Resource(mcGVR).Create(f.ctx, testMC("70-worker-e2e", "worker", [2]string{standInCRIODropIn, "worker"}, [2]string{standInKubeletDropIn, "kubelet"}), metav1.CreateOptions{})
 	require.NoError(t, err)
 	ev := f.settle()
 	w := f.pool("worker")

@@ -22,40 +22,26 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// During an update, OpenShift expects an operator to report the new
-// versions[operator] only once its operands run the new release, and to say
-// Progressing=True while they roll out. The watch below records the
-// ClusterOperator and the operands with their etcd revisions, so that the
-// order of their writes can be judged exactly: the watch's arrival times
-// would not do, as events of different resources arrive in any order.
+// An update must report versions[operator] only once its operands run the
+// new release, Progressing=True meanwhile. The recorder keeps each state
+// with its etcd revision (one etcd: revisions order writes of different
+// objects, arrival times do not).
 
-// RolloutEvent is one observed state of the ClusterOperator or of an
-// operand (a DaemonSet or Deployment).
+// RolloutEvent is one observed state of the ClusterOperator or an operand.
 type RolloutEvent struct {
-	// Revision is the object's resourceVersion: one etcd holds every
-	// object of the local cluster, so revisions order writes of different
-	// objects.
-	Revision uint64
-	At       time.Time
-	// Object names it: "ClusterOperator node", "DaemonSet ns/name".
-	Object string
-	// Operator is true for the ClusterOperator.
-	Operator bool
-
-	// The ClusterOperator's versions[operator] and Progressing.
-	Version     string
+	Revision    uint64 // resourceVersion
+	At          time.Time
+	Object      string // "ClusterOperator node", "DaemonSet ns/name"
+	Operator    bool   // the ClusterOperator
+	Version     string // its versions[operator]
 	Progressing configv1.ConditionStatus
-
-	// The operand's container images, and whether every replica runs the
-	// current template and is available.
-	Images    []string
-	RolledOut bool
-	// Rollout says how far the operand's rollout is, for messages.
-	Rollout string
+	Images      []string // the operand's containers'
+	RolledOut   bool     // every replica on the current template and available
+	Rollout     string   // how far, for messages
 }
 
-// RolloutRecorder watches a ClusterOperator and the DaemonSets and
-// Deployments of namespaces, keeping every state it sees.
+// RolloutRecorder keeps every state of a ClusterOperator and the workloads
+// of namespaces.
 type RolloutRecorder struct {
 	mu     sync.Mutex
 	events []RolloutEvent
@@ -63,9 +49,8 @@ type RolloutRecorder struct {
 	once   sync.Once
 }
 
-// StartRolloutRecorder records ClusterOperator name and the workloads of
-// namespaces, except those that skip names (the operator's own Deployment
-// is the CVO's to roll, not an operand), until the end of the test.
+// StartRolloutRecorder records until the test ends; skip names workloads
+// that are not operands (the operator's own Deployment).
 func StartRolloutRecorder(t testing.TB, cfg *rest.Config, name string, namespaces []string, skip ...string) *RolloutRecorder {
 	t.Helper()
 	r := &RolloutRecorder{stopCh: make(chan struct{})}
@@ -177,15 +162,10 @@ func images(spec corev1.PodSpec) []string {
 
 // RolloutOrder is what the events of one update show.
 type RolloutOrder struct {
-	// VersionRevision is the revision at which versions[operator] first
-	// read the target version; 0 if it never did.
-	VersionRevision uint64
+	VersionRevision uint64 // versions[operator] first read the target; 0: never
 	VersionAt       time.Time
-	// Operands are the operands whose images the update changed, each with
-	// the revision of its first change and of its completed rollout.
-	Operands []OperandRollout
-	// Problems break the expectations above; empty when all is well.
-	Problems []string
+	Operands        []OperandRollout // those whose images the update changed
+	Problems        []string         // empty when all is well
 }
 
 // OperandRollout is one operand's rollout during an update.
@@ -195,12 +175,9 @@ type OperandRollout struct {
 	ChangedAt, RolledAt             time.Time
 }
 
-// JudgeRolloutOrder judges the update to version that started at from, in
-// which the target release's images are release: every operand that ran
-// other images when it started must roll out to the release's images before
-// versions[operator] reads version, at least one must roll, and every state
-// the ClusterOperator is written with between the first operand change and
-// the version must say Progressing=True.
+// JudgeRolloutOrder judges the update to version from from: each changed
+// operand rolled out to release's images before versions[operator] reads
+// version, at least one rolled, Progressing=True in between.
 func JudgeRolloutOrder(events []RolloutEvent, from time.Time, version string, release map[string]bool) RolloutOrder {
 	var out RolloutOrder
 	sorted := append([]RolloutEvent{}, events...)
