@@ -2,13 +2,10 @@
 
 package e2e
 
-// The CRI-O alerts, recording rules and dashboard against real CRI-O metrics
-// (docs/crio-alerts.md). Stand-ins: framework.MetricsProxy in front of each
-// CRI-O (plain HTTP to Prometheus, TLS to CRI-O, 401 on demand) and
-// framework.FakeKubelet (the kubelet's runtime call counters fed by real CRI
-// calls, and the node's Ready condition as kube-state-metrics). In this copy
-// of the rules every alert's "for" is 15s; the group crio-metrics-tls-stack
-// reads no CRI-O series and is left to promtool (test/rules).
+// The CRI-O alerts, recording rules and dashboard against real CRI-O
+// metrics (docs/crio-alerts.md), with stand-ins of framework/rules.go. Every
+// alert's "for" is 15s here; the group crio-metrics-tls-stack reads no CRI-O
+// series and is left to promtool (test/rules).
 
 import (
 	"context"
@@ -30,11 +27,8 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// Rule and dashboard queries whose metric CRI-O creates only on an event
-// this test cannot cause on a machine without a registry or workloads (a
-// completed image pull, a container killed for running out of memory), or
-// that kube-state-metrics exports for pods, which no stand-in serves. They are still
-// sent to Prometheus, which must accept them.
+// Metrics of events this machine cannot cause (a completed pull, an OOM
+// kill) or of pods (kube-state-metrics): their queries must only parse.
 var rulesEventOnly = []string{
 	"container_runtime_crio_image_pulls_bytes_total",
 	"container_runtime_crio_containers_oom_count_total",
@@ -43,13 +37,9 @@ var rulesEventOnly = []string{
 
 const rulesTestFor = "15s"
 
-// TestRules: every recording rule, every alert operand and every dashboard
-// query of the crio-metrics rules returns series from two real CRI-Os
-// scraped by a real Prometheus (event-only metrics must still parse); CRI-O
-// stopped on one node fires CRIONotResponding for that node only, a proxy
-// answering 401 on the other fires CRIOMetricsProxyRejectsScrapes for that
-// node only; and the same holds under the minimal collection profile,
-// where no CRI-O alert is pending while CRI-O is healthy.
+// TestRules: every rule, alert operand and dashboard query returns series
+// from two real CRI-Os; each fault fires its own alert for its node only,
+// also under the minimal collection profile (docs/test-behaviours.md).
 func TestRules(t *testing.T) {
 	base := filepath.Join(framework.RepoRoot(t), "_output", "rules")
 	_ = os.RemoveAll(base)
@@ -66,7 +56,7 @@ func TestRules(t *testing.T) {
 
 	stopExercise := exerciseCRI(t, nodes)
 	waitQueriesHaveSeries(t, prom, ruleQueries(t, rf, job))
-	if s, err := prom.QuerySeries(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
+	if s, err := prom.Query(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
 		t.Fatalf("scrape alerts active before any fault: %v %v", s, err)
 	}
 	assertMinimalProfileQuiet(t, minimal, time.Since(minimalStart))
@@ -204,7 +194,7 @@ func waitQueriesHaveSeries(t *testing.T, prom *framework.Prometheus, queries []s
 	framework.Eventually(t, time.Minute, 2*time.Second, func() (bool, error) {
 		var empty []string
 		for _, q := range queries {
-			series, err := prom.QuerySeries(q)
+			series, err := prom.Query(q)
 			if err != nil {
 				t.Fatal(err) // a query Prometheus refuses
 			}
@@ -233,7 +223,7 @@ func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, sinc
 		`{__name__=~"kubelet_runtime_operations.*"}`:                        false,
 		`max_over_time(ALERTS{alertname=~"CRIO.*"}` + healthy + `)`:         false,
 	} {
-		series, err := minimal.QuerySeries(q)
+		series, err := minimal.Query(q)
 		require.NoError(t, err)
 		assert.Equal(t, want, len(series) > 0, "minimal profile: %s returns %v", q, series)
 	}
@@ -245,7 +235,7 @@ func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, sinc
 func assertEachFaultItsAlert(t *testing.T, profile string, prom *framework.Prometheus, nodes []*rulesNode, faultAt time.Time) {
 	t.Helper()
 	firing := func(alert, node string) (bool, error) {
-		s, err := prom.QuerySeries(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", node=%q}`, alert, node))
+		s, err := prom.Query(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", node=%q}`, alert, node))
 		return len(s) > 0, err
 	}
 	framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
@@ -260,13 +250,14 @@ func assertEachFaultItsAlert(t *testing.T, profile string, prom *framework.Prome
 		{"CRIOMetricsProxyRejectsScrapes", nodes[0].name},
 		{"CRIONotResponding", nodes[1].name},
 	} {
-		s, err := prom.QuerySeries(fmt.Sprintf(`max_over_time(ALERTS{alertname=%q, alertstate="firing", node=%q}[%ds])`, wrong.alert, wrong.node, window))
+		s, err := prom.Query(fmt.Sprintf(`max_over_time(ALERTS{alertname=%q, alertstate="firing", node=%q}[%ds])`, wrong.alert, wrong.node, window))
 		require.NoError(t, err)
 		assert.Empty(t, s, "%s profile: %s fired for node %s too", profile, wrong.alert, wrong.node)
 	}
 }
 
-// dashboardQueries returns the panel queries of a rendered dashboard
+// dashboardQueries returns the panel queries (every "expr") and the
+// selectors of the label_values variables of a rendered dashboard
 // ConfigMap, $node meaning every node.
 func dashboardQueries(t *testing.T, raw []byte) []string {
 	t.Helper()
@@ -275,43 +266,32 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 	}
 	require.NoError(t, yaml.Unmarshal(raw, &cm))
 	var out []string
+	var walk func(v interface{})
+	walk = func(v interface{}) {
+		switch v := v.(type) {
+		case []interface{}:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]interface{}:
+			if expr, ok := v["expr"].(string); ok {
+				out = append(out, strings.ReplaceAll(expr, "$node", ".+"))
+			}
+			// label_values(selector, label) is Grafana's: the selector is the query.
+			if q, ok := v["query"].(string); ok && v["type"] == "query" && strings.HasPrefix(q, "label_values(") {
+				out = append(out, q[len("label_values("):strings.LastIndex(q, ",")])
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
 	for _, js := range cm.Data {
-		var d struct {
-			Rows []struct {
-				Panels []struct {
-					Targets []struct {
-						Expr string `json:"expr"`
-					} `json:"targets"`
-				} `json:"panels"`
-			} `json:"rows"`
-			Templating struct {
-				List []struct {
-					Query string `json:"query"`
-					Type  string `json:"type"`
-				} `json:"list"`
-			} `json:"templating"`
-		}
+		var d interface{}
 		require.NoError(t, json.Unmarshal([]byte(js), &d))
-		for _, r := range d.Rows {
-			for _, p := range r.Panels {
-				for _, tg := range p.Targets {
-					out = append(out, strings.ReplaceAll(tg.Expr, "$node", ".+"))
-				}
-			}
-		}
-		for _, v := range d.Templating.List {
-			// label_values(selector, label) is Grafana's: its selector is
-			// the query.
-			if q, ok := strings.CutPrefix(v.Query, "label_values("); ok && v.Type == "query" {
-				if i := strings.LastIndex(q, ","); i > 0 {
-					out = append(out, q[:i])
-				}
-			}
-		}
+		walk(d)
 	}
-	if len(out) == 0 {
-		t.Fatal("the dashboard has no queries")
-	}
+	require.NotEmpty(t, out, "the dashboard has no queries")
 	return out
 }
 
