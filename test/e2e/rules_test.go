@@ -45,14 +45,9 @@ func TestRules(t *testing.T) {
 	_ = os.RemoveAll(base)
 	job := criometrics.OperatorJob
 	nodes := startRulesNodes(t, base)
-	rf, rulesPath := writeTestRules(t, job, filepath.Join(base, "prometheus"))
-	minimalDir := filepath.Join(base, "prometheus-minimal")
-	_, minimalRules := writeTestRules(t, criometrics.PlatformJob, minimalDir)
-	prom := framework.StartPrometheus(t, filepath.Join(base, "prometheus"), rulesPrometheusConfig(t, nodes, job, rulesPath, ""))
-	minimal := framework.StartPrometheus(t, minimalDir, rulesPrometheusConfig(t, nodes, criometrics.PlatformJob, minimalRules, minimalKeepRegex(t, framework.RepoRoot(t))))
 	minimalStart := time.Now()
-	prom.WaitTargetsUp(t, 3*len(nodes), time.Minute) // every CRI-O, kubelet and kube-state-metrics target
-	minimal.WaitTargetsUp(t, 3*len(nodes), time.Minute)
+	minimal, _ := startRulesPrometheus(t, filepath.Join(base, "prometheus-minimal"), nodes, criometrics.PlatformJob, minimalKeepRegex(t, framework.RepoRoot(t)))
+	prom, rf := startRulesPrometheus(t, filepath.Join(base, "prometheus"), nodes, job, "")
 
 	stopExercise := exerciseCRI(t, nodes)
 	waitQueriesHaveSeries(t, prom, ruleQueries(t, rf, job))
@@ -99,10 +94,12 @@ func startRulesNodes(t *testing.T, base string) []*rulesNode {
 	return nodes
 }
 
-// rulesPrometheusConfig scrapes the nodes' CRI-O as crioJob, their kubelet
-// and kube-state-metrics stand-ins, every second, with rules loaded; keep is
-// the collection profile's metric relabelling ("" scrapes all).
-func rulesPrometheusConfig(t *testing.T, nodes []*rulesNode, crioJob, rules, keep string) string {
+// startRulesPrometheus runs, in dir, a Prometheus with the rules rendered
+// for crioJob that scrapes the nodes' CRI-O as crioJob and their kubelet
+// and kube-state-metrics stand-ins every second; keep is the collection
+// profile's metric relabelling ("" scrapes all). It waits for every target.
+func startRulesPrometheus(t *testing.T, dir string, nodes []*rulesNode, crioJob, keep string) (*framework.Prometheus, testRuleFile) {
+	rf, rules := writeTestRules(t, crioJob, dir)
 	var crioTargets, kubeletTargets []map[string]interface{}
 	for _, n := range nodes {
 		crioTargets = append(crioTargets, map[string]interface{}{"targets": []string{n.proxy.Addr}, "labels": map[string]string{"node": n.name}})
@@ -123,7 +120,9 @@ func rulesPrometheusConfig(t *testing.T, nodes []*rulesNode, crioJob, rules, kee
 		},
 	})
 	require.NoError(t, err)
-	return string(raw)
+	prom := framework.StartPrometheus(t, dir, string(raw))
+	prom.WaitTargetsUp(t, 3*len(nodes), time.Minute)
+	return prom, rf
 }
 
 // ruleQueries are every recording rule (its expression and its series),

@@ -34,15 +34,11 @@ import (
 
 const scrapeNodes = 3
 
-// TestScrapeDuringRotations: a real Prometheus, configured from the live
-// ServiceMonitor and the scrape class of the cluster-monitoring operator it
-// names (a client certificate, the cluster looking like CMO 4.19+), scrapes
-// three simulated nodes (real kube-rbac-proxy with the DaemonSet's
-// arguments in front of a real CRI-O each, real cert-syncer fed by a
-// kubelet-like projection of the Secret) every second while the serving
-// certificate is rotated SCRAPE_ROTATIONS times (default 20): not one
-// scrape fails, and who may scrape is decided by the client certificate's
-// CA or a token. Writes _output/bench/scrape-rotation.json.
+// TestScrapeDuringRotations: a real Prometheus configured from the live
+// ServiceMonitor and CMO's scrape class scrapes three nodes every second
+// through SCRAPE_ROTATIONS (20) serving-certificate rotations and not one
+// scrape fails; who may scrape is decided by the client certificate's CA or
+// a token. Writes _output/bench/scrape-rotation.json.
 func TestScrapeDuringRotations(t *testing.T) {
 	rotations := envCount(t, "SCRAPE_ROTATIONS", 20)
 	pki := framework.NewPlatformPKI(t)
@@ -87,9 +83,8 @@ func envCount(t *testing.T, name string, def int) int {
 	return v
 }
 
-// clientCAPods waits for scrapeNodes crio-metrics pods (fake under kwok:
-// the test runs them) with a hostIP whose kube-rbac-proxy trusts the
-// client CA.
+// clientCAPods waits for scrapeNodes crio-metrics pods (kwok's: the test
+// runs them) whose kube-rbac-proxy trusts the client CA.
 func clientCAPods(t *testing.T) []*corev1.Pod {
 	t.Helper()
 	var chosen []*corev1.Pod
@@ -160,9 +155,8 @@ func scrapeTargets(t *testing.T, pods []*corev1.Pod, nodes map[string]*framework
 }
 
 // prometheusFromServiceMonitor starts a Prometheus scraping targets every
-// second as the live ServiceMonitor says, with the client certificate of
-// CMO's scrape class it names, and waits until every target is up. It
-// returns Prometheus and the endpoint's CA file and server name.
+// second as the live ServiceMonitor and its scrape class say; it returns it
+// and the endpoint's CA file and server name once every target is up.
 func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *framework.PlatformPKI, targets []scrapeTarget) (*framework.Prometheus, string, string) {
 	t.Helper()
 	ctx := context.Background()
@@ -288,12 +282,10 @@ func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, 
 	})
 }
 
-// scrapeCheckAuthentication asks one node's kube-rbac-proxy, which trusts
-// CMO's client CA, who gets CRI-O's metrics: prometheus-k8s's certificate
-// alone; not the same user's certificate from another CA, nor a user
-// without get /metrics (403); and a token of prometheus-k8s alone, which kube-rbac-proxy still accepts beside client
-// certificates (it authenticates with the union of x509 and TokenReview),
-// as the proxies of CMO's own components do.
+// scrapeCheckAuthentication: a kube-rbac-proxy trusting CMO's client CA
+// lets in prometheus-k8s's certificate, not the same user's from another
+// CA, nor a user without get /metrics (403), and still prometheus-k8s's
+// token (x509 and TokenReview, as CMO's own components' proxies do).
 func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernetes.Interface, pki *framework.PlatformPKI, addr, caFile, serverName string) {
 	ca, err := os.ReadFile(caFile)
 	require.NoError(t, err)

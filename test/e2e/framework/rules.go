@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"k8s.io/apimachinery/pkg/util/wait"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
 
@@ -109,31 +110,22 @@ func StartFakeKubelet(t testing.TB, node, socket string, period, runtimeDownAfte
 	})}
 	go func() { _ = srv.Serve(l) }()
 	cri := DialCRI(t, socket)
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(period):
-			}
+		wait.UntilWithContext(ctx, func(ctx context.Context) {
 			k.calls.Add(1)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
 			if _, err := cri.Version(ctx, &runtimeapi.VersionRequest{}); err != nil {
 				k.errors.Add(1)
 			} else {
 				k.lastOK.Store(time.Now().UnixNano())
 			}
-			cancel()
-		}
+		}, period)
 	}()
-	t.Cleanup(func() {
-		close(stop)
-		<-done
-		_ = srv.Close()
-	})
+	t.Cleanup(func() { cancel(); <-done; _ = srv.Close() })
 	return k
 }
 

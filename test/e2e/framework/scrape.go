@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,23 +71,12 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unst
 	}
 	spec := *pod.Spec.DeepCopy()
 	projected := map[string]bool{}
-	var volumes []corev1.Volume
 	for _, v := range spec.Volumes {
-		if v.Projected != nil {
-			projected[v.Name] = true
-			continue
-		}
-		volumes = append(volumes, v)
+		projected[v.Name] = v.Projected != nil
 	}
-	spec.Volumes = volumes
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return projected[v.Name] })
 	for i := range spec.Containers {
-		var mounts []corev1.VolumeMount
-		for _, m := range spec.Containers[i].VolumeMounts {
-			if !projected[m.Name] {
-				mounts = append(mounts, m)
-			}
-		}
-		spec.Containers[i].VolumeMounts = mounts
+		spec.Containers[i].VolumeMounts = slices.DeleteFunc(spec.Containers[i].VolumeMounts, func(m corev1.VolumeMount) bool { return projected[m.Name] })
 	}
 	n := &ScrapeNode{Node: NewNode(t, admin, pod.Namespace, spec)}
 	n.IP, n.Name = pod.Status.HostIP, pod.Spec.NodeName
