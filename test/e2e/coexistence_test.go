@@ -85,23 +85,17 @@ func requireMachineConfigAPI(t *testing.T) {
 }
 
 // startPlatformWorld installs the fixture on the API server and starts its
-// nodes (with the proxy and Prometheus when withProxy).
-func startPlatformWorld(t *testing.T, c *framework.Cluster, withProxy bool) *platformWorld {
+// nodes and Prometheus.
+func startPlatformWorld(t *testing.T, c *framework.Cluster) *platformWorld {
 	t.Helper()
 	requireMachineConfigAPI(t)
 	names := platformNodeNames(t)
 	w := &platformWorld{pki: framework.NewPlatformPKI(t)}
-	if withProxy {
-		w.objects = framework.InstallPlatformCRIOMetrics(t, c.Config, names)
-	} else {
-		w.objects = framework.InstallPlatformContainerRuntime(t, c.Config, names)
-	}
+	w.objects = framework.InstallPlatformCRIOMetrics(t, c.Config, names)
 	for _, name := range names {
 		w.nodes = append(w.nodes, framework.StartPlatformNode(t, c.Config, w.pki, name))
 	}
-	if withProxy {
-		w.prom = framework.StartPlatformPrometheus(t, w.pki, w.nodes, time.Second)
-	}
+	w.prom = framework.StartPlatformPrometheus(t, w.pki, w.nodes, time.Second)
 	return w
 }
 
@@ -334,7 +328,7 @@ func TestCoexistence(t *testing.T) {
 	framework.InstallOperatorPrerequisites(t, c.Config)
 	deleteOperatorStack(t, c)
 	never := recordEvents(t, c, operatorStackRefs)
-	w := startPlatformWorld(t, c, true)
+	w := startPlatformWorld(t, c)
 	steps := []struct {
 		name string
 		run  func(*testing.T)

@@ -19,7 +19,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -325,18 +324,9 @@ type PlatformNode struct {
 // MCO's proxy when 01-<role>-kubelet exists (StartProxy), until the test ends.
 func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name string) *PlatformNode {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatalf("a platform node needs root: CRI-O runs as root (run the e2e tests as root)")
-	}
-	root := RepoRoot(t)
-	for _, b := range []string{"crio", "pinns", "kube-rbac-proxy"} {
-		if _, err := os.Stat(filepath.Join(root, "_output", "bin", b)); err != nil {
-			t.Fatalf("_output/bin/%s is missing: run make tools (hack/build-tools.sh crio kube-rbac-proxy)", b)
-		}
-	}
-	for _, tool := range []string{"conmon", "runc", "curl", "ss"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed: run hack/build-tools.sh crio (it installs conmon and runc from Debian)", tool)
+	for _, tool := range []string{"crio", "kube-rbac-proxy"} { // crio's build installs conmon and runc
+		if err := EnsureTool(t, tool); err != nil {
+			t.Fatalf("%s is not available: %v", tool, err)
 		}
 	}
 	ctx := Context(t, time.Minute)
