@@ -63,11 +63,9 @@ func platformNodeNames(t *testing.T) []string {
 	sort.Slice(nodes.Items, func(i, j int) bool { return nodes.Items[i].Name < nodes.Items[j].Name })
 	var master, worker string
 	for _, n := range nodes.Items {
-		if _, ok := n.Labels["node-role.kubernetes.io/master"]; ok {
-			if master == "" {
-				master = n.Name
-			}
-		} else if worker == "" {
+		if _, ok := n.Labels["node-role.kubernetes.io/master"]; ok && master == "" {
+			master = n.Name
+		} else if !ok && worker == "" {
 			worker = n.Name
 		}
 	}
@@ -154,9 +152,8 @@ func assertStatusQuo(t *testing.T, w *platformWorld) {
 	w.waitCRIOJobUp(t, time.Minute)
 }
 
-// assertOtherIdentitiesRefused: MCO's proxy refuses a request without a
-// client certificate (401) and a ServiceAccount's token (authenticated by
-// TokenReview, refused by the static authorization: 403).
+// assertOtherIdentitiesRefused: MCO's proxy refuses no client certificate
+// (401) and a ServiceAccount's token (static authorization: 403).
 func assertOtherIdentitiesRefused(t *testing.T, w *platformWorld) {
 	t.Helper()
 	kube := framework.KubeClient(t)
@@ -257,8 +254,7 @@ var operatorStackRefs = []metricsObject{
 	{machineConfigGVR, "", "50-worker-crio-metrics-tls"},
 }
 
-// deleteOperatorStack deletes what a previous test's operator left (no
-// operator runs) and waits until it is gone.
+// deleteOperatorStack deletes what an earlier test's operator left.
 func deleteOperatorStack(t *testing.T, c *framework.Cluster) {
 	t.Helper()
 	for _, o := range metricsObjects {
@@ -297,8 +293,7 @@ func waitMetricsStatus(t *testing.T, c *framework.Cluster, timeout time.Duration
 	}, fmt.Sprintf("Metrics mode %s naming %q", mode, contains))
 }
 
-// checkPlatformOperands: in platform mode the operator applies only the
-// PrometheusRule (job="crio") and the dashboard.
+// checkPlatformOperands: the PrometheusRule (job="crio") and the dashboard.
 func checkPlatformOperands(t *testing.T, c *framework.Cluster) {
 	t.Helper()
 	ctx := context.Background()
@@ -404,7 +399,7 @@ func testSwitchToPlatformProxy(t *testing.T, c *framework.Cluster, w *platformWo
 		n.StartProxy(t)
 	}
 	waitMetricsStatus(t, c, 2*time.Minute, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
-	waitForMetricsObjectsExcept(t, c, false, 3*time.Minute, "prometheusrules")
+	waitForMetricsObjects(t, c, false, 3*time.Minute, "prometheusrules")
 	checkPlatformOperands(t, c)
 
 	w.apply(t, framework.OperatorMachineConfigs(t, c.Config), true, false)

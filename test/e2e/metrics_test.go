@@ -68,14 +68,9 @@ func deleteObject(c *framework.Cluster, o metricsObject) error {
 	return o.in(c).Delete(context.Background(), o.name, metav1.DeleteOptions{})
 }
 
-func waitForMetricsObjects(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration) {
-	t.Helper()
-	waitForMetricsObjectsExcept(t, c, present, timeout)
-}
-
-// waitForMetricsObjectsExcept waits until every operand but those of the
-// resources named is present (or gone).
-func waitForMetricsObjectsExcept(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration, except ...string) {
+// waitForMetricsObjects waits until every operand but those of the resources
+// named in except is present (or gone).
+func waitForMetricsObjects(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration, except ...string) {
 	t.Helper()
 	var wrong []string
 	framework.Eventually(t, timeout, 2*time.Second, func() (bool, error) {

@@ -46,7 +46,7 @@ func TestRules(t *testing.T) {
 	job := criometrics.OperatorJob
 	nodes := startRulesNodes(t, base)
 	minimalStart := time.Now()
-	minimal, _ := startRulesPrometheus(t, filepath.Join(base, "prometheus-minimal"), nodes, criometrics.PlatformJob, minimalKeepRegex(t, framework.RepoRoot(t)))
+	minimal, _ := startRulesPrometheus(t, filepath.Join(base, "prometheus-minimal"), nodes, criometrics.PlatformJob, minimalKeepRegex(t))
 	prom, rf := startRulesPrometheus(t, filepath.Join(base, "prometheus"), nodes, job, "")
 
 	stopExercise := exerciseCRI(t, nodes)
@@ -65,8 +65,7 @@ func TestRules(t *testing.T) {
 	assertEachFaultItsAlert(t, "minimal", minimal, nodes, faultAt)
 }
 
-// rulesNode is a real CRI-O (hack/crio.sh generates its TLS pair), the
-// proxy in front of it and the kubelet stand-in.
+// rulesNode is a real CRI-O, the proxy in front of it and a kubelet.
 type rulesNode struct {
 	name    string
 	crio    *framework.CRIO
@@ -145,10 +144,9 @@ func ruleQueries(t *testing.T, rf testRuleFile, job string) []string {
 	return append(queries, dashboardQueries(t, criometrics.RenderDashboard(job))...)
 }
 
-// exerciseCRI makes CRI calls to every node every second, so that CRI-O's
-// per-operation series exist and grow (rates), including errors: a pull
-// from a registry port nothing listens on fails. The function it returns
-// stops them and says whether any call went wrong.
+// exerciseCRI calls every node's CRI every second, failed pulls included,
+// so that CRI-O's per-operation series grow; the function it returns stops
+// and says whether a call went wrong.
 func exerciseCRI(t *testing.T, nodes []*rulesNode) func() error {
 	refused := fmt.Sprintf("127.0.0.1:%d/rules-test/none:latest", framework.FreePort(t))
 	exercise := func() error {
@@ -185,9 +183,8 @@ func exerciseCRI(t *testing.T, nodes []*rulesNode) func() error {
 	return func() error { close(stop); return <-done }
 }
 
-// waitQueriesHaveSeries waits until every query returns series (rates need
-// a few scrapes and rule evaluations), but for those on rulesEventOnly,
-// which Prometheus must only accept.
+// waitQueriesHaveSeries waits until every query but rulesEventOnly's
+// returns series.
 func waitQueriesHaveSeries(t *testing.T, prom *framework.Prometheus, queries []string) {
 	t.Helper()
 	framework.Eventually(t, time.Minute, 2*time.Second, func() (bool, error) {
@@ -208,10 +205,8 @@ func waitQueriesHaveSeries(t *testing.T, prom *framework.Prometheus, queries []s
 	}, "every query to return series after a minute of scrapes")
 }
 
-// assertMinimalProfileQuiet: under the minimal profile while CRI-O is
-// healthy and busy, the one kept CRI-O series is there, none of those our
-// alerts and panels read (ProfileNote), and no CRI-O alert was ever pending
-// since Prometheus started.
+// assertMinimalProfileQuiet: the minimal profile keeps one CRI-O series and
+// none our alerts and panels read, and no CRI-O alert was ever pending.
 func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, since time.Duration) {
 	t.Helper()
 	healthy := fmt.Sprintf("[%ds]", int(since.Seconds())+1)
@@ -294,9 +289,8 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 	return out
 }
 
-// writeTestRules writes the rules rendered for job, without the TLS-stack
-// group and with every alert's "for" shortened (this copy only), to
-// dir/rules.yaml.
+// writeTestRules writes dir/rules.yaml: the rules rendered for job without
+// the TLS-stack group, every alert's "for" shortened.
 func writeTestRules(t *testing.T, job, dir string) (rf testRuleFile, path string) {
 	t.Helper()
 	rule, err := criometrics.RenderPrometheusRule(job, false)
@@ -328,9 +322,9 @@ type testRuleFile struct {
 
 // minimalKeepRegex is the collection profile "minimal"'s metric
 // relabelling: a keep of our fixture's names.
-func minimalKeepRegex(t *testing.T, root string) string {
+func minimalKeepRegex(t *testing.T) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, "test", "rules", "cmo-minimal-profile.yaml"))
+	raw, err := os.ReadFile(filepath.Join(framework.RepoRoot(t), "test", "rules", "cmo-minimal-profile.yaml"))
 	require.NoError(t, err)
 	var fixture struct {
 		Keep []string `json:"keep"`

@@ -323,10 +323,8 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 	}
 }
 
-// trustAsAPIServerClientCA adds pki's client CA to client-ca-file of
-// kube-system/extension-apiserver-authentication, where the API server
-// publishes the CA of the signer that issues CMO's certificate (its own
-// controller merges what it finds there), until the test ends.
+// trustAsAPIServerClientCA adds pki's client CA, until the test ends, to the
+// API server's client-ca-file, where the signer of CMO's certificate is.
 func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *framework.PlatformPKI) {
 	ca, err := os.ReadFile(pki.ClientCAFile)
 	require.NoError(t, err)

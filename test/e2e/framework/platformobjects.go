@@ -202,9 +202,7 @@ func platformKubeletUnit(role string) map[string]interface{} {
 	}
 }
 
-// platformMachineConfigs returns the MachineConfigs the fixture puts on the
-// API server: 01-<role>-kubelet and 01-<role>-container-runtime per role
-// (the same files for every role).
+// platformMachineConfigs are 01-<role>-kubelet and -container-runtime per role.
 func platformMachineConfigs(t testing.TB) []*unstructured.Unstructured {
 	t.Helper()
 	kubelet, err := platformKubeletFiles()

@@ -93,9 +93,8 @@ func (q *QueryProxy) Query(t testing.TB, token, query string) (int, string) {
 	return code, strings.TrimSpace(string(body))
 }
 
-// ServiceAccountTokenFile writes a token of the ServiceAccount
-// namespace/name (as the kubelet projects one into a pod) and returns its
-// path; it is removed when the test ends.
+// ServiceAccountTokenFile writes a token of namespace/name as the kubelet
+// projects one, until the test ends, and returns its path.
 func ServiceAccountTokenFile(t testing.TB, namespace, name string) string {
 	t.Helper()
 	client := KubeClient(t)

@@ -42,9 +42,8 @@ func DialCRI(t testing.TB, socket string) CRI {
 	return CRI{runtimeapi.NewRuntimeServiceClient(conn), runtimeapi.NewImageServiceClient(conn)}
 }
 
-// CRICallsWithoutPod are the CRI calls that need no pod or image, by their
-// gRPC method name (what CRI-O names its spans and per-operation series
-// after).
+// CRICallsWithoutPod are the CRI calls that need no pod or image, by gRPC
+// method name (CRI-O's span and per-operation series names).
 var CRICallsWithoutPod = map[string]func(context.Context, CRI) error{
 	"runtime.v1.RuntimeService/Version": func(ctx context.Context, c CRI) error { return errOf(c.Version(ctx, &runtimeapi.VersionRequest{})) },
 	"runtime.v1.RuntimeService/Status":  func(ctx context.Context, c CRI) error { return errOf(c.Status(ctx, &runtimeapi.StatusRequest{})) },
@@ -67,8 +66,7 @@ func errOf[T any](_ T, err error) error { return err }
 // Socket is the CRI socket of a CRI-O started with StartCRIO.
 func (c *CRIO) Socket() string { return filepath.Join(c.Dir, "crio.sock") }
 
-// StopCRIO stops a CRI-O started with StartCRIO (hack/crio.sh stop; the
-// test's cleanup stopping it again is harmless).
+// StopCRIO stops a CRI-O started with StartCRIO (again at cleanup: harmless).
 func StopCRIO(t testing.TB, c *CRIO) {
 	t.Helper()
 	require.NoError(t, crioScript(t, "stop", c.Dir, c.env...))

@@ -28,9 +28,8 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// StartProcess runs binary with args as a local process (for programs that
-// are no container of a pod, e.g. Prometheus) whose output goes to
-// _output/e2e-logs, stopped when the test ends.
+// StartProcess runs binary as a local process (for programs that are no
+// pod's container), logged to _output/e2e-logs, until the test ends.
 func StartProcess(t testing.TB, name, binary string, args, env []string) *Process {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
@@ -127,8 +126,7 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unst
 	return n
 }
 
-// ServedCertificate returns the leaf certificate served at addr (no
-// verification: the caller compares serials).
+// ServedCertificate returns the leaf certificate served at addr, unverified.
 func ServedCertificate(addr string) (*x509.Certificate, error) {
 	d := &net.Dialer{Timeout: 2 * time.Second}
 	conn, err := tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
@@ -250,8 +248,7 @@ func (p *Prometheus) WaitCount(t testing.TB, query string, n int, timeout time.D
 	}, fmt.Sprintf("%s = %d in Prometheus", query, n))
 }
 
-// HTTPGet GETs url with client (nil: a 5 s timeout, no TLS settings) and,
-// when token is set, a bearer token; it returns the status code and body.
+// HTTPGet GETs url with client (nil: plain, 5 s) and token (when set).
 func HTTPGet(client *http.Client, url, token string) (int, []byte, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 5 * time.Second}
