@@ -313,43 +313,40 @@ func checkPlatformOperands(t *testing.T, c *framework.Cluster) {
 }
 
 // TestCoexistence runs, on one platform world and one operator, the claims
-// of docs/test-behaviours.md in order: the fixture reproduces the platform
-// before the operator starts; with the platform path from the start the
-// operator never builds its own stack through ten opt-out / opt-in flips and
-// no scrape through MCO's proxy fails; the own stack comes back when the
-// path disappears and is replaced, in order, when it appears.
+// of docs/test-behaviours.md in order: the status quo before the operator,
+// the platform path from the start, the path going and coming back.
 func TestCoexistence(t *testing.T) {
 	c := framework.NewCluster(t)
 	framework.InstallOperatorPrerequisites(t, c.Config)
 	deleteOperatorStack(t, c)
 	never := recordEvents(t, c, operatorStackRefs)
 	w := startPlatformWorld(t, c)
-	steps := []struct {
+	if !t.Run("StatusQuo", func(t *testing.T) { assertStatusQuo(t, w) }) {
+		t.FailNow()
+	}
+	restarts, start := map[string]int{}, time.Now() // the status quo's restarts are its own
+	for _, n := range w.nodes {
+		restarts[n.Name] = n.CRIORestarts
+	}
+	c, _ = framework.Setup(t, framework.OperatorOptions{}) // one operator through the steps
+	for _, s := range []struct {
 		name string
 		run  func(*testing.T)
 	}{
-		{"StatusQuo", func(t *testing.T) { assertStatusQuo(t, w) }},
-		{"PlatformPathFromTheStart", func(t *testing.T) { c = testPlatformPathFromTheStart(t, w, never) }},
+		{"PlatformPathFromTheStart", func(t *testing.T) { testPlatformPathFromTheStart(t, c, w, never, start, restarts) }},
 		{"SwitchToOperatorTLS", func(t *testing.T) { testSwitchToOperatorTLS(t, c, w) }},
 		{"SwitchToPlatformProxy", func(t *testing.T) { testSwitchToPlatformProxy(t, c, w) }},
-	}
-	for _, s := range steps {
+	} {
 		if !t.Run(s.name, s.run) {
 			t.FailNow() // each step starts from the state the previous one left
 		}
 	}
 }
 
-// testPlatformPathFromTheStart starts the operator on the status quo: it
+// testPlatformPathFromTheStart: the operator, started on the status quo,
 // never builds its own stack, through ten opt-out / opt-in flips, CRI-O
 // never restarts, and no scrape through MCO's proxy fails.
-func testPlatformPathFromTheStart(t *testing.T, w *platformWorld, never *eventRecorder) *framework.Cluster {
-	restarts := map[string]int{} // the status quo's own
-	for _, n := range w.nodes {
-		restarts[n.Name] = n.CRIORestarts
-	}
-	start := time.Now()
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
+func testPlatformPathFromTheStart(t *testing.T, c *framework.Cluster, w *platformWorld, never *eventRecorder, start time.Time, restarts map[string]int) {
 	settledPlatform := func() {
 		waitMetricsStatus(t, c, 2*time.Minute, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
 		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
@@ -373,7 +370,6 @@ func testPlatformPathFromTheStart(t *testing.T, w *platformWorld, never *eventRe
 		assert.Equal(t, restarts[n.Name], n.CRIORestarts, "node %s: CRI-O restarted", n.Name)
 	}
 	w.assertNoFailedScrapes(t, start)
-	return c
 }
 
 // testSwitchToOperatorTLS: the platform path disappears: the own stack
