@@ -183,7 +183,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	// No stand-in for MCO's operator yet: this test plays it.
 	op := framework.StartOperator(t, framework.OperatorOptions{NoMCOPolicyStatus: true})
 	op.WaitLeading(t, 2*time.Minute)
-	waitForMetricsObjectsExcept(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
+	waitForMetricsObjects(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
 		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNoCluster)))
 	assertNoDropInMachineConfigs(t, c, "without MachineConfiguration cluster")
@@ -196,7 +196,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
 	applyMachineConfiguration(t, c)
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
-	waitForMetricsObjectsExcept(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
+	waitForMetricsObjects(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
 		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitStatus)))
 	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {

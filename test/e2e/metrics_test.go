@@ -17,13 +17,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// metricsObject is one operand of the CRI-O metrics stack, listed here
-// independently of the operator's own list.
+// metricsObject is one operand of the CRI-O metrics stack (our own list,
+// not the operator's).
 type metricsObject struct {
 	gvr       schema.GroupVersionResource
 	namespace string
@@ -54,31 +55,22 @@ var metricsObjects = []metricsObject{
 	{schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}, operatorNamespace, "crio-metrics"},
 }
 
+func (o metricsObject) in(c *framework.Cluster) dynamic.ResourceInterface {
+	return c.Dynamic.Resource(o.gvr).Namespace(o.namespace)
+}
+
 func getObject(c *framework.Cluster, o metricsObject) error {
-	var err error
-	if o.namespace != "" {
-		_, err = c.Dynamic.Resource(o.gvr).Namespace(o.namespace).Get(context.Background(), o.name, metav1.GetOptions{})
-	} else {
-		_, err = c.Dynamic.Resource(o.gvr).Get(context.Background(), o.name, metav1.GetOptions{})
-	}
+	_, err := o.in(c).Get(context.Background(), o.name, metav1.GetOptions{})
 	return err
 }
 
 func deleteObject(c *framework.Cluster, o metricsObject) error {
-	if o.namespace != "" {
-		return c.Dynamic.Resource(o.gvr).Namespace(o.namespace).Delete(context.Background(), o.name, metav1.DeleteOptions{})
-	}
-	return c.Dynamic.Resource(o.gvr).Delete(context.Background(), o.name, metav1.DeleteOptions{})
+	return o.in(c).Delete(context.Background(), o.name, metav1.DeleteOptions{})
 }
 
-func waitForMetricsObjects(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration) {
-	t.Helper()
-	waitForMetricsObjectsExcept(t, c, present, timeout, "")
-}
-
-// waitForMetricsObjectsExcept is waitForMetricsObjects for every operand
-// but those of the resources named ("" for none).
-func waitForMetricsObjectsExcept(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration, except ...string) {
+// waitForMetricsObjects waits until every operand but those of the resources
+// named in except is present (or gone).
+func waitForMetricsObjects(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration, except ...string) {
 	t.Helper()
 	var wrong []string
 	framework.Eventually(t, timeout, 2*time.Second, func() (bool, error) {
@@ -99,35 +91,41 @@ func waitForMetricsObjectsExcept(t *testing.T, c *framework.Cluster, present boo
 	}, fmt.Sprintf("CRI-O metrics operands (but %q) present=%v", except, present))
 }
 
-// TestMetricsStack proves, one after the other on one operator, that the
-// CRI-O metrics stack appears by default on bare metal and AWS, that
-// deleting or editing any operand is undone, and that opting out removes
-// every operand and its relatedObjects and opting back in restores them.
+// TestMetricsStack runs its steps on one operator (docs/test-behaviours.md).
 func TestMetricsStack(t *testing.T) {
 	c, _ := framework.Setup(t, framework.OperatorOptions{})
-	t.Run("OnBareMetalAndAWS", func(t *testing.T) { testMetricsStackOnBareMetalAndAWS(t, c) })
+	t.Run("OptOutAndInOnBareMetalAndAWS", func(t *testing.T) { testMetricsStackOnBareMetalAndAWS(t, c) })
 	t.Run("OperandsAreRestored", func(t *testing.T) { testMetricsOperandsAreRestored(t, c) })
-	t.Run("Removal", func(t *testing.T) { testMetricsStackRemoval(t, c) })
 }
 
-// testMetricsStackOnBareMetalAndAWS: the whole stack appears on both, by
-// default (NMState, on by default only on bare metal, shows the platform was
-// taken into account).
+// testMetricsStackOnBareMetalAndAWS: on both, opting out removes every
+// operand and its relatedObjects, and opting back in (the platform
+// default) restores the whole stack (NMState, on only on bare metal, shows
+// the platform was read).
 func testMetricsStackOnBareMetalAndAWS(t *testing.T, c *framework.Cluster) {
 	for _, platform := range []configv1.PlatformType{configv1.BareMetalPlatformType, configv1.AWSPlatformType} {
 		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
+		no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
+		assert.Equal(t, "OptedOut", framework.StackStatus(no, nodev1alpha1.MetricsStack).Reason)
 		waitForMetricsObjects(t, c, false, 2*time.Minute)
+		c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+			for _, ref := range co.Status.RelatedObjects {
+				if strings.HasPrefix(ref.Name, "crio-metrics") || strings.HasSuffix(ref.Name, "crio-metrics-tls") {
+					return "relatedObjects still list " + ref.Name
+				}
+			}
+			if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, "spec.metrics.state is Disabled") {
+				return "Available message does not say the stack was opted out"
+			}
+			return framework.Settled(co)
+		})
 		c.SetInfrastructure(t, platform, configv1.HighlyAvailableTopologyMode)
 		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
-		no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{
+		no = c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{
 			nodev1alpha1.MetricsStack: true, nodev1alpha1.NMStateStack: platform == configv1.BareMetalPlatformType,
 		})
 		waitForMetricsObjects(t, c, true, 2*time.Minute)
-		for _, s := range no.Status.Stacks {
-			if s.Name == nodev1alpha1.MetricsStack {
-				assert.Equal(t, "PlatformDefault", s.Reason)
-			}
-		}
+		assert.Equal(t, "PlatformDefault", framework.StackStatus(no, nodev1alpha1.MetricsStack).Reason)
 		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 	}
 }
@@ -183,34 +181,5 @@ func testMetricsOperandsAreRestored(t *testing.T, c *framework.Cluster) {
 	for _, e := range edits {
 		framework.Eventually(t, 2*time.Minute, 500*time.Millisecond, e.check, "edit undone: "+e.what)
 	}
-	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-}
-
-// testMetricsStackRemoval: opting out removes every operand and its
-// relatedObjects; opting back in restores them.
-func testMetricsStackRemoval(t *testing.T, c *framework.Cluster) {
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
-	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
-	for _, s := range no.Status.Stacks {
-		if s.Name == nodev1alpha1.MetricsStack {
-			assert.Equal(t, "OptedOut", s.Reason)
-		}
-	}
-	waitForMetricsObjects(t, c, false, 2*time.Minute)
-	co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
-		for _, ref := range co.Status.RelatedObjects {
-			if strings.HasPrefix(ref.Name, "crio-metrics") || strings.HasSuffix(ref.Name, "crio-metrics-tls") {
-				return "relatedObjects still list " + ref.Name
-			}
-		}
-		if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, "spec.metrics.state is Disabled") {
-			return "Available message does not say the stack was opted out"
-		}
-		return framework.Settled(co)
-	})
-	assert.NotNil(t, co)
-
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
-	waitForMetricsObjects(t, c, true, 2*time.Minute)
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }

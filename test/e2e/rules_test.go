@@ -2,13 +2,10 @@
 
 package e2e
 
-// The CRI-O alerts, recording rules and dashboard against real CRI-O metrics
-// (docs/crio-alerts.md). Stand-ins: framework.MetricsProxy in front of each
-// CRI-O (plain HTTP to Prometheus, TLS to CRI-O, 401 on demand) and
-// framework.FakeKubelet (the kubelet's runtime call counters fed by real CRI
-// calls, and the node's Ready condition as kube-state-metrics). In this copy
-// of the rules every alert's "for" is 15s; the group crio-metrics-tls-stack
-// reads no CRI-O series and is left to promtool (test/rules).
+// The CRI-O alerts, recording rules and dashboard against real CRI-O
+// metrics (docs/crio-alerts.md), with stand-ins of framework/rules.go. Every
+// alert's "for" is 15s here; the group crio-metrics-tls-stack reads no CRI-O
+// series and is left to promtool (test/rules).
 
 import (
 	"context"
@@ -30,11 +27,8 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// Rule and dashboard queries whose metric CRI-O creates only on an event
-// this test cannot cause on a machine without a registry or workloads (a
-// completed image pull, a container killed for running out of memory), or
-// that kube-state-metrics exports for pods, which no stand-in serves. They are still
-// sent to Prometheus, which must accept them.
+// Metrics of events this machine cannot cause (a completed pull, an OOM
+// kill) or of pods (kube-state-metrics): their queries must only parse.
 var rulesEventOnly = []string{
 	"container_runtime_crio_image_pulls_bytes_total",
 	"container_runtime_crio_containers_oom_count_total",
@@ -43,30 +37,21 @@ var rulesEventOnly = []string{
 
 const rulesTestFor = "15s"
 
-// TestRules: every recording rule, every alert operand and every dashboard
-// query of the crio-metrics rules returns series from two real CRI-Os
-// scraped by a real Prometheus (event-only metrics must still parse); CRI-O
-// stopped on one node fires CRIONotResponding for that node only, a proxy
-// answering 401 on the other fires CRIOMetricsProxyRejectsScrapes for that
-// node only; and the same holds under the minimal collection profile,
-// where no CRI-O alert is pending while CRI-O is healthy.
+// TestRules: every rule, alert operand and dashboard query returns series
+// from two real CRI-Os; each fault fires its own alert for its node only,
+// also under the minimal collection profile (docs/test-behaviours.md).
 func TestRules(t *testing.T) {
 	base := filepath.Join(framework.RepoRoot(t), "_output", "rules")
 	_ = os.RemoveAll(base)
 	job := criometrics.OperatorJob
 	nodes := startRulesNodes(t, base)
-	rf, rulesPath := writeTestRules(t, job, filepath.Join(base, "prometheus"))
-	minimalDir := filepath.Join(base, "prometheus-minimal")
-	_, minimalRules := writeTestRules(t, criometrics.PlatformJob, minimalDir)
-	prom := framework.StartPrometheus(t, filepath.Join(base, "prometheus"), rulesPrometheusConfig(t, nodes, job, rulesPath, ""))
-	minimal := framework.StartPrometheus(t, minimalDir, rulesPrometheusConfig(t, nodes, criometrics.PlatformJob, minimalRules, minimalKeepRegex(t, framework.RepoRoot(t))))
 	minimalStart := time.Now()
-	prom.WaitTargetsUp(t, 3*len(nodes), time.Minute) // every CRI-O, kubelet and kube-state-metrics target
-	minimal.WaitTargetsUp(t, 3*len(nodes), time.Minute)
+	minimal, _ := startRulesPrometheus(t, filepath.Join(base, "prometheus-minimal"), nodes, criometrics.PlatformJob, minimalKeepRegex(t))
+	prom, rf := startRulesPrometheus(t, filepath.Join(base, "prometheus"), nodes, job, "")
 
 	stopExercise := exerciseCRI(t, nodes)
 	waitQueriesHaveSeries(t, prom, ruleQueries(t, rf, job))
-	if s, err := prom.QuerySeries(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
+	if s, err := prom.Query(`ALERTS{alertname=~"CRIONotResponding|CRIOMetricsProxyRejectsScrapes"}`); err != nil || len(s) > 0 {
 		t.Fatalf("scrape alerts active before any fault: %v %v", s, err)
 	}
 	assertMinimalProfileQuiet(t, minimal, time.Since(minimalStart))
@@ -80,8 +65,7 @@ func TestRules(t *testing.T) {
 	assertEachFaultItsAlert(t, "minimal", minimal, nodes, faultAt)
 }
 
-// rulesNode is a real CRI-O (hack/crio.sh generates its TLS pair), the
-// proxy in front of it and the kubelet stand-in.
+// rulesNode is a real CRI-O, the proxy in front of it and a kubelet.
 type rulesNode struct {
 	name    string
 	crio    *framework.CRIO
@@ -109,10 +93,12 @@ func startRulesNodes(t *testing.T, base string) []*rulesNode {
 	return nodes
 }
 
-// rulesPrometheusConfig scrapes the nodes' CRI-O as crioJob, their kubelet
-// and kube-state-metrics stand-ins, every second, with rules loaded; keep is
-// the collection profile's metric relabelling ("" scrapes all).
-func rulesPrometheusConfig(t *testing.T, nodes []*rulesNode, crioJob, rules, keep string) string {
+// startRulesPrometheus runs, in dir, a Prometheus with the rules rendered
+// for crioJob that scrapes the nodes' CRI-O as crioJob and their kubelet
+// and kube-state-metrics stand-ins every second; keep is the collection
+// profile's metric relabelling ("" scrapes all). It waits for every target.
+func startRulesPrometheus(t *testing.T, dir string, nodes []*rulesNode, crioJob, keep string) (*framework.Prometheus, testRuleFile) {
+	rf, rules := writeTestRules(t, crioJob, dir)
 	var crioTargets, kubeletTargets []map[string]interface{}
 	for _, n := range nodes {
 		crioTargets = append(crioTargets, map[string]interface{}{"targets": []string{n.proxy.Addr}, "labels": map[string]string{"node": n.name}})
@@ -133,7 +119,9 @@ func rulesPrometheusConfig(t *testing.T, nodes []*rulesNode, crioJob, rules, kee
 		},
 	})
 	require.NoError(t, err)
-	return string(raw)
+	prom := framework.StartPrometheus(t, dir, string(raw))
+	prom.WaitTargetsUp(t, 3*len(nodes), time.Minute)
+	return prom, rf
 }
 
 // ruleQueries are every recording rule (its expression and its series),
@@ -156,10 +144,9 @@ func ruleQueries(t *testing.T, rf testRuleFile, job string) []string {
 	return append(queries, dashboardQueries(t, criometrics.RenderDashboard(job))...)
 }
 
-// exerciseCRI makes CRI calls to every node every second, so that CRI-O's
-// per-operation series exist and grow (rates), including errors: a pull
-// from a registry port nothing listens on fails. The function it returns
-// stops them and says whether any call went wrong.
+// exerciseCRI calls every node's CRI every second, failed pulls included,
+// so that CRI-O's per-operation series grow; the function it returns stops
+// and says whether a call went wrong.
 func exerciseCRI(t *testing.T, nodes []*rulesNode) func() error {
 	refused := fmt.Sprintf("127.0.0.1:%d/rules-test/none:latest", framework.FreePort(t))
 	exercise := func() error {
@@ -196,15 +183,14 @@ func exerciseCRI(t *testing.T, nodes []*rulesNode) func() error {
 	return func() error { close(stop); return <-done }
 }
 
-// waitQueriesHaveSeries waits until every query returns series (rates need
-// a few scrapes and rule evaluations), but for those on rulesEventOnly,
-// which Prometheus must only accept.
+// waitQueriesHaveSeries waits until every query but rulesEventOnly's
+// returns series.
 func waitQueriesHaveSeries(t *testing.T, prom *framework.Prometheus, queries []string) {
 	t.Helper()
 	framework.Eventually(t, time.Minute, 2*time.Second, func() (bool, error) {
 		var empty []string
 		for _, q := range queries {
-			series, err := prom.QuerySeries(q)
+			series, err := prom.Query(q)
 			if err != nil {
 				t.Fatal(err) // a query Prometheus refuses
 			}
@@ -219,10 +205,8 @@ func waitQueriesHaveSeries(t *testing.T, prom *framework.Prometheus, queries []s
 	}, "every query to return series after a minute of scrapes")
 }
 
-// assertMinimalProfileQuiet: under the minimal profile while CRI-O is
-// healthy and busy, the one kept CRI-O series is there, none of those our
-// alerts and panels read (ProfileNote), and no CRI-O alert was ever pending
-// since Prometheus started.
+// assertMinimalProfileQuiet: the minimal profile keeps one CRI-O series and
+// none our alerts and panels read, and no CRI-O alert was ever pending.
 func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, since time.Duration) {
 	t.Helper()
 	healthy := fmt.Sprintf("[%ds]", int(since.Seconds())+1)
@@ -233,7 +217,7 @@ func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, sinc
 		`{__name__=~"kubelet_runtime_operations.*"}`:                        false,
 		`max_over_time(ALERTS{alertname=~"CRIO.*"}` + healthy + `)`:         false,
 	} {
-		series, err := minimal.QuerySeries(q)
+		series, err := minimal.Query(q)
 		require.NoError(t, err)
 		assert.Equal(t, want, len(series) > 0, "minimal profile: %s returns %v", q, series)
 	}
@@ -245,7 +229,7 @@ func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, sinc
 func assertEachFaultItsAlert(t *testing.T, profile string, prom *framework.Prometheus, nodes []*rulesNode, faultAt time.Time) {
 	t.Helper()
 	firing := func(alert, node string) (bool, error) {
-		s, err := prom.QuerySeries(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", node=%q}`, alert, node))
+		s, err := prom.Query(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", node=%q}`, alert, node))
 		return len(s) > 0, err
 	}
 	framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
@@ -260,13 +244,14 @@ func assertEachFaultItsAlert(t *testing.T, profile string, prom *framework.Prome
 		{"CRIOMetricsProxyRejectsScrapes", nodes[0].name},
 		{"CRIONotResponding", nodes[1].name},
 	} {
-		s, err := prom.QuerySeries(fmt.Sprintf(`max_over_time(ALERTS{alertname=%q, alertstate="firing", node=%q}[%ds])`, wrong.alert, wrong.node, window))
+		s, err := prom.Query(fmt.Sprintf(`max_over_time(ALERTS{alertname=%q, alertstate="firing", node=%q}[%ds])`, wrong.alert, wrong.node, window))
 		require.NoError(t, err)
 		assert.Empty(t, s, "%s profile: %s fired for node %s too", profile, wrong.alert, wrong.node)
 	}
 }
 
-// dashboardQueries returns the panel queries of a rendered dashboard
+// dashboardQueries returns the panel queries (every "expr") and the
+// selectors of the label_values variables of a rendered dashboard
 // ConfigMap, $node meaning every node.
 func dashboardQueries(t *testing.T, raw []byte) []string {
 	t.Helper()
@@ -275,49 +260,37 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 	}
 	require.NoError(t, yaml.Unmarshal(raw, &cm))
 	var out []string
+	var walk func(v interface{})
+	walk = func(v interface{}) {
+		switch v := v.(type) {
+		case []interface{}:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]interface{}:
+			if expr, ok := v["expr"].(string); ok {
+				out = append(out, strings.ReplaceAll(expr, "$node", ".+"))
+			}
+			// label_values(selector, label) is Grafana's: the selector is the query.
+			if q, ok := v["query"].(string); ok && v["type"] == "query" && strings.HasPrefix(q, "label_values(") {
+				out = append(out, q[len("label_values("):strings.LastIndex(q, ",")])
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
 	for _, js := range cm.Data {
-		var d struct {
-			Rows []struct {
-				Panels []struct {
-					Targets []struct {
-						Expr string `json:"expr"`
-					} `json:"targets"`
-				} `json:"panels"`
-			} `json:"rows"`
-			Templating struct {
-				List []struct {
-					Query string `json:"query"`
-					Type  string `json:"type"`
-				} `json:"list"`
-			} `json:"templating"`
-		}
+		var d interface{}
 		require.NoError(t, json.Unmarshal([]byte(js), &d))
-		for _, r := range d.Rows {
-			for _, p := range r.Panels {
-				for _, tg := range p.Targets {
-					out = append(out, strings.ReplaceAll(tg.Expr, "$node", ".+"))
-				}
-			}
-		}
-		for _, v := range d.Templating.List {
-			// label_values(selector, label) is Grafana's: its selector is
-			// the query.
-			if q, ok := strings.CutPrefix(v.Query, "label_values("); ok && v.Type == "query" {
-				if i := strings.LastIndex(q, ","); i > 0 {
-					out = append(out, q[:i])
-				}
-			}
-		}
+		walk(d)
 	}
-	if len(out) == 0 {
-		t.Fatal("the dashboard has no queries")
-	}
+	require.NotEmpty(t, out, "the dashboard has no queries")
 	return out
 }
 
-// writeTestRules writes the rules rendered for job, without the TLS-stack
-// group and with every alert's "for" shortened (this copy only), to
-// dir/rules.yaml.
+// writeTestRules writes dir/rules.yaml: the rules rendered for job without
+// the TLS-stack group, every alert's "for" shortened.
 func writeTestRules(t *testing.T, job, dir string) (rf testRuleFile, path string) {
 	t.Helper()
 	rule, err := criometrics.RenderPrometheusRule(job, false)
@@ -349,9 +322,9 @@ type testRuleFile struct {
 
 // minimalKeepRegex is the collection profile "minimal"'s metric
 // relabelling: a keep of our fixture's names.
-func minimalKeepRegex(t *testing.T, root string) string {
+func minimalKeepRegex(t *testing.T) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, "test", "rules", "cmo-minimal-profile.yaml"))
+	raw, err := os.ReadFile(filepath.Join(framework.RepoRoot(t), "test", "rules", "cmo-minimal-profile.yaml"))
 	require.NoError(t, err)
 	var fixture struct {
 		Keep []string `json:"keep"`

@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -35,19 +34,15 @@ import (
 
 const scrapeNodes = 3
 
-// TestScrapeDuringRotations: a real Prometheus, configured from the live
-// ServiceMonitor and the scrape class of the cluster-monitoring operator it
-// names (a client certificate, the cluster looking like CMO 4.19+), scrapes
-// three simulated nodes (real kube-rbac-proxy with the DaemonSet's
-// arguments in front of a real CRI-O each, real cert-syncer fed by a
-// kubelet-like projection of the Secret) every second while the serving
-// certificate is rotated SCRAPE_ROTATIONS times (default 20): not one
-// scrape fails, and who may scrape is decided by the client certificate's
-// CA or a token. Writes _output/bench/scrape-rotation.json.
+// TestScrapeDuringRotations: a real Prometheus configured from the live
+// ServiceMonitor and CMO's scrape class scrapes three nodes every second
+// through SCRAPE_ROTATIONS (20) serving-certificate rotations and not one
+// scrape fails; who may scrape is decided by the client certificate's CA or
+// a token. Writes _output/bench/scrape-rotation.json.
 func TestScrapeDuringRotations(t *testing.T) {
 	rotations := envCount(t, "SCRAPE_ROTATIONS", 20)
 	pki := framework.NewPlatformPKI(t)
-	scrapeAsCMO(t, framework.NewCluster(t), framework.KubeClient(t), pki, "4.19.0")
+	scrapeAsCMO(t, framework.NewCluster(t), framework.KubeClient(t), pki)
 	c, _ := framework.Setup(t, framework.OperatorOptions{})
 	pods := clientCAPods(t)
 	nodes := startScrapeNodes(t, c, pods)
@@ -55,7 +50,6 @@ func TestScrapeDuringRotations(t *testing.T) {
 	prom, caFile, serverName := prometheusFromServiceMonitor(t, c, pki, targets)
 	scrapeCheckAuthentication(t, context.Background(), framework.KubeClient(t), pki, nodes[targets[0].node].ProxyAddr, caFile, serverName)
 
-	stopHealth := watchTargetHealth(prom)
 	time.Sleep(3 * time.Second) // at least two scrapes before the first rotation
 	rotStart := time.Now()
 	for r := 1; r <= rotations; r++ {
@@ -69,9 +63,7 @@ func TestScrapeDuringRotations(t *testing.T) {
 		return allServe(nodes, last.SerialNumber.String(), func(n *framework.ScrapeNode) string { return n.ProxyAddr }), nil
 	}, "every kube-rbac-proxy serves the last serving certificate")
 	time.Sleep(3 * time.Second)
-	unhealthy := stopHealth()
-	assertNoFailedScrapes(t, prom, time.Since(rotStart), rotations, len(targets))
-	assert.Empty(t, unhealthy, "targets not up in Prometheus at some point")
+	assertNoFailedScrapes(t, prom, rotStart, rotations, len(targets))
 	for _, n := range nodes {
 		assert.False(t, n.Proxy.Exited() || n.Syncer.Exited(), "node %s: a process exited during the test", n.Name)
 	}
@@ -91,9 +83,8 @@ func envCount(t *testing.T, name string, def int) int {
 	return v
 }
 
-// clientCAPods waits for scrapeNodes crio-metrics pods (fake under kwok:
-// the test runs them) with a hostIP whose kube-rbac-proxy trusts the
-// client CA.
+// clientCAPods waits for scrapeNodes crio-metrics pods (kwok's: the test
+// runs them) whose kube-rbac-proxy trusts the client CA.
 func clientCAPods(t *testing.T) []*corev1.Pod {
 	t.Helper()
 	var chosen []*corev1.Pod
@@ -129,7 +120,7 @@ func startScrapeNodes(t *testing.T, c *framework.Cluster, pods []*corev1.Pod) ma
 		}
 		mc, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, "50-"+role+"-crio-metrics-tls", metav1.GetOptions{})
 		require.NoError(t, err)
-		n := framework.StartScrapeNode(t, c.Config, framework.ScrapeNodeOptions{Pod: p, MachineConfig: mc})
+		n := framework.StartScrapeNode(t, c.Config, p, mc)
 		nodes[n.Name] = n
 	}
 	return nodes
@@ -137,58 +128,35 @@ func startScrapeNodes(t *testing.T, c *framework.Cluster, pods []*corev1.Pod) ma
 
 type scrapeTarget struct{ addr, node string }
 
-// scrapeTargets are the Service's endpoints as Prometheus' endpoints
-// discovery would find them, each where its node's kube-rbac-proxy listens.
+// scrapeTargets are the Service's endpoints as the EndpointSlice controller
+// makes them (the API server refuses kwok's loopback addresses in an
+// EndpointSlice), each where its node's kube-rbac-proxy listens.
 func scrapeTargets(t *testing.T, pods []*corev1.Pod, nodes map[string]*framework.ScrapeNode) []scrapeTarget {
 	t.Helper()
-	ctx := context.Background()
-	kube := framework.KubeClient(t)
-	var targets []scrapeTarget
-	eps, err := kube.DiscoveryV1().EndpointSlices(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=crio-metrics"})
+	svc, err := framework.KubeClient(t).CoreV1().Services(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
 	require.NoError(t, err)
-	for _, s := range eps.Items {
+	var targets []scrapeTarget
+	for _, p := range pods {
 		port := int32(0)
-		for _, p := range s.Ports {
-			if p.Name != nil && *p.Name == "https" && p.Port != nil {
-				port = *p.Port
-			}
-		}
-		for _, e := range s.Endpoints {
-			if e.NodeName != nil && nodes[*e.NodeName] != nil && port != 0 && len(e.Addresses) > 0 {
-				targets = append(targets, scrapeTarget{fmt.Sprintf("%s:%d", e.Addresses[0], port), *e.NodeName})
-			}
-		}
-	}
-	if len(targets) == 0 {
-		// The API server refuses loopback addresses in EndpointSlices, and
-		// kwok's nodes have 127.0.1.x addresses: build the endpoints the
-		// EndpointSlice controller would, from the Service and the pods.
-		svc, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-		require.NoError(t, err)
-		for _, p := range pods {
-			port := int32(0)
-			for _, sp := range svc.Spec.Ports {
-				for _, ctr := range p.Spec.Containers {
-					for _, cp := range ctr.Ports {
-						if sp.Name == "https" && cp.Name == sp.TargetPort.String() {
-							port = cp.ContainerPort
-						}
+		for _, sp := range svc.Spec.Ports {
+			for _, ctr := range p.Spec.Containers {
+				for _, cp := range ctr.Ports {
+					if sp.Name == "https" && cp.Name == sp.TargetPort.String() {
+						port = cp.ContainerPort
 					}
 				}
 			}
-			targets = append(targets, scrapeTarget{fmt.Sprintf("%s:%d", p.Status.PodIP, port), p.Spec.NodeName})
 		}
-	}
-	for _, tg := range targets {
+		tg := scrapeTarget{fmt.Sprintf("%s:%d", p.Status.PodIP, port), p.Spec.NodeName}
 		require.Equal(t, nodes[tg.node].ProxyAddr, tg.addr, "target of node %s is where its kube-rbac-proxy listens", tg.node)
+		targets = append(targets, tg)
 	}
 	return targets
 }
 
 // prometheusFromServiceMonitor starts a Prometheus scraping targets every
-// second as the live ServiceMonitor says, with the client certificate of
-// CMO's scrape class it names, and waits until every target is up. It
-// returns Prometheus and the endpoint's CA file and server name.
+// second as the live ServiceMonitor and its scrape class say; it returns it
+// and the endpoint's CA file and server name once every target is up.
 func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *framework.PlatformPKI, targets []scrapeTarget) (*framework.Prometheus, string, string) {
 	t.Helper()
 	ctx := context.Background()
@@ -217,16 +185,6 @@ func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *frame
 	require.NoError(t, err)
 	caFile := filepath.Join(promDir, "ca.crt")
 	require.NoError(t, os.WriteFile(caFile, []byte(cm.Data[cmKey]), 0o644))
-	// The scrape class' files, laid out below promDir as CMO mounts them
-	// into Prometheus; prometheus-operator fills the endpoint's empty
-	// certFile and keyFile from the class and keeps its CA.
-	certFile, keyFile := filepath.Join(promDir, cmoClientCertFile), filepath.Join(promDir, cmoClientKeyFile)
-	for src, dst := range map[string]string{pki.ClientCertFile: certFile, pki.ClientKeyFile: keyFile} {
-		data, err := os.ReadFile(src)
-		require.NoError(t, err)
-		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
-		require.NoError(t, os.WriteFile(dst, data, 0o600))
-	}
 	var statics []map[string]interface{}
 	for _, tg := range targets {
 		statics = append(statics, map[string]interface{}{"targets": []string{tg.addr}, "labels": map[string]string{"node": tg.node}})
@@ -236,38 +194,15 @@ func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *frame
 		"global": map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms"},
 		"scrape_configs": []interface{}{map[string]interface{}{
 			"job_name": "crio-metrics", "scheme": str("scheme"), "metrics_path": str("path"), "static_configs": statics,
-			"tls_config": map[string]string{"ca_file": caFile, "server_name": serverName, "cert_file": certFile, "key_file": keyFile},
+			// prometheus-operator fills the endpoint's empty certFile and keyFile
+			// from the scrape class (CMO's metrics-client-certs) and keeps its CA.
+			"tls_config": map[string]string{"ca_file": caFile, "server_name": serverName, "cert_file": pki.ClientCertFile, "key_file": pki.ClientKeyFile},
 		}},
 	})
 	require.NoError(t, err)
 	prom := framework.StartPrometheus(t, promDir, string(raw))
 	prom.WaitTargetsUp(t, len(targets), time.Minute)
 	return prom, caFile, serverName
-}
-
-// watchTargetHealth samples Prometheus' target health every 500 ms; the
-// function it returns stops and returns every target seen not up.
-func watchTargetHealth(prom *framework.Prometheus) func() []string {
-	stop := make(chan struct{})
-	result := make(chan []string)
-	go func() {
-		var bad []string
-		for {
-			select {
-			case <-stop:
-				result <- bad
-				return
-			case <-time.After(500 * time.Millisecond):
-			}
-			tgs, _ := prom.Targets()
-			for _, tg := range tgs {
-				if tg.Health != "up" {
-					bad = append(bad, fmt.Sprintf("%s %s %s: %s", time.Now().Format("15:04:05.000"), tg.ScrapeURL, tg.Health, tg.LastError))
-				}
-			}
-		}
-	}()
-	return func() []string { close(stop); return <-result }
 }
 
 // rotateServingCert deletes the serving Secret and waits until the operator
@@ -305,62 +240,41 @@ func allServe(nodes map[string]*framework.ScrapeNode, serial string, addr func(*
 	return true
 }
 
-// assertNoFailedScrapes asks Prometheus how many scrapes it made over the
-// window and how many failed (none may), and writes the counts to
-// _output/bench/scrape-rotation.json.
-func assertNoFailedScrapes(t *testing.T, prom *framework.Prometheus, since time.Duration, rotations, targets int) {
+// assertNoFailedScrapes: Prometheus made scrapes since since and none
+// failed; the counts go to _output/bench/scrape-rotation.json.
+func assertNoFailedScrapes(t *testing.T, prom *framework.Prometheus, since time.Time, rotations, targets int) {
 	t.Helper()
-	window := int(since.Seconds()) + 2
-	scrapes, _, err := prom.QueryScalar(fmt.Sprintf(`sum(count_over_time(up{job="crio-metrics"}[%ds]))`, window))
-	require.NoError(t, err)
-	good, _, err := prom.QueryScalar(fmt.Sprintf(`sum(sum_over_time(up{job="crio-metrics"}[%ds]))`, window))
-	require.NoError(t, err)
-	failed := int(scrapes - good)
-	out, _ := json.Marshal(map[string]int{"scrapes": int(scrapes), "failed": failed, "rotations": rotations, "targets": targets})
+	scrapes, failed := prom.ScrapesSince(t, "crio-metrics", since)
+	out, _ := json.Marshal(map[string]int{"scrapes": scrapes, "failed": failed, "rotations": rotations, "targets": targets})
 	benchDir := filepath.Join(framework.RepoRoot(t), "_output", "bench")
 	require.NoError(t, os.MkdirAll(benchDir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(benchDir, "scrape-rotation.json"), append(out, '\n'), 0o644))
 	t.Logf("%s", out)
 	assert.NotZero(t, scrapes, "Prometheus recorded scrapes")
-	assert.Zero(t, failed, "failed scrapes of %v", scrapes)
+	assert.Zero(t, failed, "failed scrapes of %d", scrapes)
 }
 
-// The scrape class tls-client-certificate-auth of CMO's Prometheus k8s
-// (openshift/cluster-monitoring-operator f581865b,
-// assets/prometheus-k8s/prometheus.yaml): the Secret metrics-client-certs
-// as prometheus-operator mounts it.
-const (
-	cmoClientCertFile = "/etc/prometheus/secrets/metrics-client-certs/tls.crt"
-	cmoClientKeyFile  = "/etc/prometheus/secrets/metrics-client-certs/tls.key"
-)
-
 // scrapeAsCMO makes the cluster look like the cluster-monitoring operator
-// at version: ClusterOperator monitoring and the ConfigMap
+// 4.19 (scrape classes): ClusterOperator monitoring and the ConfigMap
 // openshift-monitoring/metrics-client-ca with the CA of pki's client
 // certificate (CMO copies kube-system/extension-apiserver-authentication's
 // client-ca-file). Both, and the operator's copy, are removed afterwards.
-func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, pki *framework.PlatformPKI, version string) {
+func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, pki *framework.PlatformPKI) {
 	ctx := context.Background()
 	ca, err := os.ReadFile(pki.ClientCAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-monitoring", Name: "metrics-client-ca"},
 		Data: map[string]string{criometrics.ClientCAKey: string(ca)}}
 	_ = kube.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
-	if _, err := kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+	require.NoError(t, err)
 	cos := c.Config1.ConfigV1().ClusterOperators()
 	_ = cos.Delete(ctx, "monitoring", metav1.DeleteOptions{})
 	co, err := cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: "monitoring"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	co.Status.Versions = []configv1.OperandVersion{{Name: "operator", Version: version}}
-	if _, err := cos.UpdateStatus(ctx, co, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	co.Status.Versions = []configv1.OperandVersion{{Name: "operator", Version: "4.19.0"}}
+	_, err = cos.UpdateStatus(ctx, co, metav1.UpdateOptions{})
+	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = cos.Delete(ctx, "monitoring", metav1.DeleteOptions{})
 		_ = kube.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
@@ -368,39 +282,25 @@ func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, 
 	})
 }
 
-// scrapeCheckAuthentication asks one node's kube-rbac-proxy, which trusts
-// CMO's client CA, who gets CRI-O's metrics: prometheus-k8s's certificate
-// alone; not the same user's certificate from another CA, nor a user
-// without get /metrics (403); and a token of prometheus-k8s alone, which kube-rbac-proxy still accepts beside client
-// certificates (it authenticates with the union of x509 and TokenReview),
-// as the proxies of CMO's own components do.
+// scrapeCheckAuthentication: a kube-rbac-proxy trusting CMO's client CA
+// lets in prometheus-k8s's certificate, not the same user's from another
+// CA, nor a user without get /metrics (403), and still prometheus-k8s's
+// token (x509 and TokenReview, as CMO's own components' proxies do).
 func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernetes.Interface, pki *framework.PlatformPKI, addr, caFile, serverName string) {
 	ca, err := os.ReadFile(caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(ca)
 	token, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	get := func(cert *tls.Certificate, token string) int {
 		cfg := &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
 		if cert != nil {
 			cfg.Certificates = []tls.Certificate{*cert}
 		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode
+		code, _, err := framework.HTTPGet(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}, "https://"+addr+"/metrics", token)
+		require.NoError(t, err)
+		return code
 	}
 	other := framework.NewPlatformPKI(t).ClientCert
 	// A user without get on /metrics: the namespace's default ServiceAccount.
@@ -419,18 +319,12 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 		{"prometheus-k8s's token alone", nil, token, http.StatusOK},
 		{"a token of a user without get /metrics", nil, nobody, http.StatusForbidden},
 	} {
-		code := get(c.cert, c.token)
-		if code != c.want {
-			t.Errorf("%s: %d, want %d", c.who, code, c.want)
-		}
-		t.Logf("kube-rbac-proxy with --client-ca-file, %s: %d", c.who, code)
+		assert.Equal(t, c.want, get(c.cert, c.token), c.who)
 	}
 }
 
-// trustAsAPIServerClientCA adds pki's client CA to client-ca-file of
-// kube-system/extension-apiserver-authentication, where the API server
-// publishes the CA of the signer that issues CMO's certificate (its own
-// controller merges what it finds there), until the test ends.
+// trustAsAPIServerClientCA adds pki's client CA, until the test ends, to the
+// API server's client-ca-file, where the signer of CMO's certificate is.
 func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *framework.PlatformPKI) {
 	ca, err := os.ReadFile(pki.ClientCAFile)
 	require.NoError(t, err)

@@ -1,20 +1,15 @@
 package framework
 
-// The cluster's query endpoint, as the node settings health gate reaches it
-// on OpenShift: Thanos Querier's web port (Service
-// openshift-monitoring/thanos-querier, port 9091) is a kube-rbac-proxy with
-// a service CA serving certificate in front of the query API, which lets a
-// request through when its bearer token's user may get namespaces
-// (cluster-monitoring-operator, assets/thanos-querier). Here the real
-// kube-rbac-proxy stands in front of a real Prometheus, with a test CA in
-// place of the service CA; there is no Thanos between them (Thanos Querier
-// serves the same query API).
+// Thanos Querier's web port as the node settings health gate reaches it: the
+// real kube-rbac-proxy (a test CA for the service CA) in front of a real
+// Prometheus, letting through a token whose user may get namespaces
+// (cluster-monitoring-operator, assets/thanos-querier).
 
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -35,13 +30,9 @@ const OperatorServiceAccount = "cluster-node-operator"
 
 // QueryProxy is the stand-in for Thanos Querier's web port.
 type QueryProxy struct {
-	// Addr is where it listens (chosen at NewQueryProxy, so that the
-	// operator can be started with its URL first).
-	Addr string
-	// URL is the operator's --prometheus-url.
-	URL string
-	// CAFile is the operator's --prometheus-ca-file (the "service CA").
-	CAFile string
+	// Addr is chosen first, so that the operator can start with URL
+	// (--prometheus-url) and CAFile (--prometheus-ca-file).
+	Addr, URL, CAFile string
 
 	dir, certFile, keyFile string
 	caPEM                  []byte
@@ -49,13 +40,11 @@ type QueryProxy struct {
 }
 
 // NewQueryProxy picks the proxy's address and issues its serving
-// certificate (for 127.0.0.1 and the Service's name) from a CA of its own.
+// certificate from a CA of its own.
 func NewQueryProxy(t testing.TB) *QueryProxy {
 	t.Helper()
 	dir, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-query-proxy-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	q := &QueryProxy{dir: dir, Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(t))}
 	q.URL = "https://" + q.Addr
@@ -67,26 +56,20 @@ func NewQueryProxy(t testing.TB) *QueryProxy {
 	require.NoError(t, err)
 	q.CAFile, q.certFile, q.keyFile = filepath.Join(dir, "service-ca.crt"), filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	for file, data := range map[string][]byte{q.CAFile: q.caPEM, q.certFile: certPEM, q.keyFile: keyPEM} {
-		if err := os.WriteFile(file, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(file, data, 0o600))
 	}
 	return q
 }
 
-// Start runs the real kube-rbac-proxy in front of prom: TLS with the
-// certificate above, every request's token reviewed by the API server
-// and authorized as "get namespaces" (the verb from the method: the
-// operator queries with GET), as Thanos Querier's web proxy does.
+// Start runs the real kube-rbac-proxy in front of prom, authorizing every
+// request's token as "get namespaces" (the operator queries with GET).
 func (q *QueryProxy) Start(t testing.TB, prom *Prometheus) {
 	t.Helper()
 	if err := EnsureTool(t, "kube-rbac-proxy"); err != nil {
 		Unavailable(t, "kube-rbac-proxy is not available: %v", err)
 	}
 	config := filepath.Join(q.dir, "config.yaml")
-	if err := os.WriteFile(config, []byte("authorization:\n  resourceAttributes:\n    apiGroup: \"\"\n    resource: namespaces\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(config, []byte("authorization:\n  resourceAttributes:\n    apiGroup: \"\"\n    resource: namespaces\n"), 0o600))
 	q.Process = StartProcess(t, "thanos-querier-web-proxy", filepath.Join(RepoRoot(t), "_output", "bin", "kube-rbac-proxy"), []string{
 		"--secure-listen-address=" + q.Addr,
 		"--upstream=" + prom.URL + "/",
@@ -105,23 +88,13 @@ func (q *QueryProxy) Query(t testing.TB, token, query string) (int, string) {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(q.caPEM)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
-	req, err := http.NewRequest(http.MethodGet, q.URL+"/api/v1/query?query="+url.QueryEscape(query), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("query through the proxy: %v", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, strings.TrimSpace(string(body))
+	code, body, err := HTTPGet(client, q.URL+"/api/v1/query?query="+url.QueryEscape(query), token)
+	require.NoError(t, err, "query through the proxy")
+	return code, strings.TrimSpace(string(body))
 }
 
-// ServiceAccountTokenFile writes a token of the ServiceAccount
-// namespace/name (as the kubelet projects one into a pod) and returns its
-// path; it is removed when the test ends.
+// ServiceAccountTokenFile writes a token of namespace/name as the kubelet
+// projects one, until the test ends, and returns its path.
 func ServiceAccountTokenFile(t testing.TB, namespace, name string) string {
 	t.Helper()
 	client := KubeClient(t)
@@ -132,19 +105,11 @@ func ServiceAccountTokenFile(t testing.TB, namespace, name string) string {
 		}
 	}
 	token, err := ServiceAccountToken(ctx, client, namespace, name, TokenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := os.CreateTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-token-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.Remove(f.Name()) })
-	if _, err := f.WriteString(token); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	_, err = f.WriteString(token)
+	require.NoError(t, errors.Join(err, f.Close()))
 	return f.Name()
 }

@@ -1,9 +1,7 @@
 package framework
 
-// Helpers of the rule and dashboard e2e test (rules_test.go): CRI calls to a
-// real CRI-O, a kubelet stand-in whose runtime error counter behaves like
-// the kubelet's, a proxy that can answer 401 as kube-rbac-proxy-crio does
-// after a client CA rotation, the operands of an alert's PromQL.
+// Stand-ins and helpers of TestRules (rules_test.go): CRI calls, a kubelet,
+// a proxy that can answer 401, the operands of an alert's PromQL.
 
 import (
 	"context"
@@ -24,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"k8s.io/apimachinery/pkg/util/wait"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
 
@@ -43,55 +42,41 @@ func DialCRI(t testing.TB, socket string) CRI {
 	return CRI{runtimeapi.NewRuntimeServiceClient(conn), runtimeapi.NewImageServiceClient(conn)}
 }
 
-// CRICallsWithoutPod are the CRI calls that need no pod or image, by their
-// gRPC method name (what CRI-O names its spans and per-operation series
-// after).
+// CRICallsWithoutPod are the CRI calls that need no pod or image, by gRPC
+// method name (CRI-O's span and per-operation series names).
 var CRICallsWithoutPod = map[string]func(context.Context, CRI) error{
-	"runtime.v1.RuntimeService/Version": func(ctx context.Context, c CRI) error {
-		_, err := c.Version(ctx, &runtimeapi.VersionRequest{})
-		return err
-	},
-	"runtime.v1.RuntimeService/Status": func(ctx context.Context, c CRI) error {
-		_, err := c.Status(ctx, &runtimeapi.StatusRequest{})
-		return err
-	},
+	"runtime.v1.RuntimeService/Version": func(ctx context.Context, c CRI) error { return errOf(c.Version(ctx, &runtimeapi.VersionRequest{})) },
+	"runtime.v1.RuntimeService/Status":  func(ctx context.Context, c CRI) error { return errOf(c.Status(ctx, &runtimeapi.StatusRequest{})) },
 	"runtime.v1.RuntimeService/ListPodSandbox": func(ctx context.Context, c CRI) error {
-		_, err := c.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{})
-		return err
+		return errOf(c.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{}))
 	},
 	"runtime.v1.RuntimeService/ListContainers": func(ctx context.Context, c CRI) error {
-		_, err := c.ListContainers(ctx, &runtimeapi.ListContainersRequest{})
-		return err
+		return errOf(c.ListContainers(ctx, &runtimeapi.ListContainersRequest{}))
 	},
 	"runtime.v1.ImageService/ListImages": func(ctx context.Context, c CRI) error {
-		_, err := c.ListImages(ctx, &runtimeapi.ListImagesRequest{})
-		return err
+		return errOf(c.ListImages(ctx, &runtimeapi.ListImagesRequest{}))
 	},
 	"runtime.v1.ImageService/ImageFsInfo": func(ctx context.Context, c CRI) error {
-		_, err := c.ImageFsInfo(ctx, &runtimeapi.ImageFsInfoRequest{})
-		return err
+		return errOf(c.ImageFsInfo(ctx, &runtimeapi.ImageFsInfoRequest{}))
 	},
 }
+
+func errOf[T any](_ T, err error) error { return err }
 
 // Socket is the CRI socket of a CRI-O started with StartCRIO.
 func (c *CRIO) Socket() string { return filepath.Join(c.Dir, "crio.sock") }
 
-// StopCRIO stops a CRI-O started with StartCRIO (hack/crio.sh stop; the
-// test's cleanup stopping it again is harmless).
+// StopCRIO stops a CRI-O started with StartCRIO (again at cleanup: harmless).
 func StopCRIO(t testing.TB, c *CRIO) {
 	t.Helper()
 	require.NoError(t, crioScript(t, "stop", c.Dir, c.env...))
 }
 
-// FakeKubelet serves, on 127.0.0.1, the kubelet metrics the rules read
-// besides up: kubelet_runtime_operations_total and
-// kubelet_runtime_operations_errors_total. Like the kubelet's PLEG it calls
-// CRI-O every Period and counts the calls and those that fail. On
-// /kube-state-metrics it serves what kube-state-metrics reports of its
-// node's Ready condition, which the kubelet sets to False ("container
-// runtime is down", k8s.io/kubernetes v1.36 pkg/kubelet/runtime.go) once no
-// runtime call has succeeded for 30 s; runtimeDownAfter stands for those
-// 30 s, shortened as the test's "for" durations are.
+// FakeKubelet serves the kubelet's runtime operation counters, counting
+// its own CRI-O calls every period as the PLEG does, and on
+// /kube-state-metrics its node's Ready condition, False once no call
+// succeeded for runtimeDownAfter (the kubelet's 30 s, k8s.io/kubernetes
+// v1.36 pkg/kubelet/runtime.go, shortened as the test's "for" are).
 type FakeKubelet struct {
 	Addr          string
 	calls, errors atomic.Int64
@@ -123,38 +108,28 @@ func StartFakeKubelet(t testing.TB, node, socket string, period, runtimeDownAfte
 	})}
 	go func() { _ = srv.Serve(l) }()
 	cri := DialCRI(t, socket)
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(period):
-			}
+		wait.UntilWithContext(ctx, func(ctx context.Context) {
 			k.calls.Add(1)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
 			if _, err := cri.Version(ctx, &runtimeapi.VersionRequest{}); err != nil {
 				k.errors.Add(1)
 			} else {
 				k.lastOK.Store(time.Now().UnixNano())
 			}
-			cancel()
-		}
+		}, period)
 	}()
-	t.Cleanup(func() {
-		close(stop)
-		<-done
-		_ = srv.Close()
-	})
+	t.Cleanup(func() { cancel(); <-done; _ = srv.Close() })
 	return k
 }
 
-// MetricsProxy stands for the proxy in front of CRI-O's metrics: it
-// forwards plain-HTTP scrapes to CRI-O's TLS endpoint, or answers 401 while
-// Reject is set, as kube-rbac-proxy-crio does to a client certificate of a
-// CA it has not loaded.
+// MetricsProxy forwards plain-HTTP scrapes to CRI-O's TLS endpoint, or
+// answers 401 while Reject is set (as kube-rbac-proxy does to a client
+// certificate of a CA it has not loaded).
 type MetricsProxy struct {
 	Addr   string
 	Reject atomic.Bool
@@ -191,38 +166,10 @@ func StartMetricsProxy(t testing.TB, port int, caFile string) *MetricsProxy {
 	return p
 }
 
-// QuerySeries evaluates an instant query and returns the label sets of its
-// result (an error for a query Prometheus refuses).
-func (p *Prometheus) QuerySeries(query string) ([]map[string]string, error) {
-	var out struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []struct {
-				Metric map[string]string `json:"metric"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := p.get("/api/v1/query?query="+url.QueryEscape(query), &out); err != nil {
-		return nil, err
-	}
-	if out.Status != "success" {
-		return nil, fmt.Errorf("query %s: %s", query, out.Error)
-	}
-	var series []map[string]string
-	for _, r := range out.Data.Result {
-		series = append(series, r.Metric)
-	}
-	return series, nil
-}
-
 // ValueOperands turns an alert expression into queries that return series
-// whenever the data the alert looks at exists, firing or not: the
-// expression, parsed by Prometheus' own PromQL parser, is split at its
-// top-level set operators (and, unless, or; their on/ignoring dropped),
-// parentheses around an operand are split again, and every comparison gets
-// the bool modifier (`x > 0.2` becomes `x > bool 0.2`, 0 or 1 instead of a
-// filter).
+// whenever the data it looks at exists, firing or not: split (Prometheus'
+// parser) at top-level set operators and parentheses, every comparison
+// with the bool modifier.
 func ValueOperands(expr string) ([]string, error) {
 	e, err := parser.ParseExpr(expr)
 	if err != nil {

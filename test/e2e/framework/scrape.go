@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +28,8 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// StartProcess runs binary with args as a local process (for programs that
-// are no container of a pod, e.g. Prometheus) whose output goes to
-// _output/e2e-logs, stopped when the test ends.
+// StartProcess runs binary as a local process (for programs that are no
+// pod's container), logged to _output/e2e-logs, until the test ends.
 func StartProcess(t testing.TB, name, binary string, args, env []string) *Process {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
@@ -38,10 +39,7 @@ func StartProcess(t testing.TB, name, binary string, args, env []string) *Proces
 	return o
 }
 
-// ScrapeNode is one node of the cluster simulated for real scrapes (built
-// on Node, node.go): the crio-metrics pod's volumes projected as the kubelet
-// does, its cert-syncer and kube-rbac-proxy containers as local processes,
-// and a real CRI-O configured by the operator's MachineConfig drop-in.
+// ScrapeNode is a node running the crio-metrics pod and a real CRI-O.
 type ScrapeNode struct {
 	*Node
 	CRIO      *CRIO
@@ -50,28 +48,13 @@ type ScrapeNode struct {
 	Syncer    *Process
 }
 
-// ScrapeNodeOptions configure StartScrapeNode.
-type ScrapeNodeOptions struct {
-	// Pod is the crio-metrics DaemonSet's pod on the node (status.hostIP is
-	// the node's address: kwok nodes have distinct 127.0.1.x addresses).
-	Pod *corev1.Pod
-	// MachineConfig is the operator's CRI-O drop-in MachineConfig for the
-	// node's role.
-	MachineConfig *unstructured.Unstructured
-	// SyncPeriod is the volume projection's period (default 500 ms).
-	SyncPeriod time.Duration
-}
-
-// StartScrapeNode runs, for the node of opts.Pod: the pod's volumes
-// projected and kept in sync, the MachineConfig's files written, the real
-// cert-syncer with the pod's arguments writing the pair into the node's
-// /var/lib/crio-metrics, a real CRI-O started with the node's drop-ins (so it
-// reads that pair) on a metrics port of its own, and the real
-// kube-rbac-proxy with the pod's arguments listening on the node's address,
-// authenticating to the API server as the pod's ServiceAccount. Only the
-// upstream port changes (one CRI-O per node shares this machine) and
-// --kubeconfig is added (a pod uses its in-cluster configuration).
-func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *ScrapeNode {
+// StartScrapeNode runs the node of pod (a crio-metrics pod, its hostIP the
+// node's address) as the kubelet would: the pod's volumes projected, mc's
+// drop-in written, cert-syncer, a real CRI-O reading the pair it writes, and
+// kube-rbac-proxy, as pod processes. Only the upstream port changes (one
+// CRI-O per node on this machine) and --kubeconfig is added (the pod's
+// ServiceAccount token volume is not mounted).
+func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unstructured.Unstructured) *ScrapeNode {
 	t.Helper()
 	root := RepoRoot(t)
 	for _, tool := range []string{"crio", "kube-rbac-proxy"} {
@@ -82,39 +65,22 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 	if _, err := os.Stat(filepath.Join(root, "_output", "bin", "cert-syncer")); err != nil {
 		Unavailable(t, "_output/bin/cert-syncer is missing: run make build")
 	}
-	if opts.SyncPeriod == 0 {
-		opts.SyncPeriod = 500 * time.Millisecond
-	}
-	pod := opts.Pod
 	if pod.Status.HostIP == "" {
 		t.Fatalf("pod %s has no hostIP", pod.Name)
 	}
-	// Without the ServiceAccount token volume admission added: the proxy
-	// gets a kubeconfig with a token of the same ServiceAccount instead.
 	spec := *pod.Spec.DeepCopy()
 	projected := map[string]bool{}
-	var volumes []corev1.Volume
 	for _, v := range spec.Volumes {
-		if v.Projected != nil {
-			projected[v.Name] = true
-			continue
-		}
-		volumes = append(volumes, v)
+		projected[v.Name] = v.Projected != nil
 	}
-	spec.Volumes = volumes
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return projected[v.Name] })
 	for i := range spec.Containers {
-		var mounts []corev1.VolumeMount
-		for _, m := range spec.Containers[i].VolumeMounts {
-			if !projected[m.Name] {
-				mounts = append(mounts, m)
-			}
-		}
-		spec.Containers[i].VolumeMounts = mounts
+		spec.Containers[i].VolumeMounts = slices.DeleteFunc(spec.Containers[i].VolumeMounts, func(m corev1.VolumeMount) bool { return projected[m.Name] })
 	}
 	n := &ScrapeNode{Node: NewNode(t, admin, pod.Namespace, spec)}
 	n.IP, n.Name = pod.Status.HostIP, pod.Spec.NodeName
-	n.MountVolumes(t, opts.SyncPeriod)
-	n.ApplyMachineConfig(t, opts.MachineConfig)
+	n.MountVolumes(t, 500*time.Millisecond)
+	n.ApplyMachineConfig(t, mc)
 
 	// cert-syncer first: CRI-O must find a matching pair at start.
 	n.Syncer = StartPodProcess(t, admin, PodProcessOptions{Node: n.Node, Container: "cert-syncer",
@@ -160,8 +126,7 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, opts ScrapeNodeOptions) *
 	return n
 }
 
-// ServedCertificate returns the leaf certificate served at addr (no
-// verification: the caller compares serials).
+// ServedCertificate returns the leaf certificate served at addr, unverified.
 func ServedCertificate(addr string) (*x509.Certificate, error) {
 	d := &net.Dialer{Timeout: 2 * time.Second}
 	conn, err := tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
@@ -219,70 +184,71 @@ func StartPrometheus(t testing.TB, dir, config string) *Prometheus {
 	return p
 }
 
-// PromTarget is one entry of /api/v1/targets.
-type PromTarget struct {
-	ScrapeURL  string            `json:"scrapeUrl"`
-	Health     string            `json:"health"`
-	LastError  string            `json:"lastError"`
-	LastScrape time.Time         `json:"lastScrape"`
-	Labels     map[string]string `json:"labels"`
+// Sample is one series of an instant query's result.
+type Sample struct {
+	Metric map[string]string
+	Value  float64
 }
 
-// Targets returns the active targets.
-func (p *Prometheus) Targets() ([]PromTarget, error) {
+// Query evaluates an instant query: the tests' one way to ask Prometheus,
+// target health included (up). A query Prometheus refuses is an error.
+func (p *Prometheus) Query(query string) ([]Sample, error) {
 	var out struct {
-		Data struct {
-			ActiveTargets []PromTarget `json:"activeTargets"`
-		} `json:"data"`
-	}
-	if err := p.get("/api/v1/targets?state=active", &out); err != nil {
-		return nil, err
-	}
-	return out.Data.ActiveTargets, nil
-}
-
-// QueryScalar evaluates an instant query whose result is one sample (or
-// none: 0, false).
-func (p *Prometheus) QueryScalar(query string) (float64, bool, error) {
-	var out struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
+		Status, Error string
+		Data          struct {
 			Result []struct {
-				Value [2]interface{} `json:"value"`
+				Metric map[string]string `json:"metric"`
+				Value  [2]interface{}    `json:"value"`
 			} `json:"result"`
 		} `json:"data"`
 	}
-	if err := p.get("/api/v1/query?query="+url.QueryEscape(query), &out); err != nil {
-		return 0, false, err
-	}
-	if out.Status != "success" {
-		return 0, false, fmt.Errorf("query %s: %s", query, out.Error)
-	}
-	if len(out.Data.Result) == 0 {
-		return 0, false, nil
-	}
-	var v float64
-	s, _ := out.Data.Result[0].Value[1].(string)
-	if _, err := fmt.Sscan(s, &v); err != nil {
-		return 0, false, fmt.Errorf("query %s: value %v: %w", query, out.Data.Result[0].Value, err)
-	}
-	return v, true, nil
-}
-
-func (p *Prometheus) get(path string, into interface{}) error {
-	code, body, err := HTTPGet(nil, p.URL+path, "")
+	code, body, err := HTTPGet(nil, p.URL+"/api/v1/query?query="+url.QueryEscape(query), "")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if code != http.StatusOK {
-		return fmt.Errorf("GET %s: HTTP %d: %s", path, code, body)
+	if err := json.Unmarshal(body, &out); err != nil || out.Status != "success" {
+		return nil, fmt.Errorf("query %s: HTTP %d %s %v", query, code, out.Error, err)
 	}
-	return json.Unmarshal(body, into)
+	samples := make([]Sample, len(out.Data.Result))
+	for i, r := range out.Data.Result {
+		s, _ := r.Value[1].(string)
+		if samples[i].Value, err = strconv.ParseFloat(s, 64); err != nil {
+			return nil, fmt.Errorf("query %s: %w", query, err)
+		}
+		samples[i].Metric = r.Metric
+	}
+	return samples, nil
 }
 
-// HTTPGet GETs url with client (nil: a 5 s timeout, no TLS settings) and,
-// when token is set, a bearer token; it returns the status code and body.
+// Scalar is the value of a query's first sample (0 for none).
+func (p *Prometheus) Scalar(t testing.TB, query string) float64 {
+	t.Helper()
+	s, err := p.Query(query)
+	require.NoError(t, err)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[0].Value
+}
+
+// ScrapesSince counts job's scrapes since since and those that failed.
+func (p *Prometheus) ScrapesSince(t testing.TB, job string, since time.Time) (scrapes, failed int) {
+	t.Helper()
+	window := fmt.Sprintf(`up{job=%q}[%ds]`, job, int(time.Since(since).Seconds())+1)
+	n, good := p.Scalar(t, "sum(count_over_time("+window+"))"), p.Scalar(t, "sum(sum_over_time("+window+"))")
+	return int(n), int(n - good)
+}
+
+// WaitCount waits until the value of query is n.
+func (p *Prometheus) WaitCount(t testing.TB, query string, n int, timeout time.Duration) {
+	t.Helper()
+	Eventually(t, timeout, time.Second, func() (bool, error) {
+		s, err := p.Query(query)
+		return len(s) == 1 && int(s[0].Value) == n, err
+	}, fmt.Sprintf("%s = %d in Prometheus", query, n))
+}
+
+// HTTPGet GETs url with client (nil: plain, 5 s) and token (when set).
 func HTTPGet(client *http.Client, url, token string) (int, []byte, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 5 * time.Second}
@@ -306,19 +272,7 @@ func HTTPGet(client *http.Client, url, token string) (int, []byte, error) {
 // WaitTargetsUp waits until n targets are up.
 func (p *Prometheus) WaitTargetsUp(t testing.TB, n int, timeout time.Duration) {
 	t.Helper()
-	Eventually(t, timeout, time.Second, func() (bool, error) {
-		tgs, err := p.Targets()
-		if err != nil {
-			return false, err
-		}
-		up := 0
-		for _, tg := range tgs {
-			if tg.Health == "up" {
-				up++
-			}
-		}
-		return up == n, nil
-	}, fmt.Sprintf("%d targets up in Prometheus", n))
+	p.WaitCount(t, "count(up == 1)", n, timeout)
 }
 
 // WaitListening waits until the process listens on addr, and fails the test
