@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the test tools (local control plane, kube-rbac-proxy, CRI-O, ...) from
 # the tools Go modules under hack/tools/<name>/ and caches them under
-# _output/tools/<name>/<key>/, where <key> hashes the module's go.mod, go.sum
-# and build.sh. A tool is rebuilt only when that key changes. Each cached tool's
+# _output/tools/<name>/<key>/, where <key> hashes the module's files. A tool
+# is rebuilt only when that key changes. Each cached tool's
 # binaries are linked into _output/bin/.
 #
 # usage: hack/build-tools.sh [name ...]   (default: every tools module)
@@ -19,11 +19,30 @@ if [ ${#names[@]} -eq 0 ]; then
   done
 fi
 
+# A tool's key hashes every file of its module (go.mod, go.sum, build.sh and
+# our own mains).
+key_of() {
+  (cd "$root/hack/tools/$1" && find . -type f | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -c1-16
+}
+
+# Every missing tool's modules download at once before the first build:
+# downloads wait on the network, not the cores, and would otherwise sit
+# between the builds.
+for name in "${names[@]}"; do
+  if [ -f "$root/hack/tools/$name/build.sh" ] && [ ! -f "$out/tools/$name/$(key_of "$name")/.done" ]; then
+    (cd "$root/hack/tools/$name" && GOFLAGS=-mod=mod go mod download >/dev/null 2>&1 || true) &
+  fi
+done
+
 for name in "${names[@]}"; do
   mod="$root/hack/tools/$name"
   [ -f "$mod/build.sh" ] || { echo "no tools module $name" >&2; exit 1; }
-  key=$(cat "$mod/go.mod" "$mod/go.sum" "$mod/build.sh" 2>/dev/null | sha256sum | cut -c1-16)
+  key=$(key_of "$name")
   dest="$out/tools/$name/$key"
+  # One build of a tool at a time: .ci/run's background build and make test
+  # may ask for the same tool, and the second then finds it cached.
+  exec 9>"$out/tools/$name.lock"
+  flock 9
   if [ ! -f "$dest/.done" ]; then
     echo ">> building tool $name (key $key)"
     rm -rf "$out/tools/$name"
@@ -39,4 +58,5 @@ for name in "${names[@]}"; do
     # data directory, must not become the script's exit status)
     if [ -f "$f" ] && [ -x "$f" ]; then ln -sf "$f" "$out/bin/$(basename "$f")"; fi
   done
+  exec 9>&-
 done

@@ -55,7 +55,7 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
   export PATH=/usr/local/go/bin:$PATH
 fi
 if [ "${1:-}" = up ]; then
-  "$root/hack/build-tools.sh" etcd kube kwok >&2
+  "$root/hack/build-tools.sh" cluster >&2
 fi
 (cd "$root" && go build -mod=vendor -o _output/bin/local-cluster ./test/localcluster/cmd/local-cluster)
 exec "$root/_output/bin/local-cluster" -root "$root" "$@"

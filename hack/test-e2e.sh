@@ -82,7 +82,7 @@ trap cleanup EXIT
 
 # Tools and the local-cluster binary first, once, so the shards do not build
 # them side by side.
-hack/build-tools.sh etcd kube kwok >&2
+hack/build-tools.sh cluster >&2
 for n in "${names[@]}"; do
   in_shard "$n" hack/local-cluster.sh down >/dev/null 2>&1 || true
 done

@@ -192,7 +192,7 @@ func (c *Config) kwokctl(args ...string) error {
 func (c *Config) createCluster() error {
 	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "kwokctl"} {
 		if _, err := os.Stat(c.bin(b)); err != nil {
-			return fmt.Errorf("%s is missing: run hack/build-tools.sh etcd kube kwok (hack/local-cluster.sh up does)", c.bin(b))
+			return fmt.Errorf("%s is missing: run hack/build-tools.sh cluster (hack/local-cluster.sh up does)", c.bin(b))
 		}
 	}
 	err := c.kwokctl("--config="+filepath.Join(c.Dir, "kwokctl.yaml"), "create", "cluster", "--runtime=binary", "--kubeconfig=", "--timeout=5m",
