@@ -147,7 +147,7 @@ func (g *inspection) requireRelatedPresent(t *testing.T) {
 // reads every object in its output directory.
 func inspectClusterOperator(t *testing.T, in *installation) *inspection {
 	t.Helper()
-	bin := framework.EnsureRealTool(t, "oc-inspect", "oc-inspect")
+	bin := framework.EnsureRealTool(t, "oc-inspect")
 	dest := filepath.Join(t.TempDir(), "inspect")
 	start := time.Now()
 	cmd := exec.Command(bin, "clusteroperator/"+nodeClusterOperator, "--dest-dir="+dest,

@@ -345,21 +345,26 @@ func e2eLogPath(t testing.TB, what string) string {
 		fmt.Sprintf("-%s-%d.log", what, time.Now().UnixNano()))
 }
 
-// toolBinaries are the files hack/build-tools.sh <tool> links into _output/bin.
-var toolBinaries = map[string][]string{
-	"crio":            {"crio", "pinns"},
-	"kube-rbac-proxy": {"kube-rbac-proxy"},
-	"otlp-receiver":   {"otlp-receiver"},
+// toolModule is the tools module under hack/tools that builds a program, and
+// the programs it links into _output/bin that the tests run: CRI-O's (cgo)
+// builds pinns too, the cluster module every other Go program.
+func toolModule(program string) (string, []string) {
+	if program == "crio" {
+		return "crio", []string{"crio", "pinns"}
+	}
+	return "cluster", []string{program}
 }
 
-// EnsureTool builds a tool with hack/build-tools.sh when one of its binaries
-// is missing from _output/bin (an existing build is left alone: another test
-// may be running it). It returns the build's error with the tail of its log.
-func EnsureTool(t testing.TB, name string) error {
+// EnsureTool builds the tools module of a program with hack/build-tools.sh
+// when one of its binaries is missing from _output/bin (an existing build is
+// left alone: another test may be running it). It returns the build's error
+// with the tail of its log.
+func EnsureTool(t testing.TB, program string) error {
 	t.Helper()
 	root := RepoRoot(t)
+	name, binaries := toolModule(program)
 	missing := false
-	for _, b := range toolBinaries[name] {
+	for _, b := range binaries {
 		if _, err := os.Stat(filepath.Join(root, "_output", "bin", b)); err != nil {
 			missing = true
 		}

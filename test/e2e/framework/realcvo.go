@@ -38,7 +38,6 @@ const (
 	// CVONamespace holds the CVO's lease and events.
 	CVONamespace      = "openshift-cluster-version"
 	clusterVersionKey = "version"
-	cvoToolName       = "cluster-version-operator"
 	// DefaultProfile is the CVO's default cluster profile.
 	DefaultProfile = "self-managed-high-availability"
 )
@@ -285,7 +284,7 @@ type CVOOptions struct {
 // _output/e2e-logs; it stops when the test ends.
 func StartRealCVO(t testing.TB, cfg *rest.Config, p *Payload, opts CVOOptions) *RealCVO {
 	t.Helper()
-	binary := EnsureRealTool(t, cvoToolName, cvoToolName)
+	binary := EnsureRealTool(t, "cluster-version-operator")
 	if os.Geteuid() != 0 {
 		t.Fatal("the real CVO runs in a mount namespace of its own, which needs root")
 	}
@@ -434,13 +433,14 @@ func DescribeClusterVersion(cv *configv1.ClusterVersion) string {
 	return b.String()
 }
 
-// EnsureRealTool builds a tools module with hack/build-tools.sh (nothing to
-// do when its cached build is current) and returns the path of one of its
-// binaries in _output/bin; the test fails, saying so, when it cannot be
+// EnsureRealTool builds a program's tools module with hack/build-tools.sh
+// (nothing to do when its cached build is current) and returns the path of
+// the program in _output/bin; the test fails, saying so, when it cannot be
 // built.
-func EnsureRealTool(t testing.TB, tool, binary string) string {
+func EnsureRealTool(t testing.TB, program string) string {
 	t.Helper()
 	root := RepoRoot(t)
+	tool, _ := toolModule(program)
 	logPath := e2eLogPath(t, "build-"+tool)
 	start := time.Now()
 	cmd := exec.Command(filepath.Join(root, "hack", "build-tools.sh"), tool)
@@ -448,14 +448,14 @@ func EnsureRealTool(t testing.TB, tool, binary string) string {
 	out, err := cmd.CombinedOutput()
 	_ = os.WriteFile(logPath, out, 0o644)
 	if err != nil {
-		t.Fatalf("this test needs %s, and `hack/build-tools.sh %s` failed: %v; last lines:\n%s", binary, tool, err, tail(out, 15))
+		t.Fatalf("this test needs %s, and `hack/build-tools.sh %s` failed: %v; last lines:\n%s", program, tool, err, tail(out, 15))
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Logf("built %s in %s; log: %s", tool, d.Round(time.Second), logPath)
 	}
-	path := filepath.Join(root, "_output", "bin", binary)
+	path := filepath.Join(root, "_output", "bin", program)
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("this test needs %s, which `hack/build-tools.sh %s` did not provide: %v", binary, tool, err)
+		t.Fatalf("this test needs %s, which `hack/build-tools.sh %s` did not provide: %v", program, tool, err)
 	}
 	return path
 }
