@@ -51,10 +51,10 @@ func operatorRequests(path, uaPrefix string) ([]auditEvent, error) {
 // window counts the requests received in [from, to) by "verb resource
 // name", leader election's Lease apart.
 type window struct {
-	d                                   time.Duration
-	writes, reads, watches, lease       map[string]int
-	openWatches                         int
-	expectedWatchesPerHour              float64
+	d                             time.Duration
+	writes, reads, watches, lease map[string]int
+	openWatches                   int
+	expectedWatchesPerHour        float64
 }
 
 func summarise(events []auditEvent, from, to time.Time) window {
