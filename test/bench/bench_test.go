@@ -77,8 +77,8 @@ func rssNote(pid int) string {
 	return fmt.Sprintf("%s (RssAnon %s, RssFile %s)", mib(vm), mib(anon), mib(file))
 }
 
-// observer samples a process's RSS every second, and ClusterOperator
-// Progressing when c is set, until finish.
+// observer samples a process's RSS, and ClusterOperator Progressing when c
+// is set, every interval until finish.
 type observer struct {
 	quit, done chan struct{}
 	peak       int64
@@ -86,7 +86,7 @@ type observer struct {
 	trues      []string
 }
 
-func observe(c *framework.Cluster, pid int) *observer {
+func observe(c *framework.Cluster, pid int, interval time.Duration) *observer {
 	o := &observer{quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
@@ -101,7 +101,7 @@ func observe(c *framework.Cluster, pid int) *observer {
 					o.trues = append(o.trues, fmt.Sprintf("%s %s: %s", time.Now().UTC().Format("15:04:05"), cond.Reason, cond.Message))
 				}
 			}
-		}, time.Second, o.quit)
+		}, interval, o.quit)
 	}()
 	return o
 }
@@ -110,7 +110,7 @@ func (o *observer) finish() *observer { close(o.quit); <-o.done; return o }
 
 // maxRSS is the largest RSS of the process over d.
 func maxRSS(pid int, d time.Duration) int64 {
-	o := observe(nil, pid)
+	o := observe(nil, pid, time.Second)
 	time.Sleep(d)
 	return o.finish().peak
 }
@@ -303,7 +303,7 @@ func certSyncer(t *testing.T, root string, res *results) {
 		}
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	o := observe(nil, cmd.Process.Pid)
+	o := observe(nil, cmd.Process.Pid, 100*time.Millisecond)
 	const rotations = 5
 	copied := 0
 	for gen := 0; gen <= rotations; gen++ {
@@ -386,7 +386,7 @@ func scale(t *testing.T, root string, c *framework.Cluster, kube kubernetes.Inte
 	}
 	t0 := time.Now()
 	for _, step := range append(steps, n) {
-		o := observe(c, op.Pid())
+		o := observe(c, op.Pid(), time.Second)
 		how, ok := waitDaemonSet(t, root, kube, step, timeout)
 		rssN := maxRSS(op.Pid(), 10*time.Second)
 		o.finish()
@@ -406,7 +406,7 @@ func scale(t *testing.T, root string, c *framework.Cluster, kube kubernetes.Inte
 			return
 		}
 	}
-	o := observe(c, op.Pid())
+	o := observe(c, op.Pid(), time.Second)
 	join, ok1 := waitDaemonSet(t, root, kube, n+extra, timeout)
 	leave, ok2 := waitDaemonSet(t, root, kube, n, timeout)
 	time.Sleep(10 * time.Second)
