@@ -12,7 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -82,24 +82,6 @@ func ReadManifests(t testing.TB, files ...string) []*unstructured.Unstructured {
 				continue
 			}
 			out = append(out, obj)
-		}
-	}
-	return out
-}
-
-// CVOManifests lists manifests/*.yaml in the order the CVO applies them
-// (by file name), keeping those for which keep returns true.
-func CVOManifests(t testing.TB, keep func(file string) bool) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(RepoRoot(t), "manifests", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
-	var out []string
-	for _, f := range files {
-		if keep == nil || keep(filepath.Base(f)) {
-			out = append(out, f)
 		}
 	}
 	return out
@@ -199,8 +181,10 @@ func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 	a := NewApplier(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	files := CVOManifests(t, func(f string) bool {
-		return !strings.Contains(f, "deployment") && !strings.Contains(f, "clusteroperator") && !strings.Contains(f, "image-references")
+	// In the CVO's order, by file name (Glob sorts).
+	all, _ := filepath.Glob(filepath.Join(RepoRoot(t), "manifests", "*.yaml"))
+	files := slices.DeleteFunc(all, func(f string) bool {
+		return strings.Contains(f, "deployment") || strings.Contains(f, "clusteroperator") || strings.Contains(f, "image-references")
 	})
 	featureSet := ClusterFeatureSet(t, cfg)
 	for _, obj := range ReadManifests(t, files...) {
