@@ -40,20 +40,11 @@ const OperatorNamespace = "openshift-cluster-node-operator"
 // RepoRoot is the repository's top directory.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	gomod := resolve("go.mod")
+	if !filepath.IsAbs(gomod) {
+		t.Fatal("repository root not found")
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("repository root not found")
-		}
-		dir = parent
-	}
+	return filepath.Dir(gomod)
 }
 
 // ReadManifests returns the objects of every YAML document in files, in order.
