@@ -205,11 +205,8 @@ type OperatorOptions struct {
 	Args []string
 	// Kubeconfig overrides $KUBECONFIG, e.g. to run as a service account.
 	Kubeconfig string
-	// NoMCOPolicyStatus: do not start the MCO stand-in's operator part
-	// (StartMCOPolicyStatus) with the operator. Without it, or a whole
-	// stand-in, MachineConfiguration cluster's status never lists the
-	// operator's node disruption policy entries and its MachineConfigs
-	// are held back; tests of that wait set this.
+	// NoMCOPolicyStatus: no StartMCOPolicyStatus, for the tests of the
+	// operator's wait for MCO's policy status.
 	NoMCOPolicyStatus bool
 }
 
@@ -268,8 +265,6 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	cmd.Env = append(cmd.Env, opts.Env...)
 	expectVersion(opts.Version)
 	if !opts.NoMCOPolicyStatus {
-		// The local world has no MCO: this stands for its operator's
-		// status sync of MachineConfiguration cluster.
 		StartMCOPolicyStatus(t, KubeConfig(t))
 	}
 	o := startLogged(t, cmd, e2eLogPath(t, "operator"))
