@@ -5,6 +5,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -73,7 +74,7 @@ func summarise(events []auditEvent, from, to time.Time) window {
 			// server's default 30 min), ln(2) h/lo re-opens an hour.
 			u, _ := url.Parse(e.RequestURI)
 			s, _ := strconv.Atoi(u.Query().Get("timeoutSeconds"))
-			d := cmpOr(time.Duration(s)*time.Second, 45*time.Minute)
+			d := cmp.Or(time.Duration(s)*time.Second, 45*time.Minute)
 			lo := 5 * time.Minute
 			if d >= 30*time.Minute {
 				lo = 30 * time.Minute
@@ -96,13 +97,6 @@ func summarise(events []auditEvent, from, to time.Time) window {
 		}
 	}
 	return w
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 func total(m map[string]int) int {

@@ -7,6 +7,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -141,11 +142,11 @@ func TestBenchCertSyncer(t *testing.T) {
 
 func TestBench(t *testing.T) {
 	root := framework.RepoRoot(t)
-	parts := cmp(os.Getenv("BENCH_PARTS"), "all")
+	parts := cmp.Or(os.Getenv("BENCH_PARTS"), "all")
 	if parts == "certsyncer" {
 		t.Skip("BENCH_PARTS=certsyncer")
 	}
-	res := &results{path: cmp(os.Getenv("BENCH_RESULTS"), filepath.Join(root, "_output", "bench", "results.md")), started: time.Now()}
+	res := &results{path: cmp.Or(os.Getenv("BENCH_RESULTS"), filepath.Join(root, "_output", "bench", "results.md")), started: time.Now()}
 	defer t.Logf("results written to %s", res.path)
 
 	c, op := framework.Setup(t, framework.OperatorOptions{})
@@ -180,13 +181,6 @@ func TestBench(t *testing.T) {
 		scrapeRotation(root, res)
 	}
 	scale(t, root, c, kube, res, op, nodes0, rss10)
-}
-
-func cmp(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 // steadyState observes the operator's requests through the audit log for
@@ -276,7 +270,7 @@ func specFlips(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, re
 // certSyncer runs the real binary on a Secret volume as the kubelet projects
 // it (test/kubeletvolume) and rotates the pair five times.
 func certSyncer(t *testing.T, root string, res *results) {
-	bin := cmp(os.Getenv("CERT_SYNCER_BINARY"), filepath.Join(root, "_output", "bin", "cert-syncer"))
+	bin := cmp.Or(os.Getenv("CERT_SYNCER_BINARY"), filepath.Join(root, "_output", "bin", "cert-syncer"))
 	src, dst := filepath.Join(t.TempDir(), "secret"), filepath.Join(t.TempDir(), "host")
 	logPath := filepath.Join(root, "_output", "bench", "cert-syncer.log")
 	_ = os.MkdirAll(filepath.Dir(logPath), 0o755)
@@ -333,7 +327,7 @@ func certSyncer(t *testing.T, root string, res *results) {
 // scrapeRotation reports the real-scrape e2e test's result when it left one.
 func scrapeRotation(root string, res *results) {
 	what := "failed scrapes while the certificate rotates"
-	path := cmp(os.Getenv("BENCH_SCRAPE_FILE"), filepath.Join(root, "_output", "bench", "scrape-rotation.json"))
+	path := cmp.Or(os.Getenv("BENCH_SCRAPE_FILE"), filepath.Join(root, "_output", "bench", "scrape-rotation.json"))
 	var r struct{ Scrapes, Failed, Rotations int }
 	raw, err := os.ReadFile(path)
 	if err == nil {
