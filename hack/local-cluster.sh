@@ -10,7 +10,7 @@
 # usage: hack/local-cluster.sh up       start (no-op when already up); prints
 #                                       the admin kubeconfig's path
 #        hack/local-cluster.sh down     stop every component, remove all state
-#        hack/local-cluster.sh status   report; exit 0 only when up and healthy
+#        hack/local-cluster.sh status   exit 0 only when up and healthy
 #        hack/local-cluster.sh nodes N  scale the simulated nodes to N
 #        hack/local-cluster.sh restart-apiserver
 #                                       stop kube-apiserver and start it again
@@ -28,17 +28,6 @@
 #   LCP_DIR                 state directory [_output/local-cluster]
 #   LCP_NODES               nodes created by up: master-0 (InternalIP
 #                           127.0.1.1), worker-1 (127.0.1.2), ... [3]
-#   LCP_PLATFORM            Infrastructure status.platformStatus.type [BareMetal]
-#   LCP_TOPOLOGY            Infrastructure status.controlPlaneTopology [HighlyAvailable]
-#   LCP_INFRA_TOPOLOGY      Infrastructure status.infrastructureTopology
-#                           [HighlyAvailable, SingleReplica if LCP_TOPOLOGY is]
-#   LCP_MONITORING_CRDS     0 leaves out ServiceMonitor and PrometheusRule [1]
-#   LCP_MACHINECONFIG_CRDS  0 leaves out MachineConfig, MachineConfigPool,
-#                           MachineConfigNode and MachineConfiguration (and its
-#                           object cluster) [1]
-#   LCP_NODE_LEASE_SECONDS  node lease duration; kwok renews every quarter of
-#                           it, so N nodes cost 4N/LEASE writes a second [300]
-#   LCP_KWOK_LOG_LEVEL      kwok's log level: DEBUG, INFO, WARN or ERROR [WARN]
 #   LCP_FEATURE_SET         FeatureGate cluster's spec.featureSet when "up"
 #                           creates it: TechPreviewNoUpgrade serves and runs
 #                           node settings (docs/api.md) [Default]
@@ -46,8 +35,6 @@
 #                           Metadata) to $LCP_DIR/logs/audit.log [0]
 #   LCP_APISERVER_PORT [16443]  LCP_ETCD_PORT [16379]  LCP_ETCD_PEER_PORT [16380]
 #   LCP_KCM_PORT [16257]  LCP_SCHEDULER_PORT [16259]  LCP_KWOK_PORT [16247]
-#   LCP_SERVICE_CIDR [10.96.0.0/16]  LCP_POD_CIDR [10.128.0.0/14]
-#   LCP_OPENSHIFT_API_VERSION  only when go.mod does not require github.com/openshift/api
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

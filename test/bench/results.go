@@ -6,93 +6,62 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 )
 
-// row is one line of the results table.
-type row struct {
-	What, Measured, Budget, Result string
-}
-
-// results collects the rows and the details, and rewrites the results file
-// after every change, so that an interrupted run still leaves what it
+// results is the table of docs/benchmarks.md and the details behind it,
+// rewritten after every change so that an interrupted run keeps what it
 // measured.
 type results struct {
 	mu      sync.Mutex
 	path    string
 	started time.Time
-	rows    []row
+	rows    [][4]string // what, measured, budget, result
 	notes   []string
 }
 
-func (r *results) set(x row) {
+// set adds or replaces the row of what; result is pass or FAIL by ok.
+func (r *results) set(what, measured, budget string, ok bool) {
+	r.setRow([4]string{what, measured, budget, map[bool]string{true: "pass", false: "FAIL"}[ok]})
+}
+
+func (r *results) setRow(x [4]string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i := range r.rows {
-		if r.rows[i].What == x.What {
-			r.rows[i] = x
-			r.flush()
-			return
-		}
+	i := 0
+	for i < len(r.rows) && r.rows[i][0] != x[0] {
+		i++
 	}
-	r.rows = append(r.rows, x)
+	r.rows = append(r.rows[:i], append([][4]string{x}, r.rows[min(i+1, len(r.rows)):]...)...)
 	r.flush()
 }
 
-func (r *results) note(format string, args ...interface{}) {
+func (r *results) note(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
 	r.flush()
 }
 
-func passFail(ok bool) string {
-	if ok {
-		return "pass"
-	}
-	return "FAIL"
-}
-
-func (r *results) table() string {
-	w := [4]int{len("what"), len("measured"), len("budget"), len("result")}
-	for _, x := range r.rows {
-		for i, s := range []string{x.What, x.Measured, x.Budget, x.Result} {
-			if len(s) > w[i] {
-				w[i] = len(s)
-			}
-		}
-	}
+func (r *results) String() string {
 	var b strings.Builder
-	line := func(c [4]string) {
-		fmt.Fprintf(&b, "| %-*s | %-*s | %-*s | %-*s |\n", w[0], c[0], w[1], c[1], w[2], c[2], w[3], c[3])
+	tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', 0)
+	for _, x := range append([][4]string{{"what", "measured", "budget", "result"}, {"---", "---", "---", "---"}}, r.rows...) {
+		fmt.Fprintf(tw, "| %s\t| %s\t| %s\t| %s\t|\n", x[0], x[1], x[2], x[3])
 	}
-	line([4]string{"what", "measured", "budget", "result"})
-	line([4]string{strings.Repeat("-", w[0]), strings.Repeat("-", w[1]), strings.Repeat("-", w[2]), strings.Repeat("-", w[3])})
-	for _, x := range r.rows {
-		line([4]string{x.What, x.Measured, x.Budget, x.Result})
-	}
-	return b.String()
+	_ = tw.Flush()
+	return b.String() + "\n## details\n\n```\n" + strings.Join(r.notes, "\n") + "\n```\n"
 }
 
 func (r *results) flush() {
-	if r.path == "" {
-		return
-	}
 	host, _ := os.Hostname()
-	var b strings.Builder
-	fmt.Fprintf(&b, "# cluster-node-operator benchmark results\n\nrun started %s, machine %s (%d CPUs), local control plane (kwok nodes)\n\n",
-		r.started.UTC().Format(time.RFC3339), host, numCPU())
-	b.WriteString(r.table())
-	if len(r.notes) > 0 {
-		b.WriteString("\n## details\n\n```\n")
-		for _, n := range r.notes {
-			b.WriteString(strings.TrimRight(n, "\n") + "\n")
-		}
-		b.WriteString("```\n")
-	}
+	out := fmt.Sprintf("# cluster-node-operator benchmark results\n\nrun started %s, machine %s (%d CPUs), local control plane (kwok nodes)\n\n%s",
+		r.started.UTC().Format(time.RFC3339), host, runtime.NumCPU(), r)
 	_ = os.MkdirAll(filepath.Dir(r.path), 0o755)
-	_ = os.WriteFile(r.path+".tmp", []byte(b.String()), 0o644)
+	_ = os.WriteFile(r.path+".tmp", []byte(out), 0o644)
 	_ = os.Rename(r.path+".tmp", r.path)
 }

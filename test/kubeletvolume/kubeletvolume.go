@@ -12,19 +12,11 @@ import (
 	"time"
 )
 
-// Write projects files (path -> content, mode from modes, default 0644)
-// into dir as one update:
-//
-//	dir/..2006_01_02_15_04_05.NNNN/<path>   the payload
-//	dir/..data -> ..2006_01_02_15_04_05.NNNN
-//	dir/<first path element> -> ..data/<first path element>
-//
-// It writes a new timestamped directory, points "..data_tmp" at it and
-// renames that over "..data" (the one atomic step), then adds the missing
-// top-level symlinks, removes those no longer in the payload and the
-// previous directory. Readers opening dir/<path> never see a partial file,
-// but two files read one after the other may come from two versions. It
-// returns when "..data" was swapped.
+// Write projects files (path -> content, mode from modes, default 0644) into
+// dir as one update, as the kubelet does: a new ..<timestamp> directory,
+// "..data_tmp" pointed at it and renamed over "..data" (the one atomic step),
+// then top-level symlinks <name> -> ..data/<name> added or removed and the
+// previous directory removed. It returns when "..data" was swapped.
 func Write(dir string, files map[string][]byte, modes map[string]os.FileMode) (swapped time.Time, err error) {
 	dataLink := filepath.Join(dir, "..data")
 	old, _ := os.Readlink(dataLink)

@@ -2,16 +2,11 @@ package localcluster
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,76 +14,69 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// marker marks a state directory this harness made; down removes no other.
-// upMarker says up finished.
+// marker marks a state directory this harness made (Down removes no other);
+// upMarker says Up finished.
 const marker, upMarker = ".local-cluster", ".up"
 
 // Up starts the cluster and sets it up; a healthy cluster is left as it is,
 // a partial one is removed first.
 func (c *Config) Up(ctx context.Context) error {
 	start := time.Now()
-	if c.healthy(ctx) == nil {
+	if c.Healthy(ctx) == nil {
 		logf("already up")
 		return nil
 	}
-	if _, err := os.Stat(c.Dir); err == nil || len(c.strays()) > 0 {
+	if _, err := os.Stat(c.Dir); err == nil || len(c.processes()) > 0 {
 		logf("found a partial cluster in %s; removing it and starting afresh", c.Dir)
 		if err := c.Down(); err != nil {
 			return err
 		}
 	}
-	for _, p := range c.ports() {
+	if _, err := os.Stat(c.Dir); err == nil {
+		return fmt.Errorf("%s exists and was not made by this harness; choose another LCP_DIR", c.Dir)
+	}
+	// A component that cannot bind its port would only show as a timeout.
+	for _, p := range []int{c.EtcdPort, c.EtcdPeerPort, c.APIServerPort, c.KCMPort, c.SchedulerPort, c.KwokPort} {
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 		if err != nil {
 			return fmt.Errorf("port %d is in use; set the LCP_*_PORT variables to free ports", p)
 		}
 		_ = l.Close()
 	}
-	if _, err := os.Stat(c.Dir); err == nil {
-		return fmt.Errorf("%s exists and was not made by this harness; choose another LCP_DIR", c.Dir)
-	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(c.Dir, marker), nil, 0o644); err != nil {
+	if err := c.writeFiles(); err != nil {
 		return err
 	}
-	if err := c.writeKwokctlConfig(); err != nil {
-		return err
-	}
-	if err := c.createCluster(); err != nil {
+	err := c.kwokctl("--config="+filepath.Join(c.Dir, "kwokctl.yaml"), "create", "cluster", "--runtime=binary", "--kubeconfig=", "--timeout=5m",
+		"--etcd-binary="+c.bin("etcd"), "--kube-apiserver-binary="+c.bin("kube-apiserver"),
+		"--kube-controller-manager-binary="+c.bin("kube-controller-manager"),
+		"--kube-scheduler-binary="+c.bin("kube-scheduler"), "--kwok-controller-binary="+c.bin("kwok"))
+	if err != nil {
 		return err
 	}
 	if err := os.Symlink(filepath.Join(c.clusterDir(), "logs"), filepath.Join(c.Dir, "logs")); err != nil {
 		return err
 	}
-	if err := c.writeKubeconfig(); err != nil {
-		return err
+	kc, err := clientcmd.LoadFromFile(filepath.Join(c.clusterDir(), "kubeconfig.yaml"))
+	if err == nil {
+		err = clientcmdapi.FlattenConfig(kc) // the certificates embedded
 	}
-	if err := c.waitHealthy(ctx, "kube-apiserver", 180*time.Second); err != nil {
-		return err
+	if err == nil {
+		err = clientcmd.WriteToFile(*kc, c.Kubeconfig())
 	}
-	// kwokctl starts the components at once; one that gave up waiting for
-	// the API server is started again.
-	if err := c.startStopped(); err != nil {
-		return err
+	if err == nil {
+		err = c.waitRunning(ctx)
 	}
-	for _, comp := range components {
-		if err := c.waitHealthy(ctx, comp, 120*time.Second); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
 	cl, err := c.clients()
 	if err != nil {
 		return err
 	}
-	if err := c.installCRDs(ctx, cl); err != nil {
-		return err
-	}
-	if err := c.clusterConfig(ctx, cl); err != nil {
-		return err
-	}
-	if err := c.scaleNodes(ctx, cl, c.Nodes); err != nil {
+	if err := c.setUp(ctx, cl); err != nil {
 		return err
 	}
 	// Pods need the default ServiceAccount (serviceaccount controller) and
@@ -104,41 +92,13 @@ func (c *Config) Up(ctx context.Context) error {
 	if err := os.WriteFile(filepath.Join(c.Dir, upMarker), nil, 0o644); err != nil {
 		return err
 	}
-	version, _ := cl.kube.Discovery().ServerVersion()
-	logf("up in %.1fs: %v, %d nodes, platform %s, topology %s", time.Since(start).Seconds(), version, c.Nodes, c.Platform, c.Topology)
-	logf("logs in %s/logs; export KUBECONFIG=%s", c.Dir, c.Kubeconfig())
+	logf("up in %.1fs, %d nodes; logs in %s/logs; export KUBECONFIG=%s", time.Since(start).Seconds(), c.Nodes, c.Dir, c.Kubeconfig())
 	return nil
-}
-
-// writeKubeconfig writes $LCP_DIR/admin.kubeconfig from kwokctl's, with the
-// certificates embedded.
-func (c *Config) writeKubeconfig() error {
-	kc, err := clientcmd.LoadFromFile(filepath.Join(c.clusterDir(), "kubeconfig.yaml"))
-	if err != nil {
-		return err
-	}
-	if err := clientcmdapi.FlattenConfig(kc); err != nil {
-		return err
-	}
-	return clientcmd.WriteToFile(*kc, c.Kubeconfig())
 }
 
 // Down stops every component and removes the state directory.
 func (c *Config) Down() error {
-	var pids []int
-	for _, comp := range components {
-		if pid := c.pid(comp); pid != 0 {
-			pids = append(pids, pid)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(c.clusterDir(), "kwok.yaml")); err == nil {
-		if err := c.kwokctl("stop", "cluster"); err != nil {
-			logf("warning: %v", err)
-		}
-	}
-	// kwokctl kills without waiting; strays are processes of a cluster
-	// kwokctl no longer knows (e.g. it failed halfway).
-	for _, pid := range append(pids, c.strays()...) {
+	for _, pid := range c.processes() {
 		if err := stop(pid); err != nil {
 			return err
 		}
@@ -154,74 +114,34 @@ func (c *Config) Down() error {
 	return nil
 }
 
-// Status reports every component; it fails unless all are up and healthy.
-func (c *Config) Status(ctx context.Context) error {
-	var failed []string
-	for _, comp := range components {
-		state, pid := "stopped", c.pid(comp)
-		if pid != 0 {
-			state = "healthy"
-			if err := c.probe(ctx, comp); err != nil {
-				state = "unhealthy"
-			}
-		}
-		if state != "healthy" {
-			failed = append(failed, comp)
-		}
-		fmt.Printf("%-24s %-10s pid %d\n", comp, state, pid)
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("not healthy: %s", strings.Join(failed, ", "))
-	}
-	cl, err := c.clients()
-	if err != nil {
-		return err
-	}
-	indexes, ready, err := nodeStates(ctx, cl)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%-24s %d of %d Ready\n%-24s %s\n", "nodes", ready, len(indexes), "kubeconfig", c.Kubeconfig())
-	return nil
-}
-
 // ScaleNodes scales the simulated nodes to n.
 func (c *Config) ScaleNodes(ctx context.Context, n int) error {
-	if err := c.healthy(ctx); err != nil {
-		return fmt.Errorf("the cluster is not up (%v); run hack/local-cluster.sh up", err)
-	}
-	cl, err := c.clients()
+	cl, err := c.upClients(ctx)
 	if err != nil {
 		return err
 	}
-	return c.scaleNodes(ctx, cl, n)
+	return scaleNodes(ctx, cl, n)
 }
 
 // RestartAPIServer stops kube-apiserver and has kwokctl start it again with
-// the same arguments; kwokctl starts only the components that are not
-// running, so etcd and the others keep running.
+// the same arguments; the other components keep running.
 func (c *Config) RestartAPIServer(ctx context.Context) error {
-	if err := c.healthy(ctx); err != nil {
+	if err := c.Healthy(ctx); err != nil {
 		return fmt.Errorf("the cluster is not up (%v); run hack/local-cluster.sh up", err)
 	}
-	others := map[string]int{}
+	before := map[string]int{}
 	for _, comp := range components {
-		others[comp] = c.pid(comp)
+		before[comp] = c.pid(comp)
 	}
-	pid := others["kube-apiserver"]
-	delete(others, "kube-apiserver")
-	logf("stopping kube-apiserver (pid %d)", pid)
-	if err := stop(pid); err != nil {
+	logf("stopping kube-apiserver (pid %d)", before["kube-apiserver"])
+	if err := stop(before["kube-apiserver"]); err != nil {
 		return err
 	}
-	if err := c.startStopped(); err != nil {
+	if err := c.waitRunning(ctx); err != nil {
 		return err
 	}
-	if err := c.waitHealthy(ctx, "kube-apiserver", 180*time.Second); err != nil {
-		return err
-	}
-	for comp, pid := range others {
-		if c.pid(comp) != pid {
+	for comp, pid := range before {
+		if comp != "kube-apiserver" && c.pid(comp) != pid {
 			return fmt.Errorf("%s restarted too (pid %d, was %d)", comp, c.pid(comp), pid)
 		}
 	}
@@ -229,8 +149,31 @@ func (c *Config) RestartAPIServer(ctx context.Context) error {
 	return nil
 }
 
-// healthy is nil when every component runs and answers its health check.
-func (c *Config) healthy(ctx context.Context) error {
+// waitRunning has kwokctl start the components that are not running (one
+// that gave up waiting for the API server, one stopped on purpose) until all
+// run and kube-apiserver is ready.
+func (c *Config) waitRunning(ctx context.Context) error {
+	var last error
+	err := poll(ctx, 3*time.Minute, "the components", func() (bool, error) {
+		for _, comp := range components {
+			if c.pid(comp) == 0 {
+				// kwokctl starts only those without a live pid file.
+				_ = os.Remove(filepath.Join(c.clusterDir(), "pids", comp+".pid"))
+				logf("starting %s", comp)
+				return false, c.kwokctl("start", "cluster", "--timeout=3m")
+			}
+		}
+		last = c.ready(ctx)
+		return last == nil, nil
+	})
+	if err != nil {
+		err = fmt.Errorf("%w (%v); see %s/logs", err, last, c.Dir)
+	}
+	return err
+}
+
+// Healthy is nil when Up finished and every component runs.
+func (c *Config) Healthy(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(c.Dir, upMarker)); err != nil {
 		return errors.New("up did not finish")
 	}
@@ -238,77 +181,29 @@ func (c *Config) healthy(ctx context.Context) error {
 		if c.pid(comp) == 0 {
 			return fmt.Errorf("%s is not running", comp)
 		}
-		if err := c.probe(ctx, comp); err != nil {
-			return err
-		}
 	}
-	return nil
+	return c.ready(ctx)
 }
 
-func (c *Config) waitHealthy(ctx context.Context, comp string, timeout time.Duration) error {
-	log := filepath.Join(c.Dir, "logs", comp+".log")
-	var last error
-	err := poll(ctx, timeout, comp+" health", func() (bool, error) {
-		if c.pid(comp) == 0 {
-			return false, fmt.Errorf("%s is not running; see %s", comp, log)
-		}
-		last = c.probe(ctx, comp)
-		return last == nil, nil
-	})
-	if err != nil && last != nil {
-		err = fmt.Errorf("%w (%v); see %s", err, last, log)
-	}
-	return err
-}
-
-// probe calls the component's health endpoint on 127.0.0.1.
-func (c *Config) probe(ctx context.Context, comp string) error {
-	var url string
-	client := &http.Client{Timeout: 5 * time.Second}
-	switch comp {
-	case "etcd":
-		url = fmt.Sprintf("http://127.0.0.1:%d/health", c.EtcdPort)
-	case "kube-apiserver":
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		cl, err := c.clients()
-		if err != nil {
-			return err
-		}
-		body, err := cl.kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		if err != nil || string(body) != "ok" {
-			return fmt.Errorf("kube-apiserver /readyz: %v %s", err, body)
-		}
-		return nil
-	case "kube-controller-manager", "kube-scheduler":
-		port := c.KCMPort
-		if comp == "kube-scheduler" {
-			port = c.SchedulerPort
-		}
-		url = fmt.Sprintf("https://127.0.0.1:%d/healthz", port)
-		ca, err := os.ReadFile(c.pki("ca.crt"))
-		if err != nil {
-			return err
-		}
-		pool := x509.NewCertPool()
-		pool.AppendCertsFromPEM(ca)
-		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
-	case "kwok-controller":
-		url = fmt.Sprintf("http://127.0.0.1:%d/healthz", c.KwokPort)
-	default:
-		return fmt.Errorf("unknown component %s", comp)
-	}
-	resp, err := client.Get(url)
+// ready is nil when kube-apiserver's /readyz (which includes etcd) says ok.
+func (c *Config) ready(ctx context.Context) error {
+	cl, err := c.clients()
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s %s", url, resp.Status, body)
-	}
-	if comp == "etcd" && !strings.Contains(string(body), `"health":"true"`) {
-		return errors.New("etcd /health: " + string(body))
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	body, err := cl.kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	if err != nil || string(body) != "ok" {
+		return fmt.Errorf("kube-apiserver /readyz: %v %s", err, body)
 	}
 	return nil
+}
+
+// upClients are the clients of a cluster that is up.
+func (c *Config) upClients(ctx context.Context) (*clients, error) {
+	if err := c.Healthy(ctx); err != nil {
+		return nil, fmt.Errorf("the cluster is not up (%v); run hack/local-cluster.sh up", err)
+	}
+	return c.clients()
 }

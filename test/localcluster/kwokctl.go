@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,23 +33,22 @@ options:
   kubeAuthorization: true
   kubeAdmission: true
   quietPull: true
-  cacheDir: {{.KwokDir}}/cache
+  cacheDir: {{.C.Dir}}/kwok/cache
   etcdPort: {{.C.EtcdPort}}
   etcdPeerPort: {{.C.EtcdPeerPort}}
   kubeApiserverPort: {{.C.APIServerPort}}
   kubeControllerManagerPort: {{.C.KCMPort}}
   kubeSchedulerPort: {{.C.SchedulerPort}}
   kwokControllerPort: {{.C.KwokPort}}
-  kubeApiserverCertSANs: [{{.ServiceIP}}]
+  kubeApiserverCertSANs: [10.96.0.1]
   kubeSchedulerConfig: {{.C.Dir}}/kube-scheduler.yaml
 {{- if .C.Audit}}
   kubeAuditPolicy: {{.C.Dir}}/audit-policy.yaml
 {{- end}}
-  nodeLeaseDurationSeconds: {{.C.NodeLeaseSeconds}}
+  nodeLeaseDurationSeconds: 300
   heartbeatFactor: 1
-  # Nodes are unhealthy once neither their Lease nor their status was renewed
-  # for this long; kwok renews the Lease every quarter of its duration.
-  kubeControllerManagerNodeMonitorGracePeriodMilliseconds: {{.GraceMillis}}
+  # the lease duration + 10 s; kwok renews the Lease every quarter of it
+  kubeControllerManagerNodeMonitorGracePeriodMilliseconds: 310000
   kubectlBinary: {{.Bin}}/kubectl
   # Tools kwokctl runs only on request (kwokctl etcdctl, ...): missing local
   # files, so that they fail rather than download.
@@ -78,7 +78,7 @@ componentsPatches:
   - {key: requestheader-group-headers, value: X-Remote-Group}
   - {key: requestheader-extra-headers-prefix, value: X-Remote-Extra-}
   - {key: enable-admission-plugins, value: NodeRestriction}
-  - {key: service-cluster-ip-range, value: {{.C.ServiceCIDR}}}
+  - {key: service-cluster-ip-range, value: 10.96.0.0/16}
   - {key: service-account-issuer, value: "https://kubernetes.default.svc", override: true}
 {{- if .C.Audit}}
   - {key: audit-log-maxsize, value: "100000"}
@@ -95,8 +95,8 @@ componentsPatches:
   - {key: use-service-account-credentials, value: "true"}
   - {key: cluster-signing-cert-file, value: {{.PKI}}/ca.crt}
   - {key: cluster-signing-key-file, value: {{.PKI}}/ca.key}
-  - {key: service-cluster-ip-range, value: {{.C.ServiceCIDR}}}
-  - {key: node-startup-grace-period, value: {{.GraceMillis}}ms}
+  - {key: service-cluster-ip-range, value: 10.96.0.0/16}
+  - {key: node-startup-grace-period, value: 310000ms}
   - {key: kube-api-qps, value: "200"}
   - {key: kube-api-burst, value: "400"}
   - {key: leader-elect, value: "false"}
@@ -113,8 +113,8 @@ componentsPatches:
   extraArgs:
   - {key: manage-all-nodes, value: "false", override: true}
   - {key: manage-nodes-with-annotation-selector, value: kwok.x-k8s.io/node=fake}
-  - {key: cidr, value: {{.C.PodCIDR}}}
-  - {key: v, value: {{.C.KwokLogLevel}}}
+  - {key: cidr, value: 10.128.0.0/14}
+  - {key: v, value: WARN}
 ---
 # More workers than kwok's default 4, for thousands of nodes.
 apiVersion: config.kwok.x-k8s.io/v1alpha1
@@ -127,41 +127,24 @@ options:
 
 const schedulerConfig = `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
-clientConnection:
-  qps: 200
-  burst: 400
-leaderElection:
-  leaderElect: false
+clientConnection: {qps: 200, burst: 400}
+leaderElection: {leaderElect: false}
 `
 
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
-rules:
-- level: Metadata
+rules: [{level: Metadata}]
 `
 
-// writeKwokctlConfig writes kwokctl's configuration and the files it names.
-func (c *Config) writeKwokctlConfig() error {
+// writeFiles writes the marker, kwokctl's configuration and the files it names.
+func (c *Config) writeFiles() error {
 	var buf bytes.Buffer
-	err := kwokctlConfig.Execute(&buf, map[string]any{
-		"C":           c,
-		"KwokDir":     c.kwokDir(),
-		"PKI":         filepath.Join(c.clusterDir(), "pki"),
-		"Bin":         filepath.Join(c.Root, "_output", "bin"),
-		"ServiceIP":   c.firstServiceIP(),
-		"GraceMillis": (c.NodeLeaseSeconds + 10) * 1000,
-	})
+	err := kwokctlConfig.Execute(&buf, map[string]any{"C": c, "PKI": filepath.Join(c.clusterDir(), "pki"), "Bin": filepath.Dir(c.bin("x"))})
 	if err != nil {
 		return err
 	}
-	files := map[string]string{
-		"kwokctl.yaml":        buf.String(),
-		"kube-scheduler.yaml": schedulerConfig,
-	}
-	if c.Audit {
-		files["audit-policy.yaml"] = auditPolicy
-	}
+	files := map[string]string{marker: "", "kwokctl.yaml": buf.String(), "kube-scheduler.yaml": schedulerConfig, "audit-policy.yaml": auditPolicy}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(c.Dir, name), []byte(data), 0o644); err != nil {
 			return err
@@ -174,39 +157,13 @@ func (c *Config) writeKwokctlConfig() error {
 func (c *Config) kwokctl(args ...string) error {
 	args = append([]string{"--name=" + clusterName, "-v=WARN"}, args...)
 	cmd := exec.Command(c.bin("kwokctl"), args...)
-	// KWOK_WORKDIR keeps kwokctl, and kwok, from ~/.kwok. kwokctl runs the
-	// first kubectl on PATH (its readiness check, kubectl get --raw
-	// /version) and falls back to kubectlBinary only when there is none: our
-	// bin directory comes first, so that it is always the pinned kubectl and
-	// never one of the host's.
+	// KWOK_WORKDIR keeps kwokctl and kwok from ~/.kwok. kwokctl's readiness
+	// check runs the first kubectl on PATH: ours comes first, never the host's.
 	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+c.kwokDir(),
 		"PATH="+filepath.Dir(c.bin("kubectl"))+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("kwokctl %s: %w", strings.Join(args, " "), err)
-	}
-	return nil
-}
-
-// createCluster has kwokctl create and start the cluster from our binaries.
-func (c *Config) createCluster() error {
-	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "kwokctl"} {
-		if _, err := os.Stat(c.bin(b)); err != nil {
-			return fmt.Errorf("%s is missing: run hack/build-tools.sh cluster (hack/local-cluster.sh up does)", c.bin(b))
-		}
-	}
-	err := c.kwokctl("--config="+filepath.Join(c.Dir, "kwokctl.yaml"), "create", "cluster", "--runtime=binary", "--kubeconfig=", "--timeout=5m",
-		"--etcd-binary="+c.bin("etcd"),
-		"--kube-apiserver-binary="+c.bin("kube-apiserver"),
-		"--kube-controller-manager-binary="+c.bin("kube-controller-manager"),
-		"--kube-scheduler-binary="+c.bin("kube-scheduler"),
-		"--kwok-controller-binary="+c.bin("kwok"))
-	if err != nil {
-		return err
-	}
-	// Every binary was a local file: kwokctl's download cache stays empty.
-	if entries, _ := os.ReadDir(filepath.Join(c.kwokDir(), "cache")); len(entries) > 0 {
-		return fmt.Errorf("kwokctl downloaded into %s/cache", c.kwokDir())
 	}
 	return nil
 }
@@ -218,42 +175,29 @@ func (c *Config) pid(component string) int {
 	if err != nil {
 		return 0
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || !alive(pid) || zombie(pid) {
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if !alive(pid) {
 		return 0
 	}
 	return pid
 }
 
-// startStopped has kwokctl start the components that are not running, with
-// the arguments it recorded.
-func (c *Config) startStopped() error {
-	var stopped []string
-	for _, comp := range components {
-		if c.pid(comp) == 0 {
-			stopped = append(stopped, comp)
-			// (kwokctl takes an exited process not yet reaped for a running one)
-			_ = os.Remove(filepath.Join(c.clusterDir(), "pids", comp+".pid"))
-		}
-	}
-	if len(stopped) == 0 {
-		return nil
-	}
-	logf("starting %s", strings.Join(stopped, ", "))
-	return c.kwokctl("start", "cluster", "--timeout=3m")
+// alive is false for a zombie too: pid 1 may be slow to reap, and kwokctl
+// takes one for a running process.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(b, ')')
+	return pid > 0 && err == nil && i > 0 && i+2 < len(b) && b[i+2] != 'Z'
 }
 
-func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
-
-// stop sends TERM to the process and KILL after a grace period; it returns
-// once the process is gone.
+// stop sends TERM to the process, KILL after 10 s, and returns once it is gone.
 func stop(pid int) error {
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	for i := 0; i < 150; i++ {
 		if i == 100 {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		if !alive(pid) || zombie(pid) {
+		if !alive(pid) {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -261,32 +205,20 @@ func stop(pid int) error {
 	return fmt.Errorf("process %d survived KILL", pid)
 }
 
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
-}
-
-// strays are our processes whatever kwokctl's pid files say: those that run
-// one of the tools built under _output/tools with this state directory on
-// their command line.
-func (c *Config) strays() []int {
+// processes are the cluster's processes, whatever kwokctl's pid files say
+// (kwokctl kills without waiting, and forgets a cluster it failed to
+// create): our components' binaries with this state directory on their
+// command line.
+func (c *Config) processes() []int {
 	procs, _ := filepath.Glob("/proc/[0-9]*")
-	tools := filepath.Join(c.Root, "_output", "tools") + "/"
 	var pids []int
 	for _, p := range procs {
-		pid, _ := strconv.Atoi(filepath.Base(p))
-		if pid == os.Getpid() {
-			continue
-		}
-		exe, err := os.Readlink(p + "/exe")
-		if err != nil || !strings.HasPrefix(exe, tools) {
+		exe, _ := os.Readlink(p + "/exe")
+		if !slices.Contains([]string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}, filepath.Base(exe)) {
 			continue
 		}
 		if cmdline, err := os.ReadFile(p + "/cmdline"); err == nil && bytes.Contains(cmdline, []byte(c.Dir+"/")) {
+			pid, _ := strconv.Atoi(filepath.Base(p))
 			pids = append(pids, pid)
 		}
 	}

@@ -3,8 +3,6 @@ package localcluster
 import (
 	"context"
 	"fmt"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,48 +17,31 @@ import (
 // kwok.x-k8s.io/node=fake.
 const indexLabel = "local-cluster/node-index"
 
-// NodeName is master-0 for node 0, worker-I for the others.
-func NodeName(i int) string {
+// node is simulated node i: master-0, then worker-I, InternalIP 127.0.K.N
+// (N in 1..254, K from 1 up). kwok keeps the status, which is accepted on
+// create only: nodes are created, never applied.
+func node(i int) *corev1.Node {
+	name, role := "worker-"+strconv.Itoa(i), "worker"
 	if i == 0 {
-		return "master-0"
+		name, role = "master-0", "master"
 	}
-	return "worker-" + strconv.Itoa(i)
-}
-
-// NodeIP is 127.0.K.N for node index I: N in 1..254, K from 1 up.
-func NodeIP(i int) string { return fmt.Sprintf("127.0.%d.%d", i/254+1, i%254+1) }
-
-// Node is simulated node i, with the status kwok keeps (addresses,
-// capacity): status is accepted on create only, so nodes are created, never
-// applied.
-func Node(i int) *corev1.Node {
-	name := NodeName(i)
 	resources := corev1.ResourceList{
-		corev1.ResourceCPU:              resource.MustParse("16"),
-		corev1.ResourceMemory:           resource.MustParse("64Gi"),
-		corev1.ResourcePods:             resource.MustParse("250"),
-		corev1.ResourceEphemeralStorage: resource.MustParse("200Gi"),
+		corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"),
+		corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("200Gi"),
 	}
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: name,
-			Annotations: map[string]string{
-				"kwok.x-k8s.io/node":           "fake",
-				"node.alpha.kubernetes.io/ttl": "0",
-			},
+			Name:        name,
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
 			Labels: map[string]string{
-				"type":                          "kwok",
-				indexLabel:                      strconv.Itoa(i),
-				"kubernetes.io/arch":            "amd64",
-				"kubernetes.io/os":              "linux",
-				"kubernetes.io/hostname":        name,
-				"topology.kubernetes.io/region": "local",
-				"topology.kubernetes.io/zone":   "local-a",
+				"type": "kwok", indexLabel: strconv.Itoa(i), "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux",
+				"kubernetes.io/hostname": name, "topology.kubernetes.io/region": "local", "topology.kubernetes.io/zone": "local-a",
+				"node-role.kubernetes.io/" + role: "",
 			},
 		},
 		Status: corev1.NodeStatus{
 			Addresses: []corev1.NodeAddress{
-				{Type: corev1.NodeInternalIP, Address: NodeIP(i)},
+				{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("127.0.%d.%d", i/254+1, i%254+1)},
 				{Type: corev1.NodeHostName, Address: name},
 			},
 			Capacity:    resources,
@@ -69,25 +50,23 @@ func Node(i int) *corev1.Node {
 		},
 	}
 	if i == 0 {
-		n.Labels["node-role.kubernetes.io/master"] = ""
 		n.Labels["node-role.kubernetes.io/control-plane"] = ""
 		n.Spec.Taints = []corev1.Taint{{Key: "node-role.kubernetes.io/master", Effect: corev1.TaintEffectNoSchedule}}
-	} else {
-		n.Labels["node-role.kubernetes.io/worker"] = ""
 	}
 	return n
 }
 
-// nodeStates counts the simulated nodes and those Ready (and free of the
-// not-ready taint), and returns the indexes of those that exist.
-func nodeStates(ctx context.Context, cl *clients) (indexes []int, ready int, err error) {
+// nodeStates returns the indexes of the simulated nodes and how many are
+// Ready (and free of the not-ready taint).
+func nodeStates(ctx context.Context, cl *clients) (indexes map[int]bool, ready int, err error) {
 	list, err := cl.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type=kwok", ResourceVersion: "0"})
 	if err != nil {
 		return nil, 0, err
 	}
+	indexes = map[int]bool{}
 	for _, n := range list.Items {
 		if i, err := strconv.Atoi(n.Labels[indexLabel]); err == nil {
-			indexes = append(indexes, i)
+			indexes[i] = true
 		}
 		ok := false
 		for _, c := range n.Status.Conditions {
@@ -100,30 +79,21 @@ func nodeStates(ctx context.Context, cl *clients) (indexes []int, ready int, err
 			ready++
 		}
 	}
-	sort.Ints(indexes)
 	return indexes, ready, nil
 }
 
 // scaleNodes creates and deletes simulated nodes until nodes 0..want-1
 // exist, and waits until all are Ready.
-func (c *Config) scaleNodes(ctx context.Context, cl *clients, want int) error {
+func scaleNodes(ctx context.Context, cl *clients, want int) error {
 	start := time.Now()
 	have, _, err := nodeStates(ctx, cl)
 	if err != nil {
 		return err
 	}
-	exists := map[int]bool{}
 	var extra []string
-	for _, i := range have {
-		exists[i] = true
+	for i := range have {
 		if i >= want {
 			extra = append(extra, strconv.Itoa(i))
-		}
-	}
-	var missing []int
-	for i := 0; i < want; i++ {
-		if !exists[i] {
-			missing = append(missing, i)
 		}
 	}
 	// Deleted by collection, up to 500 a request.
@@ -134,50 +104,40 @@ func (c *Config) scaleNodes(ctx context.Context, cl *clients, want int) error {
 			return fmt.Errorf("deleting nodes: %w", err)
 		}
 		extra = extra[n:]
-		logf("deleted nodes in %.1fs", time.Since(start).Seconds())
 	}
-	if len(missing) > 0 {
-		work := make(chan int)
-		errs := make(chan error, len(missing))
-		var wg sync.WaitGroup
-		for w := 0; w < min(16, len(missing)); w++ {
-			wg.Go(func() {
-				for i := range work {
-					if _, err := cl.kube.CoreV1().Nodes().Create(ctx, Node(i), metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
-						errs <- fmt.Errorf("creating node %s: %w", NodeName(i), err)
-					}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var createErr error
+	work := make(chan int)
+	for range 16 {
+		wg.Go(func() {
+			for i := range work {
+				if _, err := cl.kube.CoreV1().Nodes().Create(ctx, node(i), metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+					mu.Lock()
+					createErr = fmt.Errorf("creating node %d: %w", i, err)
+					mu.Unlock()
 				}
-			})
-		}
-		for _, i := range missing {
+			}
+		})
+	}
+	for i := 0; i < want; i++ {
+		if !have[i] {
 			work <- i
 		}
-		close(work)
-		wg.Wait()
-		close(errs)
-		if err := <-errs; err != nil {
-			return err
-		}
-		logf("created %d nodes in %.1fs", len(missing), time.Since(start).Seconds())
 	}
-	if len(missing) == 0 && len(have) == want {
-		return nil
+	close(work)
+	wg.Wait()
+	if createErr != nil {
+		return createErr
 	}
+	logf("nodes created and deleted in %.1fs", time.Since(start).Seconds())
 	// Listing thousands of nodes is not free: poll less often for many.
-	interval := time.Duration(1+want/1000) * time.Second
-	err = pollEvery(ctx, interval, time.Duration(300+want/5)*time.Second, fmt.Sprintf("%d nodes Ready", want), func() (bool, error) {
-		if c.pid("kwok-controller") == 0 {
-			return false, fmt.Errorf("kwok-controller is not running; see %s/logs/kwok-controller.log", c.Dir)
-		}
+	err = poll(ctx, time.Duration(300+want/5)*time.Second, fmt.Sprintf("%d nodes Ready", want), func() (bool, error) {
 		indexes, ready, err := nodeStates(ctx, cl)
 		return err == nil && len(indexes) == want && ready == want, nil
-	})
+	}, time.Duration(1+want/1000)*time.Second)
 	if err == nil {
 		logf("%d nodes Ready in %.1fs", want, time.Since(start).Seconds())
 	}
 	return err
-}
-
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "local-cluster: "+format+"\n", args...)
 }

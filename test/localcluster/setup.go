@@ -12,9 +12,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/template"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	configv1 "github.com/openshift/api/config/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,10 +26,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
 // fieldManager owns what the harness applies; tests that restore CRDs
@@ -41,138 +46,135 @@ type clients struct {
 	crds    apiextensionsclient.Interface
 }
 
-func (c *Config) restConfig() (*rest.Config, error) {
+func (c *Config) clients() (*clients, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig())
 	if err != nil {
 		return nil, err
 	}
-	cfg.QPS, cfg.Burst = 200, 400
-	cfg.UserAgent = "local-cluster"
-	cfg.WarningHandler = rest.NoWarnings{}
-	return cfg, nil
+	cfg.QPS, cfg.Burst, cfg.UserAgent, cfg.WarningHandler = 200, 400, "local-cluster", rest.NoWarnings{}
+	return &clients{kubernetes.NewForConfigOrDie(cfg), dynamic.NewForConfigOrDie(cfg), apiextensionsclient.NewForConfigOrDie(cfg)}, nil
 }
 
-func (c *Config) clients() (*clients, error) {
-	cfg, err := c.restConfig()
+// ApplyFiles applies the manifests in files as the CVO does (see apply).
+// make run applies manifests/ with it.
+func (c *Config) ApplyFiles(ctx context.Context, manager string, files []string) error {
+	cl, err := c.upClients(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	cl := &clients{}
-	if cl.kube, err = kubernetes.NewForConfig(cfg); err != nil {
-		return nil, err
-	}
-	if cl.dynamic, err = dynamic.NewForConfig(cfg); err != nil {
-		return nil, err
-	}
-	if cl.crds, err = apiextensionsclient.NewForConfig(cfg); err != nil {
-		return nil, err
-	}
-	return cl, nil
-}
-
-// apply applies obj, one of the harness's own, as fieldManager
-// local-cluster (see applyTo).
-func (cl *clients) apply(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, createOnly bool) error {
-	var ri dynamic.ResourceInterface = cl.dynamic.Resource(gvr)
-	if ns := obj.GetNamespace(); ns != "" {
-		ri = cl.dynamic.Resource(gvr).Namespace(ns)
-	}
-	return applyTo(ctx, ri, obj, fieldManager, createOnly)
-}
-
-// applyTo is the harness's one way to apply: server-side apply as the CVO
-// does (create or update, forcing conflicts); create-only objects are only
-// created when missing.
-func applyTo(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, manager string, createOnly bool) error {
-	if createOnly {
-		_, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: manager})
-		if apierrors.IsAlreadyExists(err) {
-			return nil
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		o, err := readManifests(f)
+		if err != nil {
+			return err
 		}
-		return err
+		objs = append(objs, o...)
 	}
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: manager, Force: new(true)})
-	return err
+	return cl.apply(ctx, manager, objs)
 }
 
-// operatorFrameworkAPIVersion is the version of OLM's API module whose CRDs
-// the cluster serves (the operator does not import it).
-const operatorFrameworkAPIVersion = "v0.36.0"
-
-// crdFiles are the CRD manifests the cluster serves: those of openshift/api
-// (the Default feature set) and of prometheus-operator at the versions go.mod
-// requires, and OLM's at operatorFrameworkAPIVersion, from the module cache.
-func (c *Config) crdFiles() ([]string, error) {
-	apiVersion := c.moduleVersion("github.com/openshift/api")
-	if apiVersion == "" {
-		apiVersion = c.OpenShiftAPIVersion
-		fmt.Fprintf(os.Stderr, "local-cluster: warning: go.mod does not require github.com/openshift/api; using %s\n", apiVersion)
+// apply is the harness's one way to apply, the CVO's: only the objects of
+// FeatureGate cluster's feature set (Default without one), server-side apply
+// as manager forcing conflicts, objects annotated
+// release.openshift.io/create-only only created when missing.
+func (cl *clients) apply(ctx context.Context, manager string, objs []*unstructured.Unstructured) error {
+	fg, err := cl.dynamic.Resource(configv1.GroupVersion.WithResource("featuregates")).Get(ctx, "cluster", metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
 	}
-	api, err := moduleDir("github.com/openshift/api", apiVersion)
+	set := ""
+	if err == nil {
+		set, _, _ = unstructured.NestedString(fg.Object, "spec", "featureSet")
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cl.kube.Discovery()))
+	for _, obj := range objs {
+		if !features.Includes(obj.GetAnnotations(), features.Of(configv1.FeatureSet(set))) {
+			continue
+		}
+		gvk := obj.GroupVersionKind()
+		var gvr schema.GroupVersionResource
+		// A CRD applied just before may not be in discovery yet.
+		err := poll(ctx, 30*time.Second, "the resource of "+gvk.String(), func() (bool, error) {
+			m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			if err != nil {
+				mapper.Reset()
+				return false, nil
+			}
+			gvr = m.Resource
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		ri := cl.dynamic.Resource(gvr).Namespace(obj.GetNamespace())
+		if obj.GetAnnotations()["release.openshift.io/create-only"] == "true" {
+			if _, err = ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: manager}); apierrors.IsAlreadyExists(err) {
+				err = nil
+			}
+		} else if data, jerr := json.Marshal(obj); jerr != nil {
+			err = jerr
+		} else {
+			_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: manager, Force: new(true)})
+		}
+		if err != nil {
+			return fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// crdFiles are the CRD manifests the cluster serves, from the module cache:
+// openshift/api's (the Default feature set) and prometheus-operator's at the
+// versions go.mod requires, and those of OLM's API (which the operator does
+// not import), where an administrator may have installed an NMState operator.
+func (c *Config) crdFiles() ([]string, error) {
+	api, err := moduleDir("github.com/openshift/api", c.required("github.com/openshift/api"))
 	if err != nil {
 		return nil, err
-	}
-	type crd struct{ dir, plural string }
-	want := []crd{
-		{"config/v1", "clusteroperators"}, {"config/v1", "clusterversions"}, {"config/v1", "featuregates"},
-		{"config/v1", "infrastructures"}, {"config/v1", "apiservers"},
-		{"security/v1", "securitycontextconstraints"},
-		// The console's operator config and plugins, which the NMState
-		// operator writes.
-		{"operator/v1", "consoles"}, {"console/v1", "consoleplugins"},
-	}
-	if c.MachineConfigs {
-		// MCO's operator config holds the node disruption policy.
-		want = append(want, crd{"machineconfiguration/v1", "machineconfigs"},
-			crd{"machineconfiguration/v1", "machineconfigpools"}, crd{"machineconfiguration/v1", "machineconfignodes"},
-			crd{"operator/v1", "machineconfigurations"})
 	}
 	var files []string
-	for _, w := range want {
-		f, err := pickCRD(filepath.Join(api, w.dir, "zz_generated.crd-manifests"), w.plural)
-		if err != nil {
-			return nil, err
+	for _, w := range []string{"config/v1 clusteroperators", "config/v1 clusterversions", "config/v1 featuregates",
+		"config/v1 infrastructures", "config/v1 apiservers", "security/v1 securitycontextconstraints",
+		// The console's operator config and plugins, which the NMState operator writes.
+		"operator/v1 consoles", "console/v1 consoleplugins",
+		"machineconfiguration/v1 machineconfigs", "machineconfiguration/v1 machineconfigpools",
+		"machineconfiguration/v1 machineconfignodes", "operator/v1 machineconfigurations"} {
+		dir, plural, _ := strings.Cut(w, " ")
+		// The Default feature set's manifest, the self-managed one where there is no other.
+		var m []string
+		for _, suffix := range []string{".crd.yaml", "-Default.crd.yaml", "-SelfManagedHA-Default.crd.yaml", "-SelfManagedHA.crd.yaml"} {
+			if m, _ = filepath.Glob(filepath.Join(api, dir, "zz_generated.crd-manifests", "*_"+plural+suffix)); len(m) > 0 {
+				break
+			}
 		}
-		files = append(files, f)
+		if len(m) == 0 {
+			return nil, fmt.Errorf("no CRD manifest for %s in %s", plural, api)
+		}
+		files = append(files, m[0])
 	}
-	// OLM's API, where an administrator may have installed an NMState
-	// operator (pkg/operator/nmstate/provider.go).
-	olm, err := moduleDir("github.com/operator-framework/api", operatorFrameworkAPIVersion)
+	olm, err := moduleDir("github.com/operator-framework/api", "v0.36.0")
+	if err != nil {
+		return nil, err
+	}
+	prom, err := moduleDir("github.com/prometheus-operator/prometheus-operator", c.required("github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring"))
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range []string{"clusterserviceversions", "subscriptions", "operatorgroups"} {
 		files = append(files, filepath.Join(olm, "crds", "operators.coreos.com_"+r+".yaml"))
 	}
-	if c.MonitoringCRDs {
-		promVersion := c.moduleVersion("github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring")
-		if promVersion == "" {
-			promVersion = "v0.88.0"
-		}
-		prom, err := moduleDir("github.com/prometheus-operator/prometheus-operator", promVersion)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range []string{"servicemonitors", "prometheusrules"} {
-			files = append(files, filepath.Join(prom, "example/prometheus-operator-crd/monitoring.coreos.com_"+r+".yaml"))
-		}
+	for _, r := range []string{"servicemonitors", "prometheusrules"} {
+		files = append(files, filepath.Join(prom, "example/prometheus-operator-crd/monitoring.coreos.com_"+r+".yaml"))
 	}
 	return files, nil
 }
 
-// moduleVersion is the version of a module the main module requires (or
-// replaces it with), "" when it does not.
-func (c *Config) moduleVersion(module string) string {
+// required is the version of a module the main module requires (or
+// replaces it with).
+func (c *Config) required(module string) string {
 	cmd := exec.Command("go", "list", "-mod=vendor", "-m", "-f", "{{with .Replace}}{{.Version}}{{else}}{{.Version}}{{end}}", module)
 	cmd.Dir = c.Root
-	out, err := cmd.Output()
-	if err != nil {
-		return ""
-	}
+	out, _ := cmd.Output()
 	return strings.TrimSpace(string(out))
 }
 
@@ -183,31 +185,51 @@ func moduleDir(module, version string) (string, error) {
 	cmd.Dir = "/"
 	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
 	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s@%s: %w", module, version, err)
-	}
 	var m struct{ Dir string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return "", fmt.Errorf("go mod download %s@%s: no directory in %s", module, version, out)
+	if err == nil {
+		err = json.Unmarshal(out, &m)
+	}
+	if err != nil || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s@%s: %v %s", module, version, err, out)
 	}
 	return m.Dir, nil
 }
 
-// pickCRD is the generated manifest of a resource, the Default feature set
-// variant (the self-managed one where there is no other).
-func pickCRD(dir, plural string) (string, error) {
-	for _, suffix := range []string{".crd.yaml", "-Default.crd.yaml", "-SelfManagedHA-Default.crd.yaml", "-SelfManagedHA.crd.yaml"} {
-		if m, _ := filepath.Glob(filepath.Join(dir, "*_"+plural+suffix)); len(m) > 0 {
-			return m[0], nil
-		}
-	}
-	return "", fmt.Errorf("no CRD manifest for %s in %s", plural, dir)
-}
+// clusterConfig is what the installer and the other operators leave on an
+// OpenShift cluster and the operator reads. The clusterID is set once, and so
+// is FeatureGate cluster's feature set: its status is the cluster-config
+// operator's (framework.WriteFeatureGateStatus); MCO creates
+// MachineConfiguration cluster.
+var clusterConfig = template.Must(template.New("config").Parse(`# YAML, not JSON: the decoder goes by the first character
+{apiVersion: v1, kind: Namespace, metadata: {name: openshift-config}}
+---
+{apiVersion: v1, kind: Namespace, metadata: {name: openshift-config-managed}}
+---
+{apiVersion: v1, kind: Namespace, metadata: {name: openshift-machine-config-operator}}
+---
+{apiVersion: v1, kind: Namespace, metadata: {name: openshift-monitoring, labels: {openshift.io/cluster-monitoring: "true"}}}
+---
+{apiVersion: v1, kind: ServiceAccount, metadata: {name: prometheus-k8s, namespace: openshift-monitoring}}
+---
+{apiVersion: config.openshift.io/v1, kind: Infrastructure, metadata: {name: cluster}, spec: {platformSpec: {type: BareMetal}}}
+---
+{apiVersion: config.openshift.io/v1, kind: APIServer, metadata: {name: cluster}, spec: {}}
+---
+{apiVersion: operator.openshift.io/v1, kind: Console, metadata: {name: cluster}, spec: {managementState: Managed}}
+---
+{apiVersion: operator.openshift.io/v1, kind: MachineConfiguration, metadata: {name: cluster}, spec: {managementState: Managed}}
+---
+{apiVersion: config.openshift.io/v1, kind: ClusterVersion, metadata: {name: version, annotations: {release.openshift.io/create-only: "true"}},
+ spec: {clusterID: "{{.ClusterID}}"}}
+---
+{apiVersion: config.openshift.io/v1, kind: FeatureGate, metadata: {name: cluster, annotations: {release.openshift.io/create-only: "true"}},
+ spec: {featureSet: "{{.FeatureSet}}"}}
+`))
 
-// installCRDs applies the CRDs, records their files in $LCP_DIR/crds.txt
-// (tests that delete a CRD restore it from there) and waits until every one
-// is Established.
-func (c *Config) installCRDs(ctx context.Context, cl *clients) error {
+// setUp installs the CRDs (their files listed in $LCP_DIR/crds.txt, from
+// which tests that delete one restore it), the cluster configuration and the
+// nodes.
+func (c *Config) setUp(ctx context.Context, cl *clients) error {
 	files, err := c.crdFiles()
 	if err != nil {
 		return err
@@ -215,23 +237,20 @@ func (c *Config) installCRDs(ctx context.Context, cl *clients) error {
 	if err := os.WriteFile(filepath.Join(c.Dir, "crds.txt"), []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
 		return err
 	}
-	gvr := apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
-	var names []string
+	var crds, config []*unstructured.Unstructured
 	for _, f := range files {
 		objs, err := readManifests(f)
 		if err != nil {
 			return err
 		}
-		for _, obj := range objs {
-			if err := cl.apply(ctx, gvr, obj, false); err != nil {
-				return fmt.Errorf("applying %s: %w", f, err)
-			}
-			names = append(names, obj.GetName())
-		}
+		crds = append(crds, objs...)
 	}
-	return poll(ctx, 120*time.Second, "CRDs Established", func() (bool, error) {
-		for _, name := range names {
-			crd, err := cl.crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+	if err := cl.apply(ctx, fieldManager, crds); err != nil {
+		return err
+	}
+	err = poll(ctx, 120*time.Second, "CRDs Established", func() (bool, error) {
+		for _, obj := range crds {
+			crd, err := cl.crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, obj.GetName(), metav1.GetOptions{})
 			if err != nil || !slices.ContainsFunc(crd.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
 				return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
 			}) {
@@ -240,6 +259,28 @@ func (c *Config) installCRDs(ctx context.Context, cl *clients) error {
 		}
 		return true, nil
 	})
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := clusterConfig.Execute(&buf, map[string]string{"ClusterID": string(uuid.NewUUID()), "FeatureSet": c.FeatureSet}); err != nil {
+		return err
+	}
+	if config, err = decode(buf.Bytes(), "cluster configuration"); err != nil {
+		return err
+	}
+	if err := cl.apply(ctx, fieldManager, config); err != nil {
+		return err
+	}
+	status := fmt.Sprintf(`{"status": {"infrastructureName": "local-cluster", "platform": "BareMetal", "platformStatus": {"type": "BareMetal"},
+		"controlPlaneTopology": "HighlyAvailable", "infrastructureTopology": "HighlyAvailable", "cpuPartitioning": "None",
+		"etcdDiscoveryDomain": "", "apiServerURL": "https://127.0.0.1:%[1]d", "apiServerInternalURI": "https://127.0.0.1:%[1]d"}}`, c.APIServerPort)
+	_, err = cl.dynamic.Resource(configv1.GroupVersion.WithResource("infrastructures")).Patch(ctx, "cluster", types.MergePatchType,
+		[]byte(status), metav1.PatchOptions{FieldManager: fieldManager}, "status")
+	if err != nil {
+		return err
+	}
+	return scaleNodes(ctx, cl, c.Nodes)
 }
 
 func readManifests(path string) ([]*unstructured.Unstructured, error) {
@@ -247,15 +288,18 @@ func readManifests(path string) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decode(data, path)
+}
+
+func decode(data []byte, what string) ([]*unstructured.Unstructured, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []*unstructured.Unstructured
 	for {
 		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, fmt.Errorf("%s: %w", path, err)
+		if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		if len(obj.Object) > 0 {
 			out = append(out, obj)
@@ -263,86 +307,14 @@ func readManifests(path string) ([]*unstructured.Unstructured, error) {
 	}
 }
 
-func object(apiVersion, kind, name, namespace string, fields map[string]any) *unstructured.Unstructured {
-	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
-	for k, v := range fields {
-		obj.Object[k] = v
+// poll calls cond every interval (half a second when 0) until it is true,
+// it fails, or timeout.
+func poll(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error), interval ...time.Duration) error {
+	every := 500 * time.Millisecond
+	if len(interval) > 0 {
+		every = interval[0]
 	}
-	obj.SetName(name)
-	obj.SetNamespace(namespace)
-	return obj
-}
-
-// clusterConfig creates what the installer and the other operators leave on
-// an OpenShift cluster and the operator reads: namespaces, Infrastructure,
-// APIServer, Console, ClusterVersion, FeatureGate and MCO's MachineConfiguration.
-func (c *Config) clusterConfig(ctx context.Context, cl *clients) error {
-	ns := corev1.SchemeGroupVersion.WithResource("namespaces")
-	config := func(r string) schema.GroupVersionResource {
-		return schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: r}
-	}
-	type item struct {
-		gvr        schema.GroupVersionResource
-		obj        *unstructured.Unstructured
-		createOnly bool
-	}
-	items := []item{
-		{ns, object("v1", "Namespace", "openshift-config", "", nil), false},
-		{ns, object("v1", "Namespace", "openshift-config-managed", "", nil), false},
-		{ns, object("v1", "Namespace", "openshift-machine-config-operator", "", nil), false},
-		{ns, object("v1", "Namespace", "openshift-monitoring", "", map[string]any{
-			"metadata": map[string]any{"labels": map[string]any{"openshift.io/cluster-monitoring": "true"}}}), false},
-		{corev1.SchemeGroupVersion.WithResource("serviceaccounts"), object("v1", "ServiceAccount", "prometheus-k8s", "openshift-monitoring", nil), false},
-		{config("infrastructures"), object("config.openshift.io/v1", "Infrastructure", "cluster", "", map[string]any{
-			"spec": map[string]any{"platformSpec": map[string]any{"type": c.Platform}}}), false},
-		{config("apiservers"), object("config.openshift.io/v1", "APIServer", "cluster", "", map[string]any{"spec": map[string]any{}}), false},
-		{schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "consoles"},
-			object("operator.openshift.io/v1", "Console", "cluster", "", map[string]any{"spec": map[string]any{"managementState": "Managed"}}), false},
-		// The clusterID is set once.
-		{config("clusterversions"), object("config.openshift.io/v1", "ClusterVersion", "version", "", map[string]any{
-			"spec": map[string]any{"clusterID": string(uuid.NewUUID())}}), true},
-		// The installer's FeatureGate, with the feature set chosen once
-		// (LCP_FEATURE_SET); its status is the cluster-config operator's
-		// (framework.WriteFeatureGateStatus, for the operator's version).
-		{config("featuregates"), object("config.openshift.io/v1", "FeatureGate", "cluster", "", map[string]any{
-			"spec": map[string]any{"featureSet": c.FeatureSet}}), true},
-	}
-	if c.MachineConfigs {
-		// MCO creates it on a real cluster.
-		items = append(items, item{schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "machineconfigurations"},
-			object("operator.openshift.io/v1", "MachineConfiguration", "cluster", "", map[string]any{
-				"spec": map[string]any{"managementState": "Managed"}}), false})
-	}
-	for _, it := range items {
-		if err := cl.apply(ctx, it.gvr, it.obj, it.createOnly); err != nil {
-			return fmt.Errorf("applying %s %s: %w", it.obj.GetKind(), it.obj.GetName(), err)
-		}
-	}
-	status, err := json.Marshal(map[string]any{"status": map[string]any{
-		"infrastructureName":     "local-cluster",
-		"platform":               c.Platform,
-		"platformStatus":         map[string]any{"type": c.Platform},
-		"controlPlaneTopology":   c.Topology,
-		"infrastructureTopology": c.InfraTopology,
-		"cpuPartitioning":        "None",
-		"etcdDiscoveryDomain":    "",
-		"apiServerURL":           fmt.Sprintf("https://127.0.0.1:%d", c.APIServerPort),
-		"apiServerInternalURI":   fmt.Sprintf("https://127.0.0.1:%d", c.APIServerPort),
-	}})
-	if err != nil {
-		return err
-	}
-	_, err = cl.dynamic.Resource(config("infrastructures")).Patch(ctx, "cluster", types.MergePatchType, status, metav1.PatchOptions{FieldManager: fieldManager}, "status")
-	return err
-}
-
-// poll calls cond every half second until it is true, it fails, or timeout.
-func poll(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
-	return pollEvery(ctx, 500*time.Millisecond, timeout, what, cond)
-}
-
-func pollEvery(ctx context.Context, interval, timeout time.Duration, what string, cond func() (bool, error)) error {
-	if err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) { return cond() }); err != nil {
+	if err := wait.PollUntilContextTimeout(ctx, every, timeout, true, func(context.Context) (bool, error) { return cond() }); err != nil {
 		return fmt.Errorf("waiting for %s (at most %s): %w", what, timeout, err)
 	}
 	return nil

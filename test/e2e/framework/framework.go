@@ -53,32 +53,16 @@ func loadKubeConfig(path string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// resolve finds a relative path that does not exist in the working directory
-// in its parents instead: `go test` runs each package in its own directory, so
-// KUBECONFIG=_output/local-cluster/admin.kubeconfig given at the repository
-// root names a file three levels up from test/e2e.
+// resolve finds a relative path that is not in the working directory in its
+// parents: `go test` runs in the package's directory, three levels below the
+// root that KUBECONFIG=_output/local-cluster/admin.kubeconfig was given at.
 func resolve(path string) string {
-	if filepath.IsAbs(path) {
-		return path
-	}
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	for {
-		candidate := filepath.Join(dir, path)
-		if _, err := os.Stat(candidate); err == nil {
-			return candidate
+	for dir, _ := os.Getwd(); !filepath.IsAbs(path) && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, path)); err == nil {
+			return filepath.Join(dir, path)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return path
-		}
-		dir = parent
 	}
+	return path
 }
 
 // KubeClient returns a clientset for the cluster that $KUBECONFIG names.

@@ -12,7 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,20 +40,11 @@ const OperatorNamespace = "openshift-cluster-node-operator"
 // RepoRoot is the repository's top directory.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	gomod := resolve("go.mod")
+	if !filepath.IsAbs(gomod) {
+		t.Fatal("repository root not found")
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("repository root not found")
-		}
-		dir = parent
-	}
+	return filepath.Dir(gomod)
 }
 
 // ReadManifests returns the objects of every YAML document in files, in order.
@@ -82,24 +73,6 @@ func ReadManifests(t testing.TB, files ...string) []*unstructured.Unstructured {
 				continue
 			}
 			out = append(out, obj)
-		}
-	}
-	return out
-}
-
-// CVOManifests lists manifests/*.yaml in the order the CVO applies them
-// (by file name), keeping those for which keep returns true.
-func CVOManifests(t testing.TB, keep func(file string) bool) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(RepoRoot(t), "manifests", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
-	var out []string
-	for _, f := range files {
-		if keep == nil || keep(filepath.Base(f)) {
-			out = append(out, f)
 		}
 	}
 	return out
@@ -199,8 +172,10 @@ func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 	a := NewApplier(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	files := CVOManifests(t, func(f string) bool {
-		return !strings.Contains(f, "deployment") && !strings.Contains(f, "clusteroperator") && !strings.Contains(f, "image-references")
+	// In the CVO's order, by file name (Glob sorts).
+	all, _ := filepath.Glob(filepath.Join(RepoRoot(t), "manifests", "*.yaml"))
+	files := slices.DeleteFunc(all, func(f string) bool {
+		return strings.Contains(f, "deployment") || strings.Contains(f, "clusteroperator") || strings.Contains(f, "image-references")
 	})
 	featureSet := ClusterFeatureSet(t, cfg)
 	for _, obj := range ReadManifests(t, files...) {
@@ -230,11 +205,8 @@ type OperatorOptions struct {
 	Args []string
 	// Kubeconfig overrides $KUBECONFIG, e.g. to run as a service account.
 	Kubeconfig string
-	// NoMCOPolicyStatus: do not start the MCO stand-in's operator part
-	// (StartMCOPolicyStatus) with the operator. Without it, or a whole
-	// stand-in, MachineConfiguration cluster's status never lists the
-	// operator's node disruption policy entries and its MachineConfigs
-	// are held back; tests of that wait set this.
+	// NoMCOPolicyStatus: no StartMCOPolicyStatus, for the tests of the
+	// operator's wait for MCO's policy status.
 	NoMCOPolicyStatus bool
 }
 
@@ -293,8 +265,6 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	cmd.Env = append(cmd.Env, opts.Env...)
 	expectVersion(opts.Version)
 	if !opts.NoMCOPolicyStatus {
-		// The local world has no MCO: this stands for its operator's
-		// status sync of MachineConfiguration cluster.
 		StartMCOPolicyStatus(t, KubeConfig(t))
 	}
 	o := startLogged(t, cmd, e2eLogPath(t, "operator"))

@@ -23,116 +23,76 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
-// NodeOperatorWatchers are the operator's controllers that watch NodeOperator
+// nodeOperatorWatchers are the operator's controllers that watch NodeOperator
 // cluster: an update of the NodeOperator queues each of them just as its
 // periodic resync does.
-var NodeOperatorWatchers = []string{"StackDecision", "CRIOMetrics", "NMStateStack", "OperatorVersion"}
+var nodeOperatorWatchers = []string{"StackDecision", "CRIOMetrics", "NMStateStack", "OperatorVersion"}
 
-// queueStats is one workqueue's client-go metrics.
-type queueStats struct {
-	adds       float64
-	depth      float64
-	unfinished float64
+var queueMetric = regexp.MustCompile(`(?m)^workqueue_(adds_total|depth|unfinished_work_seconds)\{name="([^"]+)"\} (\S+)$`)
+
+// queues reads client-go's workqueue metrics from the process's /metrics:
+// queue name -> metric -> value.
+func (o *Process) queues() (map[string]map[string]float64, error) {
+	_, body, err := HTTPGet(nil, "http://"+o.Listen+"/metrics", "")
+	out := map[string]map[string]float64{}
+	for _, m := range queueMetric.FindAllStringSubmatch(string(body), -1) {
+		if out[m[2]] == nil {
+			out[m[2]] = map[string]float64{}
+		}
+		out[m[2]][m[1]], _ = strconv.ParseFloat(m[3], 64)
+	}
+	return out, err
 }
 
-var queueMetric = regexp.MustCompile(`^workqueue_(adds_total|depth|unfinished_work_seconds)\{name="([^"]+)"\} (\S+)$`)
-
-// queues reads the process's workqueue metrics from its /metrics.
-func (o *Process) queues() (map[string]queueStats, error) {
-	_, body, err := HTTPGet(nil, "http://"+o.Listen+"/metrics", "")
+// waitQueues polls the watchers' queues until each is idle (nothing queued,
+// nothing in progress) and, when before is set, has more adds than then.
+func (o *Process) waitQueues(t testing.TB, before map[string]map[string]float64) map[string]map[string]float64 {
+	t.Helper()
+	var now map[string]map[string]float64
+	var last string
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		var err error
+		if now, err = o.queues(); err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		for _, name := range nodeOperatorWatchers {
+			// A queue is missing until the controllers start, after the feature gates are read.
+			n, ok := now[name]
+			if last = fmt.Sprintf("%s: %v (before %v)", name, n, before[name]); !ok || n["depth"] != 0 || n["unfinished_work_seconds"] != 0 ||
+				before != nil && n["adds_total"] <= before[name]["adds_total"] {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
 	if err != nil {
-		return nil, err
+		t.Fatalf("the controllers' queues (before: %v): %v (last: %s)", before != nil, err, last)
 	}
-	out := map[string]queueStats{}
-	for _, line := range regexp.MustCompile("\n").Split(string(body), -1) {
-		m := queueMetric.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		v, err := strconv.ParseFloat(m[3], 64)
-		if err != nil {
-			return nil, err
-		}
-		s := out[m[2]]
-		switch m[1] {
-		case "adds_total":
-			s.adds = v
-		case "depth":
-			s.depth = v
-		case "unfinished_work_seconds":
-			s.unfinished = v
-		}
-		out[m[2]] = s
-	}
-	return out, nil
+	return now
 }
 
 // ResyncNow does for the controllers what their periodic resync does,
 // without waiting for it: it touches NodeOperator cluster (an annotation,
 // nothing the operator reads), which queues every controller of
-// NodeOperatorWatchers, and returns once each of them has taken the touch
-// from its queue and finished its sync (its client-go workqueue metrics: more
-// adds than before, nothing queued, nothing in progress). A check that
-// nothing happens then covers a resync as waiting out the resync period
-// would.
+// nodeOperatorWatchers, and returns once each has taken the touch from its
+// queue and finished its sync (more adds than before, nothing queued,
+// nothing in progress). A check that nothing happens then covers a resync.
 func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
 	t.Helper()
 	if o.Listen == "" {
 		t.Fatal("ResyncNow needs the operator's /metrics (a process started by StartOperator)")
 	}
 	// The count starts from idle queues: a workqueue does not count an add of
-	// a key already waiting in it, so a touch landing while a controller's
-	// key waits would leave its adds where they were although it syncs.
-	var before map[string]queueStats
-	var last string
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		now, err := o.queues()
-		if err != nil {
-			last = err.Error()
-			return false, nil
-		}
-		for _, name := range NodeOperatorWatchers {
-			n, ok := now[name]
-			if !ok {
-				// The controllers start after the feature gates are read.
-				last = fmt.Sprintf("the operator has no workqueue %q yet (have %v)", name, keys(now))
-				return false, nil
-			}
-			if n.depth != 0 || n.unfinished != 0 {
-				last = fmt.Sprintf("%s: depth %v, unfinished %vs", name, n.depth, n.unfinished)
-				return false, nil
-			}
-		}
-		before = now
-		return true, nil
-	})
-	if err != nil {
-		t.Fatalf("the controllers' queues did not empty before the NodeOperator was touched: %v (last: %s)", err, last)
-	}
-	patch, _ := json.Marshal(map[string]interface{}{"metadata": map[string]interface{}{"annotations": map[string]string{
+	// a key already waiting in it.
+	before := o.waitQueues(t, nil)
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
 		"e2e.cluster-node-operator/resync": time.Now().Format(time.RFC3339Nano)}}})
 	if _, err := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Patch(context.Background(), nodev1alpha1.SingletonName,
 		types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatalf("touching the NodeOperator: %v", err)
 	}
-	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		now, err := o.queues()
-		if err != nil {
-			last = err.Error()
-			return false, nil
-		}
-		for _, name := range NodeOperatorWatchers {
-			b, n := before[name], now[name]
-			if n.adds <= b.adds || n.depth != 0 || n.unfinished != 0 {
-				last = fmt.Sprintf("%s: adds %v (before %v), depth %v, unfinished %vs", name, n.adds, b.adds, n.depth, n.unfinished)
-				return false, nil
-			}
-		}
-		return true, nil
-	})
-	if err != nil {
-		t.Fatalf("the controllers did not sync after the NodeOperator was touched: %s", last)
-	}
+	o.waitQueues(t, before)
 }
 
 // RediscoverNow is ResyncNow once the operator's cache of served APIs has
@@ -143,14 +103,6 @@ func (c *Cluster) RediscoverNow(t testing.TB, o *Process) {
 	t.Helper()
 	time.Sleep(platform.ServedTTL + time.Second)
 	c.ResyncNow(t, o)
-}
-
-func keys(m map[string]queueStats) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // ReportedSince makes NodeOperator cluster carry condition conditionType with

@@ -37,15 +37,15 @@ func run(args []string) error {
 	defer cancel()
 	switch cmd, rest := args[2], args[3:]; {
 	case cmd == "up" && len(rest) == 0:
-		if err := c.Up(ctx); err != nil {
-			return err
+		err = c.Up(ctx)
+		if err == nil {
+			fmt.Println(c.Kubeconfig())
 		}
-		fmt.Println(c.Kubeconfig())
-		return nil
+		return err
 	case cmd == "down" && len(rest) == 0:
 		return c.Down()
 	case cmd == "status" && len(rest) == 0:
-		return c.Status(ctx)
+		return c.Healthy(ctx)
 	case cmd == "nodes" && len(rest) == 1:
 		n, err := strconv.Atoi(rest[0])
 		if err != nil || n < 0 {
@@ -56,22 +56,18 @@ func run(args []string) error {
 		return c.RestartAPIServer(ctx)
 	case cmd == "apply" && len(rest) >= 2:
 		return c.ApplyFiles(ctx, rest[0], rest[1:])
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig())
+	switch cmd, rest := args[2], args[3:]; {
+	case err != nil:
+		return err
 	case cmd == "feature-gates" && len(rest) == 1:
-		// The cluster-config operator's part: FeatureGate cluster's
-		// status for the operator's version, which the operator waits for.
-		cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig())
-		if err != nil {
-			return err
-		}
+		// The cluster-config operator's part: FeatureGate cluster's status
+		// for the operator's version, which the operator waits for.
 		return framework.WriteFeatureGateStatus(ctx, cfg, rest[0])
 	case cmd == "mco-policy-status" && len(rest) == 0:
-		// The local world has no MCO: this stands for its operator's
-		// node disruption policy status until interrupted, so that the
-		// operator's MachineConfigs are not held back (make run).
-		cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig())
-		if err != nil {
-			return err
-		}
+		// The local world has no MCO: this stands for its operator's node
+		// disruption policy status until interrupted (make run).
 		framework.RunMCOPolicyStatus(ctx, cfg, func(format string, args ...interface{}) {
 			fmt.Fprintf(os.Stderr, "local-cluster: "+format+"\n", args...)
 		})
