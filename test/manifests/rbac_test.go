@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/component-helpers/auth/rbac/validation"
 
 	"github.com/openshift/cluster-node-operator/pkg/certrotation"
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
@@ -214,57 +213,10 @@ func readRBAC(t *testing.T, tr *tree) *rbac {
 	return out
 }
 
-// rule is the request as a rule, for Kubernetes' own coverage check.
-func (r request) rule() rbacv1.PolicyRule {
-	out := rbacv1.PolicyRule{Verbs: []string{r.verb}, APIGroups: []string{r.group}, Resources: []string{r.resource}}
-	if r.name != "" {
-		out.ResourceNames = []string{r.name}
-	}
-	return out
-}
-
-// allows reports whether rule grants the request.
-func allows(rule rbacv1.PolicyRule, r request) bool {
-	ok, _ := validation.Covers([]rbacv1.PolicyRule{rule}, []rbacv1.PolicyRule{r.rule()})
-	return ok
-}
-
-// rulesIn are the operator's rules in a namespace: cluster-wide grants
-// apply everywhere, namespaced ones only in their namespace ("" asks for
-// cluster-wide grants only).
-func (a *rbac) rulesIn(namespace string) []rbacv1.PolicyRule {
-	var out []rbacv1.PolicyRule
-	for _, g := range a.grants {
-		if g.namespace == "" || g.namespace == namespace {
-			out = append(out, g.rule)
-		}
-	}
-	return out
-}
-
-// allowed reports whether the operator may make the request.
-func (a *rbac) allowed(r request) bool {
-	ok, _ := validation.Covers(a.rulesIn(r.namespace), []rbacv1.PolicyRule{r.rule()})
-	return ok
-}
-
-// covers lists what of rules the operator does not hold in a namespace (""
-// = cluster-wide), as the API server's escalation check asks.
-func (a *rbac) covers(namespace string, rules []rbacv1.PolicyRule) []string {
-	_, missing := validation.Covers(a.rulesIn(namespace), rules)
-	var out []string
-	for _, r := range missing {
-		out = append(out, fmt.Sprintf("%+v", r))
-	}
-	return out
-}
-
 // operandNeeds derives from bindata/ the requests the stacks make: each
-// operand is read, created, updated or patched (server-side apply patches, and
-// creates when the object is new) and deleted when its stack is removed; a
-// role or binding the operator creates needs escalate or bind on that role
-// unless the operator holds its permissions.
-func operandNeeds(t *testing.T, tr *tree, a *rbac) (needs, optional []need, escalations []string) {
+// operand is created and deleted when its stack is removed; reads (get, list,
+// watch) and writes (patch, update) are optional, either way will do.
+func operandNeeds(t *testing.T, tr *tree) (needs, optional []need) {
 	t.Helper()
 	for _, o := range append(append([]*object{}, tr.operands...), codeOperands()...) {
 		info, ok := kinds[o.GroupKind()]
@@ -272,75 +224,28 @@ func operandNeeds(t *testing.T, tr *tree, a *rbac) (needs, optional []need, esca
 			t.Errorf("%s: kind %s is not known to this lint; add it to kinds", o, o.GroupKind())
 			continue
 		}
-		ns := o.GetNamespace()
+		ns, group, why := o.GetNamespace(), o.GroupKind().Group, "operand "+o.String()
 		if info.namespaced && ns == "" {
 			t.Errorf("%s: a namespaced operand needs metadata.namespace", o)
 			continue
 		}
-		why := "operand " + o.String()
-		id := o.GetKind() + "/" + o.GetName()
-		needs = append(needs, need{request{ns, o.GroupKind().Group, info.resource, "", "create"}, why})
-		if neverDeleted[id] == "" {
-			needs = append(needs, need{request{ns, o.GroupKind().Group, info.resource, o.GetName(), "delete"}, why})
+		needs = append(needs, need{request{ns, group, info.resource, "", "create"}, why})
+		if neverDeleted[o.GetKind()+"/"+o.GetName()] == "" {
+			needs = append(needs, need{request{ns, group, info.resource, o.GetName(), "delete"}, why})
 		}
-		// Read (get, or list and watch through an informer) and write (patch
-		// or update): either way will do.
-		read := request{ns, o.GroupKind().Group, info.resource, o.GetName(), "get"}
-		list := request{ns, o.GroupKind().Group, info.resource, "", "list"}
-		if !matchesTemplate(a, read) && !a.allowed(list) {
-			t.Errorf("the operator can neither get nor list %s (%s)", o, read)
+		for _, v := range []string{"get", "patch", "update"} {
+			optional = append(optional, need{request{ns, group, info.resource, o.GetName(), v}, why})
 		}
-		write := request{ns, o.GroupKind().Group, info.resource, o.GetName(), "patch"}
-		update := write
-		update.verb = "update"
-		if !matchesTemplate(a, write) && !matchesTemplate(a, update) && neverUpdated[id] == "" {
-			t.Errorf("the operator can neither patch nor update %s", o)
-		}
-		for _, r := range []request{read, list, write, update} {
-			optional = append(optional, need{r, why})
-		}
-		watch := list
-		watch.verb = "watch"
-		optional = append(optional, need{watch, why})
-
-		switch o.GetKind() {
-		case "ClusterRole", "Role":
-			r := &rbacv1.ClusterRole{}
-			if err := o.Decode(r); err != nil {
-				t.Fatal(err)
-			}
-			resource := strings.ToLower(o.GetKind()) + "s"
-			if missing := a.covers(ns, r.Rules); len(missing) > 0 &&
-				!a.allowed(request{ns, "rbac.authorization.k8s.io", resource, o.GetName(), "escalate"}) {
-				escalations = append(escalations, fmt.Sprintf("%s grants %v, which the operator holds neither itself nor through escalate on it", o, missing))
-			}
-		case "ClusterRoleBinding", "RoleBinding":
-			b := &rbacv1.RoleBinding{}
-			if err := o.Decode(b); err != nil {
-				t.Fatal(err)
-			}
-			resource, key := "clusterroles", "ClusterRole/"+b.RoleRef.Name
-			if b.RoleRef.Kind == "Role" {
-				resource, key = "roles", "Role/"+ns+"/"+b.RoleRef.Name
-			}
-			rules, known := operandRoles(t, tr)[key]
-			if !a.allowed(request{ns, "rbac.authorization.k8s.io", resource, b.RoleRef.Name, "bind"}) &&
-				(!known || len(a.covers(ns, rules)) > 0) {
-				escalations = append(escalations, fmt.Sprintf("%s binds %s, which the operator may not bind", o, key))
-			}
+		for _, v := range []string{"list", "watch"} {
+			optional = append(optional, need{request{ns, group, info.resource, "", v}, why})
 		}
 	}
-	return needs, optional, escalations
+	return needs, optional
 }
 
 // neverDeleted are operands the stacks never delete, and why.
 var neverDeleted = map[string]string{
 	"CustomResourceDefinition/nmstates.nmstate.io": "deleting the CRD would delete the administrator's NMState (pkg/operator/nmstate)",
-}
-
-// neverUpdated are operands the stacks create once and never write again.
-var neverUpdated = map[string]string{
-	"NMState/nmstate": "created once; its spec is then the administrator's (pkg/operator/nmstate)",
 }
 
 // codeOperands are operands the operator's code creates without a manifest
@@ -362,70 +267,6 @@ func codeOperands() []*object {
 	}
 }
 
-// matchesTemplate is allowed, for an operand whose name may hold ${VARIABLES}:
-// a rule narrowed by name must list a name the template can produce.
-func matchesTemplate(a *rbac, r request) bool {
-	if !strings.Contains(r.name, "${") {
-		return a.allowed(r)
-	}
-	pattern := variablePattern(r.name)
-	for _, g := range a.grants {
-		if g.namespace != "" && g.namespace != r.namespace {
-			continue
-		}
-		probe := r
-		probe.name = ""
-		if len(g.rule.ResourceNames) == 0 {
-			if allows(g.rule, request{r.namespace, r.group, r.resource, "any", r.verb}) {
-				return true
-			}
-			continue
-		}
-		for _, n := range g.rule.ResourceNames {
-			probe.name = n
-			if pattern.MatchString(n) && allows(g.rule, probe) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func operandRoles(t *testing.T, tr *tree) map[string][]rbacv1.PolicyRule {
-	out := map[string][]rbacv1.PolicyRule{}
-	for _, o := range tr.operands {
-		if o.GetKind() == "ClusterRole" || o.GetKind() == "Role" {
-			r := &rbacv1.ClusterRole{}
-			if err := o.Decode(r); err != nil {
-				t.Fatal(err)
-			}
-			key := "ClusterRole/" + o.GetName()
-			if o.GetKind() == "Role" {
-				key = "Role/" + o.GetNamespace() + "/" + o.GetName()
-			}
-			out[key] = r.Rules
-		}
-	}
-	return out
-}
-
-// TestRBACIsSufficient: the operator may make every request its machinery and
-// its stacks make, including creating the roles and bindings of its operands
-// without holding more than it needs (escalate and bind narrowed by name).
-func TestRBACIsSufficient(t *testing.T) {
-	tr := load(t)
-	a := readRBAC(t, tr)
-	needs, _, escalations := operandNeeds(t, tr, a)
-	for _, n := range append(append([]need{}, operatorNeeds...), needs...) {
-		if !matchesTemplate(a, n.request) {
-			t.Errorf("the operator may not %s (%s)", n.request, n.why)
-		}
-	}
-	for _, e := range escalations {
-		t.Error(e)
-	}
-}
-
 // TestRBACIsLeastPrivilege: no wildcards, no broad roles, narrowing that
 // works, and no rule that nothing needs: every request a rule grants is one
 // the operator makes (reads of an operand kind may span the namespace, since
@@ -434,7 +275,7 @@ func TestRBACIsSufficient(t *testing.T) {
 func TestRBACIsLeastPrivilege(t *testing.T) {
 	tr := load(t)
 	a := readRBAC(t, tr)
-	needs, optional, _ := operandNeeds(t, tr, a)
+	needs, optional := operandNeeds(t, tr)
 	needs = append(append(append([]need{}, operatorNeeds...), needs...), optional...)
 	c := readConfinement(t, tr)
 	confined := c.namespaces

@@ -17,7 +17,7 @@ import (
 //
 // An existing file is rewritten in place, keeping its inode: CRI-O watches
 // the files' inodes and never re-adds a watch, so a rename over them makes it
-// miss every later rotation (TestKubeletSecretUpdates, its file-watching reloader). The mode is
+// miss every later rotation (the e2e rotations with real CRI-O). The mode is
 // set before new content, so a key is never readable by others; the content
 // is written at offset 0 in one call and truncated after, so the file is
 // never empty. A missing file (or a symlink, never written through) has no

@@ -8,7 +8,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -190,91 +189,6 @@ func barrier(t *testing.T, log *eventLog, sentinel string) int {
 		return false
 	}, waitFor, tick, "watcher never delivered the sentinel event")
 	return idx
-}
-
-// reloader mimics CRI-O's metrics certificate reloader: on every fsnotify
-// event it calls tls.LoadX509KeyPair and keeps the previous pair on error.
-//
-// watchFiles selects what it watches. CRI-O 1.34 (internal/cert.NewCertConfig)
-// adds the certificate and key *files* to its watcher (inode watches, never
-// re-added); the other mode watches the directory, which is what most other
-// reloaders do. Both must end up with the new pair after every sync.
-type reloader struct {
-	t                 *testing.T
-	certPath, keyPath string
-	log               eventLog
-	mu                sync.Mutex
-	current           *tls.Certificate
-	loaded            []tls.Certificate // every successful load, in order
-	failed            int
-	sentinel          string
-}
-
-func startReloader(t *testing.T, dir string, watchFiles bool) *reloader {
-	t.Helper()
-	r := &reloader{
-		t:        t,
-		certPath: filepath.Join(dir, "tls.crt"),
-		keyPath:  filepath.Join(dir, "tls.key"),
-		sentinel: filepath.Join(t.TempDir(), "sentinel"),
-	}
-	require.NoError(t, os.WriteFile(r.sentinel, nil, 0o600))
-	require.NoError(t, r.reload(), "the destination must hold a valid pair before the reloader starts (CRI-O would not start)")
-	paths := []string{dir, r.sentinel}
-	if watchFiles {
-		paths = []string{r.certPath, r.keyPath, r.sentinel}
-	}
-	watch(t, &r.log, func(ev fsnotify.Event) {
-		if ev.Name == r.sentinel {
-			return
-		}
-		_ = r.reload()
-	}, paths...)
-
-	return r
-}
-
-func (r *reloader) reload() error {
-	c, err := tls.LoadX509KeyPair(r.certPath, r.keyPath)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err != nil {
-		r.failed++
-		return err
-	}
-	r.current = &c
-	r.loaded = append(r.loaded, c)
-	return nil
-}
-
-func (r *reloader) holds(p testPair) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.current != nil && bytes.Equal(r.current.Certificate[0], p.certDER)
-}
-
-func (r *reloader) snapshot() (loaded []tls.Certificate, failed int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]tls.Certificate(nil), r.loaded...), r.failed
-}
-
-// matchPair returns the index of the pair c is, checking that both its
-// certificate and its private key are exactly that pair's, or -1.
-func matchPair(c tls.Certificate, pairs []testPair) int {
-	if len(c.Certificate) != 1 {
-		return -1
-	}
-	k, ok := c.PrivateKey.(*ecdsa.PrivateKey)
-	if !ok {
-		return -1
-	}
-	for i, p := range pairs {
-		if bytes.Equal(c.Certificate[0], p.certDER) && k.Equal(p.key) {
-			return i
-		}
-	}
-	return -1
 }
 
 func readFile(t *testing.T, path string) []byte {

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -22,75 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 	clocktesting "k8s.io/utils/clock/testing"
 )
-
-// TestKubeletSecretUpdates drives 20 certificate rotations through a
-// simulated kubelet Secret volume and checks, after each one, what CRI-O
-// (and any other reloader) would see at the destination.
-func TestKubeletSecretUpdates(t *testing.T) {
-	const rotations = 20
-	src := newSecretVolume(t)
-	dest := t.TempDir()
-	certPath, keyPath := filepath.Join(dest, "tls.crt"), filepath.Join(dest, "tls.key")
-
-	// On a fresh node CRI-O starts first and writes a self-signed pair
-	// (both files 0600) when none exists; it then watches those files.
-	boot := newPair(t, "crio-self-signed")
-	require.NoError(t, os.WriteFile(certPath, boot.certPEM, 0o600))
-	require.NoError(t, os.WriteFile(keyPath, boot.keyPEM, 0o600))
-
-	pairs := []testPair{boot, newPair(t, "initial")}
-	for i := 1; i <= rotations; i++ {
-		pairs = append(pairs, newPair(t, fmt.Sprintf("rotation-%d", i)))
-	}
-	src.setPair(pairs[1])
-
-	// Two reloaders mimicking CRI-O: one watching the files exactly as
-	// CRI-O 1.34 does, one watching the directory.
-	crio := startReloader(t, dest, true)
-	dirReloader := startReloader(t, dest, false)
-	reloaders := map[string]*reloader{"file-watching (CRI-O 1.34)": crio, "directory-watching": dirReloader}
-
-	s := newTestSyncer(t, src.dir, dest)
-	startRun(t, s)
-
-	// The reloaders load only on events: holding a pair proves the writes
-	// were seen as CRI-O would see them.
-	expect := func(p testPair) {
-		t.Helper()
-		require.Eventually(t, func() bool { return destHolds(dest, p) }, waitFor, tick,
-			"destination never got pair %s", p.name)
-		for name, r := range reloaders {
-			require.Eventually(t, func() bool { return r.holds(p) }, waitFor, tick,
-				"%s reloader never loaded pair %s", name, p.name)
-		}
-	}
-
-	expect(pairs[1])
-	for _, p := range pairs[2:] {
-		src.setPair(p)
-		expect(p)
-	}
-
-	last := pairs[len(pairs)-1]
-	for name, r := range reloaders {
-		// Let every event generated so far reach the reloader.
-		barrier(t, &r.log, r.sentinel)
-		loaded, failed := r.snapshot()
-		seen := map[int]bool{}
-		for i, c := range loaded {
-			idx := matchPair(c, pairs)
-			require.GreaterOrEqual(t, idx, 0,
-				"%s reloader load #%d is not one of the generated pairs (mismatched or half-written)", name, i)
-			seen[idx] = true
-		}
-		assert.Len(t, seen, len(pairs), "%s reloader should have loaded every pair", name)
-		assert.Equal(t, len(pairs)-1, matchPair(loaded[len(loaded)-1], pairs), "%s reloader's last load", name)
-		assert.True(t, r.holds(last), "%s reloader must end with the last pair", name)
-		t.Logf("%s reloader: %d successful loads, %d failed loads (kept previous pair)", name, len(loaded), failed)
-	}
-	assertModes(t, dest)
-	assertOnlyPair(t, dest)
-}
 
 // TestUnchangedSecretWritesNothing: re-syncing, touching the source and
 // the kubelet re-projecting identical content must not write at all.

@@ -43,7 +43,7 @@ func TestAlertsFollowGuidelines(t *testing.T) {
 			ann, _ := rule["annotations"].(map[string]interface{})
 			assert.Contains(t, []interface{}{"info", "warning", "critical"}, labels["severity"], name)
 			assert.NotEmpty(t, ann["summary"], name)
-			assert.NotEmpty(t, ann["description"], name)
+			assert.Contains(t, ann["description"], "oc ", name)
 
 			// namespace: a static label, or the left operand keeps it:
 			// either its outer aggregation lists it, or it does not

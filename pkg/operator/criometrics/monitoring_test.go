@@ -53,26 +53,13 @@ func TestRenderMonitoringPrometheusRule(t *testing.T) {
 				assert.Equal(t, tc.groups[i], g["name"])
 			}
 
-			// Every rule of group crio selects the job, and every alert
-			// says how bad, what and what to do.
-			crio := groups[0]
-			rules := crio["rules"].([]interface{})
+			// Every rule of group crio selects the job (what each alert
+			// says: TestAlertsFollowGuidelines).
+			rules := groups[0]["rules"].([]interface{})
 			require.NotEmpty(t, rules)
 			for _, r := range rules {
 				rule := r.(map[string]interface{})
-				expr := rule["expr"].(string)
-				name, _ := rule["alert"].(string)
-				if name == "" {
-					name = rule["record"].(string)
-				}
-				assert.Contains(t, expr, `job="`+tc.job+`"`, name)
-				if _, ok := rule["alert"]; ok {
-					labels, _ := rule["labels"].(map[string]interface{})
-					assert.Contains(t, []interface{}{"info", "warning", "critical"}, labels["severity"], name)
-					ann, _ := rule["annotations"].(map[string]interface{})
-					assert.NotEmpty(t, ann["summary"], name)
-					assert.Contains(t, ann["description"], "oc ", name)
-				}
+				assert.Contains(t, rule["expr"], `job="`+tc.job+`"`, rule)
 			}
 		})
 	}
@@ -83,25 +70,6 @@ func TestRenderMonitoringRejectsBadJob(t *testing.T) {
 		_, err := RenderPrometheusRule(job, true)
 		assert.Error(t, err, job)
 	}
-}
-
-func TestRenderMonitoringAsset(t *testing.T) {
-	in := []byte(`up{job="${CRIO_JOB}"} and x{job="${CRIO_JOB}", node=~"$node"}`)
-	assert.Equal(t, `up{job="crio"} and x{job="crio", node=~"$node"}`, string(RenderMonitoringAsset(in, PlatformJob)))
-}
-
-func TestRenderMonitoringRuleFile(t *testing.T) {
-	raw, err := RenderPrometheusRule(OperatorJob, true)
-	require.NoError(t, err)
-	file, err := RuleFile(raw)
-	require.NoError(t, err)
-	var plain map[string]interface{}
-	require.NoError(t, yaml.Unmarshal(file, &plain))
-	assert.Len(t, plain, 1, "a rule file holds groups only")
-	assert.Len(t, plain["groups"], 2)
-
-	_, err = RuleFile([]byte("kind: ConfigMap\n"))
-	assert.Error(t, err)
 }
 
 // grafanaDashboard is the part of the console's Grafana JSON the test reads.
