@@ -39,7 +39,7 @@ test-unit-race:
 
 # Tools of the local control plane and of the e2e tests, built from the tools
 # modules under hack/tools and cached under _output/tools.
-E2E_TOOLS :=cluster crio
+E2E_TOOLS :=cluster crio cluster-version-operator oc-inspect
 
 tools:
 	hack/build-tools.sh $(E2E_TOOLS)

@@ -1,18 +1,17 @@
-// Tools module: every Go program the local cluster and the e2e tests run,
-// except CRI-O (cgo, hack/tools/crio), from one module graph so that the
-// Kubernetes and OpenShift libraries they share compile once: built apart,
-// their builds were most of a cold CI run (docs/testing.md, "CI time").
+// Tools module: the Go programs of the local cluster and the e2e tests that
+// share the Kubernetes libraries of k8s.io/kubernetes v1.36.2, from one module
+// graph so that those libraries compile once: built apart, they were most of
+// a cold CI run (docs/testing.md, "CI time"). CRI-O (cgo), the CVO and oc adm
+// inspect, whose dependency sets differ, keep modules of their own.
 //   - kube-apiserver, kube-controller-manager, kube-scheduler and kubectl
 //     from k8s.io/kubernetes. It refers to its staging modules with relative
 //     replace directives, which do not apply to dependents, so every staging
 //     module is pinned to its v0.x release below, and the others follow.
-//   - kwok and kwokctl, which run the control plane and simulate its nodes.
+//   - kwok and kwokctl, which run the control plane and simulate its nodes
+//     (kwok v0.8.0 asks for v0.36.1 of the libraries).
 //   - etcd (./etcd), at the etcd client version of k8s.io/kubernetes.
-//   - kube-rbac-proxy, for the metrics security tests.
-//   - the cluster-version operator (release-4.20) and oc adm inspect
-//     (./oc-inspect, openshift/oc release-4.17), built with the OpenShift
-//     libraries of the main module: their own pins predate the Kubernetes
-//     libraries above and do not compile with them.
+//   - kube-rbac-proxy v0.19.1 for the metrics security tests (it asks for
+//     v0.32.3 of the libraries and compiles unchanged with v0.36.2).
 //   - our OTLP/gRPC trace receiver (./otlp-receiver) for node tracing.
 // Build: hack/build-tools.sh cluster
 module github.com/openshift/cluster-node-operator/hack/tools/cluster
@@ -23,7 +22,6 @@ godebug default=go1.26
 
 tool (
 	github.com/brancz/kube-rbac-proxy/cmd/kube-rbac-proxy
-	github.com/openshift/cluster-version-operator/cmd/cluster-version-operator
 	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
 	k8s.io/kubernetes/cmd/kube-scheduler
@@ -33,25 +31,15 @@ tool (
 )
 
 require (
-	github.com/openshift/oc v0.0.0-alpha.0.0.20250108103617-ae1bd9e4a75b
 	go.etcd.io/etcd/server/v3 v3.6.8
 	go.opentelemetry.io/proto/otlp v1.9.0
 	google.golang.org/grpc v1.81.1
-	k8s.io/cli-runtime v0.36.2
 )
 
 require (
-	github.com/jpillora/backoff v1.0.0 // indirect
-	github.com/mwitkow/go-conntrack v0.0.0-20190716064945-2f068394615f // indirect
-	github.com/openshift/api v0.0.0-20260715165912-72066cc9718b // indirect
-	github.com/openshift/client-go v0.0.0-20260715172546-dac61734e0ec // indirect
-	github.com/openshift/library-go v0.0.0-20260721103755-0c9fbc9f043a // indirect
-	github.com/operator-framework/api v0.17.1 // indirect
-	github.com/operator-framework/operator-lifecycle-manager v0.22.0 // indirect
-	github.com/pkg/errors v0.9.1 // indirect
-	github.com/robfig/cron v1.2.0 // indirect
-	gopkg.in/fsnotify.v1 v1.4.7 // indirect
-	sigs.k8s.io/controller-runtime v0.24.1 // indirect
+	github.com/ghodss/yaml v1.0.0 // indirect
+	github.com/oklog/run v1.1.0 // indirect
+	gopkg.in/yaml.v2 v2.4.0 // indirect
 )
 
 require (
@@ -101,25 +89,13 @@ require (
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
-	github.com/ghodss/yaml v1.0.0 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
 	github.com/go-openapi/jsonreference v0.21.0 // indirect
-	github.com/go-openapi/swag v0.25.4 // indirect
-	github.com/go-openapi/swag/cmdutils v0.25.4 // indirect
-	github.com/go-openapi/swag/conv v0.25.4 // indirect
-	github.com/go-openapi/swag/fileutils v0.25.4 // indirect
-	github.com/go-openapi/swag/jsonname v0.25.4 // indirect
-	github.com/go-openapi/swag/jsonutils v0.25.4 // indirect
-	github.com/go-openapi/swag/loading v0.25.4 // indirect
-	github.com/go-openapi/swag/mangling v0.25.4 // indirect
-	github.com/go-openapi/swag/netutils v0.25.4 // indirect
-	github.com/go-openapi/swag/stringutils v0.25.4 // indirect
-	github.com/go-openapi/swag/typeutils v0.25.4 // indirect
-	github.com/go-openapi/swag/yamlutils v0.25.4 // indirect
+	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/godbus/dbus/v5 v5.2.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.0 // indirect
@@ -142,11 +118,13 @@ require (
 	github.com/itchyny/gojq v0.12.19 // indirect
 	github.com/itchyny/timefmt-go v0.1.8 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
+	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/compress v1.18.1 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/liggitt/tabwriter v0.0.0-20181228230101-89fcab3d43de // indirect
 	github.com/lithammer/dedent v1.1.0 // indirect
+	github.com/mailru/easyjson v0.7.7 // indirect
 	github.com/mistifyio/go-zfs v2.1.2-0.20190413222219-f784269be439+incompatible // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/go-homedir v1.1.0 // indirect
@@ -162,13 +140,11 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/mxk/go-flowrate v0.0.0-20140419014527-cca7078d478f // indirect
 	github.com/nxadm/tail v1.4.11 // indirect
-	github.com/oklog/run v1.1.0 // indirect
 	github.com/opencontainers/cgroups v0.0.6 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/opencontainers/runtime-spec v1.3.0 // indirect
 	github.com/opencontainers/selinux v1.13.1 // indirect
-	github.com/openshift/cluster-version-operator v1.0.1-0.20251024155448-77782f1a4b96 // indirect
 	github.com/peterbourgon/diskv v2.0.1+incompatible // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 	github.com/pquerna/cachecontrol v0.1.0 // indirect
@@ -216,16 +192,16 @@ require (
 	go.uber.org/zap v1.27.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/crypto v0.52.0 // indirect
+	golang.org/x/crypto v0.48.0 // indirect
 	golang.org/x/exp v0.0.0-20251219203646-944ab1f22d93 // indirect
-	golang.org/x/net v0.55.1-0.20260602153038-42abb857022c // indirect
+	golang.org/x/net v0.51.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
-	golang.org/x/text v0.37.0 // indirect
-	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.44.0 // indirect
+	golang.org/x/text v0.34.0 // indirect
+	golang.org/x/time v0.14.0 // indirect
+	golang.org/x/tools v0.41.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260226221140-a57be14db171 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260226221140-a57be14db171 // indirect
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
@@ -234,11 +210,12 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	gopkg.in/tomb.v1 v1.0.0-20141024135613-dd632973f1e7 // indirect
-	gopkg.in/yaml.v2 v2.4.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/api v0.36.2 // indirect
-	k8s.io/apiextensions-apiserver v0.36.2 // indirect
+	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/apimachinery v0.36.2 // indirect
 	k8s.io/apiserver v0.36.2 // indirect
+	k8s.io/cli-runtime v0.36.2 // indirect
 	k8s.io/client-go v0.36.2 // indirect
 	k8s.io/cloud-provider v0.36.2 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
@@ -254,19 +231,19 @@ require (
 	k8s.io/externaljwt v0.0.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kms v0.36.2 // indirect
-	k8s.io/kube-aggregator v0.36.2 // indirect
+	k8s.io/kube-aggregator v0.0.0 // indirect
 	k8s.io/kube-controller-manager v0.0.0 // indirect
-	k8s.io/kube-openapi v0.0.0-20260519202549-bbf5c5577288 // indirect
+	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
 	k8s.io/kube-proxy v0.0.0 // indirect
 	k8s.io/kube-scheduler v0.0.0 // indirect
-	k8s.io/kubectl v0.30.5 // indirect
+	k8s.io/kubectl v0.0.0 // indirect
 	k8s.io/kubelet v0.36.2 // indirect
 	k8s.io/kubernetes v1.36.2 // indirect
 	k8s.io/metrics v0.36.2 // indirect
 	k8s.io/mount-utils v0.0.0 // indirect
-	k8s.io/pod-security-admission v0.30.5 // indirect
+	k8s.io/pod-security-admission v0.0.0 // indirect
 	k8s.io/streaming v0.36.2 // indirect
-	k8s.io/utils v0.0.0-20260707023825-cf1189d6abe3 // indirect
+	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.34.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/kustomize/api v0.21.1 // indirect
@@ -315,9 +292,6 @@ replace (
 	k8s.io/streaming => k8s.io/streaming v0.36.2
 )
 
-// oc's own replacement, likewise.
-replace github.com/apcera/gssapi => github.com/openshift/gssapi v0.0.0-20161010215902-5fb4217df13b
-
-// kube-rbac-proxy's own replacement, likewise. (The CVO's replacement of
-// ginkgo is left out: none of the programs built here links ginkgo.)
+// kube-rbac-proxy's own replacement (a dependency's replace lines do not
+// apply to the module that requires it).
 replace gopkg.in/square/go-jose.v2 => github.com/go-jose/go-jose v2.6.3+incompatible

@@ -346,11 +346,15 @@ func e2eLogPath(t testing.TB, what string) string {
 }
 
 // toolModule is the tools module under hack/tools that builds a program, and
-// the programs it links into _output/bin that the tests run: CRI-O's (cgo)
-// builds pinns too, the cluster module every other Go program.
+// the programs it links into _output/bin that the tests run: CRI-O's builds
+// pinns too; the CVO and oc-inspect have modules of their own; the cluster
+// module builds the rest.
 func toolModule(program string) (string, []string) {
-	if program == "crio" {
+	switch program {
+	case "crio":
 		return "crio", []string{"crio", "pinns"}
+	case "cluster-version-operator", "oc-inspect":
+		return program, []string{program}
 	}
 	return "cluster", []string{program}
 }
