@@ -78,7 +78,7 @@ func platformNodeNames(t *testing.T) []string {
 func requireMachineConfigAPI(t *testing.T) {
 	t.Helper()
 	if !framework.Served(t, framework.KubeClient(t), machineConfigGVR) {
-		t.Fatalf("machineconfiguration.openshift.io/v1 machineconfigs is not served: the platform fixture needs it (hack/local-cluster.sh with LCP_MACHINECONFIG_CRDS=1)")
+		t.Fatalf("machineconfiguration.openshift.io/v1 machineconfigs is not served: the platform fixture needs it (hack/local-cluster.sh installs it)")
 	}
 }
 

@@ -142,7 +142,7 @@ func startWithoutMachineConfiguration(t *testing.T) *framework.Cluster {
 	t.Helper()
 	c := framework.NewCluster(t)
 	if !framework.Served(t, framework.KubeClient(t), machineConfigurationGVR) || !framework.Served(t, framework.KubeClient(t), machineConfigGVR) {
-		framework.Unavailable(t, "operator.openshift.io/v1 machineconfigurations or machineconfiguration.openshift.io/v1 machineconfigs is not served (LCP_MACHINECONFIG_CRDS=0?)")
+		framework.Unavailable(t, "operator.openshift.io/v1 machineconfigurations or machineconfiguration.openshift.io/v1 machineconfigs is not served (hack/local-cluster.sh installs both)")
 	}
 	ctx := context.Background()
 	framework.InstallOperatorPrerequisites(t, c.Config)
@@ -300,7 +300,7 @@ func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
 		}
 	}
 	if crdFile == "" {
-		framework.Unavailable(t, "no MachineConfiguration CRD in %s/crds.txt (LCP_MACHINECONFIG_CRDS=0?)", lcpDir)
+		framework.Unavailable(t, "no MachineConfiguration CRD in %s/crds.txt (hack/local-cluster.sh up writes it)", lcpDir)
 	}
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()

@@ -184,7 +184,7 @@ func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 			continue
 		}
 		// Like a cluster without the monitoring stack: manifests of optional
-		// APIs that are not served (e.g. LCP_MONITORING_CRDS=0) are skipped.
+		// APIs that are not served (e.g. a CRD deleted by a test) are skipped.
 		if _, err := a.Resource(obj); err != nil && obj.GroupVersionKind().Group == "monitoring.coreos.com" {
 			t.Logf("skipping %s %s: %v", obj.GetKind(), obj.GetName(), err)
 			continue
