@@ -1,44 +1,46 @@
 #!/usr/bin/env bash
 # Runs the e2e tests on local control planes that it starts and stops.
 #   E2E_RUN      go test -run filter: one shard, one control plane
-#   E2E_SHARDS   2 (default without E2E_RUN) or 1
+#   E2E_SHARDS   3 (default without E2E_RUN) or 1
 #   E2E_TIMEOUT  go test -timeout (default 60m)
 #   LCP_*        see hack/local-cluster.sh; KEEP_CLUSTER=1 leaves them running
 #
 # Most of the suite's time is waiting (Degraded inertia, two-minute watches
-# for zero writes, rollouts, leader leases), so the whole suite runs as two
-# shards at once, each on a control plane of its own (own LCP_DIR and
-# ports): "nodes" runs the tests that start node-level programs (CRI-O,
+# for zero writes, rollouts, leader leases), so the whole suite runs as three
+# shards at once, each on a control plane of its own (own LCP_DIR and ports):
+# "nodes" runs the tests that start node-level programs (CRI-O,
 # kube-rbac-proxy, Prometheus, an OTLP receiver; simulated nodes share this
-# machine's loopback addresses, so only one shard may run them) and, to
-# balance the two, some long waits; "api" runs every other test, so a new
-# test lands there unless it is named below.
+# machine's loopback addresses, so only one shard may run them); "release"
+# runs the tests that install and upgrade through the real CVO and, to
+# balance the shards, a long wait; "api" runs every other test, so a new test
+# lands there unless it is named below.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestRules|TestScrapeDuringRotations|TestSecurityCRIOMetricsEndToEnd|TestCoreMissingInfrastructure|TestPersistentErrorsNoStatusWrites|TestFaultLeaderElection)$'
+nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestRules|TestScrapeDuringRotations|TestSecurityCRIOMetricsEndToEnd|TestFaultLeaderElection)$'
+release_shard='^(TestInstallAsCVO|TestInstallAsCVOHostedProfile|TestInstallWithRealCVO|TestUpgradeWithRealCVO|TestCoreMissingInfrastructure)$'
 
 # The suite's clusters run the feature set that serves node settings, which
 # most node settings tests need; TestFeatureGateNodeSettings switches to
 # Default and back (docs/api.md, "Feature gates").
 export LCP_FEATURE_SET=${LCP_FEATURE_SET:-TechPreviewNoUpgrade}
 
-shards=${E2E_SHARDS:-2}
+shards=${E2E_SHARDS:-3}
 if [ -n "${E2E_RUN:-}" ]; then
   shards=1
 fi
 case "$shards" in
-  1|2) ;;
-  *) echo "E2E_SHARDS=$shards: want 1 or 2" >&2; exit 2 ;;
+  1|3) ;;
+  *) echo "E2E_SHARDS=$shards: want 1 or 3" >&2; exit 2 ;;
 esac
 
 gotest=(go test -mod=vendor -tags e2e -count=1 -p 1 -timeout "${E2E_TIMEOUT:-60m}" -v)
 
-# shard_env NAME: the environment of shard NAME's control plane. The first
-# keeps the defaults (and a caller's LCP_DIR and ports); the second gets its
-# own directory and ports 100 above the defaults.
+# shard_env NAME: the environment of shard NAME's control plane. The api
+# shard keeps the defaults (and a caller's LCP_DIR and ports); the others get
+# their own directories and ports 100 and 200 above the defaults.
 shard_env() {
   case "$1" in
     api|all)
@@ -48,6 +50,11 @@ shard_env() {
       echo "LCP_DIR=$root/_output/local-cluster-e2e-nodes"
       echo "LCP_APISERVER_PORT=16543" "LCP_ETCD_PORT=16479" "LCP_ETCD_PEER_PORT=16480"
       echo "LCP_KCM_PORT=16357" "LCP_SCHEDULER_PORT=16359" "LCP_KWOK_PORT=16347"
+      ;;
+    release)
+      echo "LCP_DIR=$root/_output/local-cluster-e2e-release"
+      echo "LCP_APISERVER_PORT=16643" "LCP_ETCD_PORT=16579" "LCP_ETCD_PEER_PORT=16580"
+      echo "LCP_KCM_PORT=16457" "LCP_SCHEDULER_PORT=16459" "LCP_KWOK_PORT=16447"
       ;;
   esac
 }
@@ -62,8 +69,8 @@ in_shard() {
 }
 
 names=(all)
-if [ "$shards" = 2 ]; then
-  names=(api nodes)
+if [ "$shards" = 3 ]; then
+  names=(nodes release api)
 fi
 
 cleanup() {
@@ -80,15 +87,33 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Tools and the local-cluster binary first, once, so the shards do not build
-# them side by side.
-hack/build-tools.sh cluster >&2
+# Each shard's tools, built before its control plane starts (a tool that
+# another build is building is waited for: hack/build-tools.sh locks each).
+declare -A shard_tools=(
+  [all]="cluster crio cluster-version-operator oc-inspect"
+  [api]="cluster"
+  [nodes]="cluster crio"
+  [release]="cluster cluster-version-operator oc-inspect"
+)
+
+# start_shard NAME: builds shard NAME's tools and starts its control plane;
+# one control plane starts at a time (each is a minute of CPU).
+start_shard() {
+  # shellcheck disable=SC2086
+  hack/build-tools.sh ${shard_tools[$1]} >&2
+  (
+    exec 8>"$root/_output/e2e-up.lock"
+    flock 8
+    in_shard "$1" hack/local-cluster.sh up
+  )
+}
+
 for n in "${names[@]}"; do
   in_shard "$n" hack/local-cluster.sh down >/dev/null 2>&1 || true
 done
 
 if [ "$shards" = 1 ]; then
-  in_shard all hack/local-cluster.sh up
+  start_shard all
   # Output goes to stdout so that CI's runner sees go test's summary.
   in_shard all "${gotest[@]}" ${E2E_RUN:+-run "$E2E_RUN"} ./test/e2e/... 2>&1
   exit 0
@@ -98,23 +123,33 @@ fi
 mkdir -p "$root/_output/e2e-bin"
 go test -mod=vendor -tags e2e -c -o "$root/_output/e2e-bin/" ./test/e2e/... >/dev/null
 
-# The control planes start one after the other (each is a minute of CPU);
-# the tests of both shards then run at once. The api shard's output streams
-# to stdout; the nodes shard's goes to a file and follows on stdout once both
-# are done.
-in_shard api hack/local-cluster.sh up
-in_shard nodes hack/local-cluster.sh up
-nodes_log=$root/_output/e2e-shard-nodes.log
+# run_shard NAME GO-TEST-FILTER...: one shard, from its tools to its exit.
+run_shard() {
+  local n=$1; shift
+  # (an explicit check: errexit is off in a function called from a || list)
+  start_shard "$n" || { echo "e2e shard $n: its tools or control plane failed to start"; return 1; }
+  local t0 rc=0
+  t0=$(date +%s)
+  in_shard "$n" "${gotest[@]}" "$@" ./test/e2e/... 2>&1 || rc=$?
+  echo "e2e shard $n: exit $rc after $(($(date +%s) - t0))s"
+  return "$rc"
+}
+
+# Each shard starts as soon as its tools are built, so the api shard need
+# not wait for CRI-O or the CVO. The api shard's output streams to stdout;
+# the others' go to files and follow on stdout once all are done.
 start=$(date +%s)
-in_shard nodes "${gotest[@]}" -run "$nodes_shard" ./test/e2e/... >"$nodes_log" 2>&1 &
+run_shard nodes -run "$nodes_shard" >"$root/_output/e2e-shard-nodes.log" 2>&1 &
 nodes_pid=$!
-api_rc=0
-in_shard api "${gotest[@]}" -skip "$nodes_shard" ./test/e2e/... 2>&1 || api_rc=$?
-api_end=$(date +%s)
-nodes_rc=0
-wait "$nodes_pid" || nodes_rc=$?
-end=$(date +%s)
-echo "=== shard nodes (tests $nodes_shard; also in $nodes_log)"
-cat "$nodes_log"
-echo "e2e shards: api exit $api_rc after $((api_end - start))s, nodes exit $nodes_rc after $((end - start))s"
-[ "$api_rc" = 0 ] && [ "$nodes_rc" = 0 ]
+run_shard release -run "$release_shard" >"$root/_output/e2e-shard-release.log" 2>&1 &
+release_pid=$!
+rc=0
+run_shard api -skip "$nodes_shard|$release_shard" || rc=$?
+wait "$nodes_pid" || rc=1
+wait "$release_pid" || rc=1
+for n in nodes release; do
+  echo "=== shard $n (also in _output/e2e-shard-$n.log)"
+  cat "$root/_output/e2e-shard-$n.log"
+done
+echo "e2e shards: all done after $(($(date +%s) - start))s"
+exit "$rc"
