@@ -64,7 +64,9 @@ var (
 )
 
 // known: the lint knows how the API serves the object's kind.
-func (o *object) known() bool { return scheme.Recognizes(o.GroupVersionKind()) || untyped.Has(o.GetKind()) }
+func (o *object) known() bool {
+	return scheme.Recognizes(o.GroupVersionKind()) || untyped.Has(o.GetKind())
+}
 
 // namespaced and resource say how the API serves the object's kind.
 func (o *object) namespaced() bool { return !clusterScoped.Has(o.GetKind()) }

@@ -125,7 +125,9 @@ type grant struct {
 func readRBAC(t *testing.T, tr *tree) []grant {
 	t.Helper()
 	roles := map[string][]rbacv1.PolicyRule{} // "ClusterRole/name" or "Role/ns/name"
-	key := func(kind, ns, name string) string { return strings.Join(slices.DeleteFunc([]string{kind, ns, name}, func(s string) bool { return s == "" }), "/") }
+	key := func(kind, ns, name string) string {
+		return strings.Join(slices.DeleteFunc([]string{kind, ns, name}, func(s string) bool { return s == "" }), "/")
+	}
 	for _, o := range append(tr.byKind("ClusterRole"), tr.byKind("Role")...) {
 		r := &rbacv1.ClusterRole{} // a Role's fields are a ClusterRole's
 		if err := o.Decode(r); err != nil {
