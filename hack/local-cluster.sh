@@ -10,7 +10,6 @@
 # usage: hack/local-cluster.sh up       start (no-op when already up); prints
 #                                       the admin kubeconfig's path
 #        hack/local-cluster.sh down     stop every component, remove all state
-#        hack/local-cluster.sh status   exit 0 only when up and healthy
 #        hack/local-cluster.sh nodes N  scale the simulated nodes to N
 #        hack/local-cluster.sh restart-apiserver
 #                                       stop kube-apiserver and start it again

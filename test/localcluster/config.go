@@ -1,8 +1,5 @@
 // Package localcluster runs the local control plane of the e2e tests, the
-// benchmarks and `make run` (docs/local-control-plane.md): kwokctl's binary
-// runtime runs the components from _output/bin, and this package sets the
-// cluster up as the tests need it: the OpenShift CRDs, the cluster
-// configuration objects and the simulated nodes.
+// benchmarks and `make run` (docs/local-control-plane.md).
 package localcluster
 
 import (

@@ -18,12 +18,7 @@ import (
 // $clusterDir/pids/NAME.pid and $LCP_DIR/logs/NAME.log.
 var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"}
 
-// kwokctlConfig is kwokctl's configuration: the binary runtime, our binaries
-// (kwokctl downloads nothing when each is a local file), our ports on
-// 127.0.0.1, and the flags the components need beyond kwokctl's own. kwokctl
-// gives all components one certificate, pki/admin.crt (CN kwok-admin, group
-// system:masters, serving and client use), signed by pki/ca.crt; its key also
-// signs service account tokens.
+// kwokctlConfig is kwokctl's configuration (docs/local-control-plane.md).
 var kwokctlConfig = template.Must(template.New("kwokctl").Parse(`apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
 options:
@@ -47,11 +42,8 @@ options:
 {{- end}}
   nodeLeaseDurationSeconds: 300
   heartbeatFactor: 1
-  # the lease duration + 10 s; kwok renews the Lease every quarter of it
   kubeControllerManagerNodeMonitorGracePeriodMilliseconds: 310000
   kubectlBinary: {{.Bin}}/kubectl
-  # Tools kwokctl runs only on request (kwokctl etcdctl, ...): missing local
-  # files, so that they fail rather than download.
   etcdctlBinary: {{.Bin}}/etcdctl
   etcdutlBinary: {{.Bin}}/etcdutl
   kectlBinary: {{.Bin}}/kectl
@@ -65,8 +57,6 @@ componentsPatches:
   - {key: log-level, value: warn}
 - name: kube-apiserver
   extraArgs:
-  # Endpoints may not hold loopback addresses: the kubernetes Service gets a
-  # ClusterIP but no endpoints (nothing in the cluster would use them).
   - {key: advertise-address, value: 127.0.0.1}
   - {key: endpoint-reconciler-type, value: none}
   - {key: kubelet-preferred-address-types, value: InternalIP}
@@ -116,7 +106,6 @@ componentsPatches:
   - {key: cidr, value: 10.128.0.0/14}
   - {key: v, value: WARN}
 ---
-# More workers than kwok's default 4, for thousands of nodes.
 apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
@@ -182,8 +171,7 @@ func (c *Config) pid(component string) int {
 	return pid
 }
 
-// alive is false for a zombie too: pid 1 may be slow to reap, and kwokctl
-// takes one for a running process.
+// alive is false for a zombie too (kwokctl takes one for a running process).
 func alive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	i := bytes.LastIndexByte(b, ')')
@@ -206,9 +194,7 @@ func stop(pid int) error {
 }
 
 // processes are the cluster's processes, whatever kwokctl's pid files say
-// (kwokctl kills without waiting, and forgets a cluster it failed to
-// create): our components' binaries with this state directory on their
-// command line.
+// (docs/local-control-plane.md).
 func (c *Config) processes() []int {
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	var pids []int

@@ -17,9 +17,7 @@ import (
 // kwok.x-k8s.io/node=fake.
 const indexLabel = "local-cluster/node-index"
 
-// node is simulated node i: master-0, then worker-I, InternalIP 127.0.K.N
-// (N in 1..254, K from 1 up). kwok keeps the status, which is accepted on
-// create only: nodes are created, never applied.
+// node is simulated node i (docs/local-control-plane.md "Nodes").
 func node(i int) *corev1.Node {
 	name, role := "worker-"+strconv.Itoa(i), "worker"
 	if i == 0 {

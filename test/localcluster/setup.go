@@ -73,10 +73,7 @@ func (c *Config) ApplyFiles(ctx context.Context, manager string, files []string)
 	return cl.apply(ctx, manager, objs)
 }
 
-// apply is the harness's one way to apply, the CVO's: only the objects of
-// FeatureGate cluster's feature set (Default without one), server-side apply
-// as manager forcing conflicts, objects annotated
-// release.openshift.io/create-only only created when missing.
+// apply is the harness's one way to apply, the CVO's (docs/local-control-plane.md).
 func (cl *clients) apply(ctx context.Context, manager string, objs []*unstructured.Unstructured) error {
 	fg, err := cl.dynamic.Resource(configv1.GroupVersion.WithResource("featuregates")).Get(ctx, "cluster", metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -123,10 +120,8 @@ func (cl *clients) apply(ctx context.Context, manager string, objs []*unstructur
 	return nil
 }
 
-// crdFiles are the CRD manifests the cluster serves, from the module cache:
-// openshift/api's (the Default feature set) and prometheus-operator's at the
-// versions go.mod requires, and those of OLM's API (which the operator does
-// not import), where an administrator may have installed an NMState operator.
+// crdFiles are the CRD manifests the cluster serves, from the module cache
+// (docs/local-control-plane.md).
 func (c *Config) crdFiles() ([]string, error) {
 	api, err := moduleDir("github.com/openshift/api", c.required("github.com/openshift/api"))
 	if err != nil {
@@ -196,10 +191,7 @@ func moduleDir(module, version string) (string, error) {
 }
 
 // clusterConfig is what the installer and the other operators leave on an
-// OpenShift cluster and the operator reads. The clusterID is set once, and so
-// is FeatureGate cluster's feature set: its status is the cluster-config
-// operator's (framework.WriteFeatureGateStatus); MCO creates
-// MachineConfiguration cluster.
+// OpenShift cluster and the operator reads (docs/local-control-plane.md).
 var clusterConfig = template.Must(template.New("config").Parse(`# YAML, not JSON: the decoder goes by the first character
 {apiVersion: v1, kind: Namespace, metadata: {name: openshift-config}}
 ---

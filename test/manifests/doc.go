@@ -1,7 +1,3 @@
-// Package manifests lints manifests/, what the cluster-version operator
-// applies from the operator's image: file names and run levels, release
-// profile annotations, the order the CVO applies them in, the Deployment's
-// conventions and its metrics sidecar, image references, RBAC, and the
-// ClusterOperator's relatedObjects. It has only tests; `make test-unit` runs
-// them.
+// Package manifests lints manifests/, what the CVO applies from the
+// operator's image (docs/test-behaviours.md); it has only tests.
 package manifests

@@ -12,16 +12,8 @@ import (
 	"github.com/openshift/cluster-node-operator/test/fixtures/nmstateoperand"
 )
 
-// TestNMStateOperatorRBACIsNarrow: the ClusterRole and Role the stack gives
-// the NMState operator hold no wildcard, no impersonate and no delete of
-// CRDs, and name, in escalate and bind, nothing but the roles it applies for
-// its handler (test/fixtures/nmstateoperand).
-// That they let it make every request of its own and create every role and
-// binding of its handler is proven live: TestNMState's
-// testOperandDeploysItsHandler, where its e2e double asks the API server's
-// authorizer about those requests and applies those objects as its
-// ServiceAccount, and the API server's escalation check refuses what it may
-// not grant.
+// TestNMStateOperatorRBACIsNarrow: docs/test-behaviours.md (what it may do
+// is proven live by TestNMState's testOperandDeploysItsHandler).
 func TestNMStateOperatorRBACIsNarrow(t *testing.T) {
 	phases, err := nmstateoperand.Phases(nmstateoperand.Env{
 		"HANDLER_NAMESPACE": nmstateNamespace, "OPERATOR_NAMESPACE": nmstateNamespace, "MONITORING_NAMESPACE": "openshift-monitoring",

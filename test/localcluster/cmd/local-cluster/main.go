@@ -16,7 +16,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/localcluster"
 )
 
-const usage = "usage: local-cluster -root REPO up|down|status|nodes <count>|restart-apiserver|apply <field manager> <file>...|mco-policy-status|feature-gates <operator version>"
+const usage = "usage: local-cluster -root REPO up|down|nodes <count>|restart-apiserver|apply <field manager> <file>...|mco-policy-status|feature-gates <operator version>"
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -44,8 +44,6 @@ func run(args []string) error {
 		return err
 	case cmd == "down" && len(rest) == 0:
 		return c.Down()
-	case cmd == "status" && len(rest) == 0:
-		return c.Healthy(ctx)
 	case cmd == "nodes" && len(rest) == 1:
 		n, err := strconv.Atoi(rest[0])
 		if err != nil || n < 0 {
