@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -45,46 +43,20 @@ const (
 // would, with one node disruption policy entry of another field manager.
 func applyMachineConfiguration(t *testing.T, c *framework.Cluster) {
 	t.Helper()
-	body := map[string]interface{}{
-		"apiVersion": "operator.openshift.io/v1",
-		"kind":       "MachineConfiguration",
-		"metadata":   map[string]interface{}{"name": "cluster"},
-		"spec": map[string]interface{}{
-			"managementState": "Managed",
-			"nodeDisruptionPolicy": map[string]interface{}{"files": []interface{}{
-				map[string]interface{}{"path": otherPolicyPath, "actions": []interface{}{map[string]interface{}{"type": "None"}}},
-			}},
-		},
-	}
-	data, err := json.Marshal(body)
-	require.NoError(t, err)
-	_, err = c.Dynamic.Resource(machineConfigurationGVR).Patch(context.Background(), "cluster", types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: otherPolicyManager, Force: ptr(true)})
+	body := `{"apiVersion":"operator.openshift.io/v1","kind":"MachineConfiguration","metadata":{"name":"cluster"},
+		"spec":{"managementState":"Managed","nodeDisruptionPolicy":{"files":[{"path":"` + otherPolicyPath + `","actions":[{"type":"None"}]}]}}}`
+	_, err := c.Dynamic.Resource(machineConfigurationGVR).Patch(context.Background(), "cluster", types.ApplyPatchType, []byte(body),
+		metav1.PatchOptions{FieldManager: otherPolicyManager, Force: new(true)})
 	require.NoError(t, err)
 }
 
-func ptr[T any](v T) *T { return &v }
-
-func deleteMachineConfiguration(t *testing.T, c *framework.Cluster) {
-	t.Helper()
-	ctx := context.Background()
-	err := c.Dynamic.Resource(machineConfigurationGVR).Delete(ctx, "cluster", metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	}, "MachineConfiguration cluster to be gone")
-}
-
-func getMachineConfiguration(t *testing.T, c *framework.Cluster) (*operatorv1.MachineConfiguration, *unstructured.Unstructured) {
+func getMachineConfiguration(t *testing.T, c *framework.Cluster) *operatorv1.MachineConfiguration {
 	t.Helper()
 	u, err := c.Dynamic.Resource(machineConfigurationGVR).Get(context.Background(), "cluster", metav1.GetOptions{})
 	require.NoError(t, err)
 	mc := &operatorv1.MachineConfiguration{}
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, mc))
-	return mc, u
+	return mc
 }
 
 func policyFile(mc *operatorv1.MachineConfiguration, path string) *operatorv1.NodeDisruptionPolicySpecFile {
@@ -107,8 +79,7 @@ func managedBy(mc *operatorv1.MachineConfiguration, manager string, op metav1.Ma
 	return nil
 }
 
-// heldBack is the MetricsProgressing message while the
-// drop-in MachineConfigs wait.
+// heldBack is MetricsProgressing's message while the MachineConfigs wait.
 func heldBack(wait string) string { return criometrics.MachineConfigsHeldBack + wait }
 
 // waitHeldBackEnds: MetricsProgressing no longer says the MachineConfigs
@@ -157,41 +128,64 @@ func startWithoutMachineConfiguration(t *testing.T) *framework.Cluster {
 		}
 	})
 
-	deleteMachineConfiguration(t, c)
-	for _, name := range dropInMachineConfigs {
-		if err := c.Dynamic.Resource(machineConfigGVR).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	del := func(gvr schema.GroupVersionResource, name string) {
+		if err := c.Dynamic.Resource(gvr).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
 		}
 	}
+	del(machineConfigurationGVR, "cluster")
+	for _, name := range dropInMachineConfigs {
+		del(machineConfigGVR, name)
+	}
+	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+		_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	}, "MachineConfiguration cluster to be gone")
 	return c
 }
 
 // TestMetricsNodeDisruptionPolicy: the CRI-O drop-in MachineConfigs wait
-// for MCO's node disruption policy. Without MachineConfiguration cluster,
-// and then with it but before MCO's operator has listed our entry in its
-// status, the rest of the stack deploys and no drop-in MachineConfig
-// appears (MetricsProgressing says why). The entry (restart
-// crio.service) is applied to the spec as soon as the object exists, owned
-// by a field manager of its own that touches nothing else; once the status
-// lists it (the MCO stand-in's operator part), the MachineConfigs follow.
-// The entry is left in place when the stack is removed.
+// for MCO's node disruption policy (docs/test-behaviours.md).
 func TestMetricsNodeDisruptionPolicy(t *testing.T) {
+	crdFile := machineConfigurationCRDFile(t)
 	c := startWithoutMachineConfiguration(t)
-	ctx := context.Background()
-	// Without MachineConfiguration cluster: the stack deploys but for the
-	// drop-in MachineConfigs and the ServiceMonitor that waits for them.
 	// No stand-in for MCO's operator yet: this test plays it.
 	op := framework.StartOperator(t, framework.OperatorOptions{NoMCOPolicyStatus: true})
 	op.WaitLeading(t, 2*time.Minute)
+	step := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow() // each step starts from the state the previous one left
+		}
+	}
+	step("WithoutMachineConfiguration", func(t *testing.T) { heldBackWithoutMachineConfiguration(t, c) })
+	step("BeforeMCOListsTheEntry", func(t *testing.T) { heldBackUntilTheStatusListsTheEntry(t, c, op) })
+	framework.StartMCOPolicyStatus(t, c.Config) // MCO's operator from now on
+	step("MCOListsTheEntry", func(t *testing.T) {
+		waitForMetricsObjects(t, c, true, 3*time.Minute)
+		waitHeldBackEnds(t, c)
+		assertPolicyEntryOwnedAndFirst(t, c)
+		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	})
+	step("APINotServed", func(t *testing.T) { heldBackWhileTheAPIIsNotServed(t, c, op, crdFile) })
+	step("OptOutKeepsTheEntry", func(t *testing.T) { optOutKeepsTheEntry(t, c, op) })
+}
+
+// heldBackWithoutMachineConfiguration: the stack deploys but for the
+// drop-in MachineConfigs and the ServiceMonitor that waits for them, and
+// the operator never creates MachineConfiguration cluster.
+func heldBackWithoutMachineConfiguration(t *testing.T, c *framework.Cluster) {
 	waitForMetricsObjects(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
 		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNoCluster)))
 	assertNoDropInMachineConfigs(t, c, "without MachineConfiguration cluster")
-	_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{})
+	_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(context.Background(), "cluster", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the operator must never create MachineConfiguration cluster: %v", err)
+}
 
-	// Opt out, then MCO's MachineConfiguration appears with another
-	// manager's entry and no status, then opt in.
+// heldBackUntilTheStatusListsTheEntry: opt out, MCO's MachineConfiguration
+// appears with another manager's entry and no status, opt in: our entry is
+// applied to the spec and the MachineConfigs wait.
+func heldBackUntilTheStatusListsTheEntry(t *testing.T, c *framework.Cluster, op *framework.Process) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
 	applyMachineConfiguration(t, c)
@@ -200,44 +194,95 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
 		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitStatus)))
 	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		mc, _ := getMachineConfiguration(t, c)
+		mc := getMachineConfiguration(t, c)
 		return policyFile(mc, criometrics.DropInPath) != nil, nil
 	}, "our entry in the spec")
-	// A few of the controller's looks later, still nothing.
-	time.Sleep(10 * time.Second)
+	c.ResyncNow(t, op) // one more look of every controller: still nothing
 	assertNoDropInMachineConfigs(t, c, "before MCO's status lists the entry")
-	waiting, _ := getMachineConfiguration(t, c)
+	waiting := getMachineConfiguration(t, c)
 	assert.Zero(t, waiting.Status.ObservedGeneration, "no one wrote the status")
+}
 
-	// MCO's operator (the stand-in's part) lists the entry in the status:
-	// the MachineConfigs follow.
-	framework.StartMCOPolicyStatus(t, c.Config)
-	waitForMetricsObjects(t, c, true, 3*time.Minute)
+// heldBackWhileTheAPIIsNotServed: without the machineconfigurations API
+// the drop-in MachineConfigs are neither changed nor deleted and are said
+// to be held back; when the API and the object come back, the entry is
+// applied and, once MCO's status lists it, the wait ends.
+func heldBackWhileTheAPIIsNotServed(t *testing.T, c *framework.Cluster, op *framework.Process, crdFile string) {
+	const crd = "crd/machineconfigurations.operator.openshift.io"
+	restored := false
+	restore := func() {
+		// As hack/local-cluster.sh up applied it: openshift/api's file for
+		// the Default feature set, whatever the cluster's.
+		kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=local-cluster", "-f", crdFile)
+		kubectl(t, "wait", "--for=condition=Established", "--timeout=120s", crd)
+		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+			return framework.Served(t, framework.KubeClient(t), machineConfigurationGVR), nil
+		}, "machineconfigurations to be served")
+		applyMachineConfiguration(t, c)
+		restored = true
+	}
+	t.Cleanup(func() {
+		if !restored {
+			restore()
+		}
+	})
+	kubectl(t, "delete", "--wait=true", crd)
+	c.RediscoverNow(t, op)
+	c.WaitForNodeOperator(t, 3*time.Minute, 2*time.Second,
+		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNotServed)))
+	for _, name := range dropInMachineConfigs {
+		_, err := c.Dynamic.Resource(machineConfigGVR).Get(context.Background(), name, metav1.GetOptions{})
+		assert.NoError(t, err, "MachineConfig %s deleted without the MachineConfiguration API", name)
+	}
+	restore()
+	c.RediscoverNow(t, op)
+	framework.Eventually(t, 3*time.Minute, 2*time.Second, func() (bool, error) {
+		mc := getMachineConfiguration(t, c)
+		return policyFile(mc, criometrics.DropInPath) != nil, nil
+	}, "the policy entry to be applied once MachineConfiguration cluster is back")
 	waitHeldBackEnds(t, c)
-
-	mc := assertPolicyEntryOwnedAndFirst(t, c)
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+}
 
-	// Opt out: the MachineConfigs go, the entry stays.
+// optOutKeepsTheEntry: the MachineConfigs go, our entry stays, and
+// MachineConfiguration cluster is not written again.
+func optOutKeepsTheEntry(t *testing.T, c *framework.Cluster, op *framework.Process) {
+	mc := getMachineConfiguration(t, c)
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
-	// The controller syncs, as on its resync, and does not (wrongly)
-	// remove it.
-	c.ResyncNow(t, op)
-	after, _ := getMachineConfiguration(t, c)
+	c.ResyncNow(t, op) // as on its resync: it must not (wrongly) remove the entry
+	after := getMachineConfiguration(t, c)
 	assert.NotNil(t, policyFile(after, criometrics.DropInPath), "the entry was removed with the stack: %+v", after.Spec.NodeDisruptionPolicy)
 	assert.NotNil(t, policyFile(after, otherPolicyPath))
 	assert.NotNil(t, managedBy(after, criometrics.DisruptionPolicyFieldManager, metav1.ManagedFieldsOperationApply))
 	assert.Equal(t, mc.ResourceVersion, after.ResourceVersion, "MachineConfiguration cluster written after the entry was in place")
 }
 
+// machineConfigurationCRDFile is the CRD file hack/local-cluster.sh applied
+// ($LCP_DIR/crds.txt), to restore the API after the test deleted it.
+func machineConfigurationCRDFile(t *testing.T) string {
+	lcpDir := os.Getenv("LCP_DIR")
+	if lcpDir == "" {
+		framework.Unavailable(t, "LCP_DIR is not set: restoring the CRD needs $LCP_DIR/crds.txt")
+	}
+	raw, err := os.ReadFile(filepath.Join(lcpDir, "crds.txt"))
+	require.NoError(t, err)
+	for _, f := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if strings.Contains(f, "_machineconfigurations") {
+			return f
+		}
+	}
+	framework.Unavailable(t, "no MachineConfiguration CRD in %s/crds.txt (hack/local-cluster.sh up writes it)", lcpDir)
+	return ""
+}
+
 // assertPolicyEntryOwnedAndFirst: our node disruption policy entry (restart
 // crio.service) is in MachineConfiguration cluster's spec beside the other
 // manager's, owned by a field manager of ours that owns nothing else, and
 // the status listing it was written before the drop-in MachineConfigs.
-func assertPolicyEntryOwnedAndFirst(t *testing.T, c *framework.Cluster) *operatorv1.MachineConfiguration {
+func assertPolicyEntryOwnedAndFirst(t *testing.T, c *framework.Cluster) {
 	t.Helper()
-	mc, _ := getMachineConfiguration(t, c)
+	mc := getMachineConfiguration(t, c)
 	ours := policyFile(mc, criometrics.DropInPath)
 	require.NotNil(t, ours, "no node disruption policy entry for %s: %+v", criometrics.DropInPath, mc.Spec.NodeDisruptionPolicy)
 	assert.Equal(t, []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: "crio.service"}}}, ours.Actions)
@@ -277,68 +322,4 @@ func assertPolicyEntryOwnedAndFirst(t *testing.T, c *framework.Cluster) *operato
 		require.NoError(t, err)
 		assert.Less(t, statusRevision, mcRevision, "policy status (revision %d) written after MachineConfig %s (revision %d)", statusRevision, name, mcRevision)
 	}
-	return mc
-}
-
-// TestMetricsNodeDisruptionPolicyAPINotServed: without the
-// operator.openshift.io/v1 machineconfigurations API MCO has no node
-// disruption policy: the drop-in MachineConfigs are neither changed nor
-// deleted, and MetricsProgressing says they are held back;
-// when the API and MachineConfiguration cluster come back, the entry is
-// applied and, once MCO's status lists it, the wait ends.
-func TestMetricsNodeDisruptionPolicyAPINotServed(t *testing.T) {
-	lcpDir := os.Getenv("LCP_DIR")
-	if lcpDir == "" {
-		framework.Unavailable(t, "LCP_DIR is not set: restoring the CRD needs $LCP_DIR/crds.txt")
-	}
-	raw, err := os.ReadFile(filepath.Join(lcpDir, "crds.txt"))
-	require.NoError(t, err)
-	crdFile := ""
-	for _, f := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		if strings.Contains(f, "_machineconfigurations") {
-			crdFile = f
-		}
-	}
-	if crdFile == "" {
-		framework.Unavailable(t, "no MachineConfiguration CRD in %s/crds.txt (hack/local-cluster.sh up writes it)", lcpDir)
-	}
-	c, op := framework.Setup(t, framework.OperatorOptions{})
-	ctx := context.Background()
-	const crd = "crd/machineconfigurations.operator.openshift.io"
-	restored := false
-	restore := func() {
-		// Applied as hack/local-cluster.sh up applied it: openshift/api's
-		// file for the Default feature set, whatever the cluster's (local-cluster
-		// apply would skip it, as the CVO would, on a TechPreview cluster).
-		kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=local-cluster", "-f", crdFile)
-		kubectl(t, "wait", "--for=condition=Established", "--timeout=120s", crd)
-		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-			return framework.Served(t, framework.KubeClient(t), machineConfigurationGVR), nil
-		}, "machineconfigurations to be served")
-		applyMachineConfiguration(t, c)
-		restored = true
-	}
-	t.Cleanup(func() {
-		if !restored {
-			restore()
-		}
-	})
-
-	kubectl(t, "delete", "--wait=true", crd)
-	c.RediscoverNow(t, op)
-	c.WaitForNodeOperator(t, 3*time.Minute, 2*time.Second,
-		framework.ConditionIs("MetricsProgressing", operatorv1.ConditionTrue, heldBack(nodedisruption.WaitNotServed)))
-	for _, name := range dropInMachineConfigs {
-		_, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, name, metav1.GetOptions{})
-		assert.NoError(t, err, "MachineConfig %s deleted without the MachineConfiguration API", name)
-	}
-
-	restore()
-	c.RediscoverNow(t, op)
-	framework.Eventually(t, 3*time.Minute, 2*time.Second, func() (bool, error) {
-		mc, _ := getMachineConfiguration(t, c)
-		return policyFile(mc, criometrics.DropInPath) != nil, nil
-	}, "the policy entry to be applied once MachineConfiguration cluster is back")
-	waitHeldBackEnds(t, c)
-	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }

@@ -25,88 +25,17 @@ const (
 	MCOPolicyStatusInterval = time.Second                // about as fast as MCO's operator reacts
 )
 
-func restartAction(service string) operatorv1.NodeDisruptionPolicyStatusAction {
-	return operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.RestartStatusAction,
-		Restart: &operatorv1.RestartService{ServiceName: operatorv1.NodeDisruptionPolicyServiceName(service)}}
-}
-
-func reloadAction(service string) operatorv1.NodeDisruptionPolicyStatusAction {
-	return operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.ReloadStatusAction,
-		Reload: &operatorv1.ReloadService{ServiceName: operatorv1.NodeDisruptionPolicyServiceName(service)}}
-}
-
-func policyFile(path string, actions ...operatorv1.NodeDisruptionPolicyStatusAction) operatorv1.NodeDisruptionPolicyStatusFile {
-	return operatorv1.NodeDisruptionPolicyStatusFile{Path: path, Actions: actions}
-}
-
-// mcoDefaultPolicies are MCO's defaults at mcoCommit, in its order.
-func mcoDefaultPolicies() operatorv1.NodeDisruptionPolicyClusterStatus {
-	none := operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.NoneStatusAction}
-	return operatorv1.NodeDisruptionPolicyClusterStatus{
-		Files: []operatorv1.NodeDisruptionPolicyStatusFile{
-			policyFile("/var/lib/kubelet/config.json", none),
-			policyFile("/etc/machine-config-daemon/no-reboot/containers-gpg.pub", reloadAction("crio.service")),
-			policyFile("/etc/containers/policy.json", reloadAction("crio.service")),
-			policyFile("/etc/containers/registries.conf", operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.SpecialStatusAction}),
-			policyFile("/etc/containers/registries.d", reloadAction("crio.service")),
-			policyFile("/etc/crio/policies", reloadAction("crio.service")),
-			policyFile("/etc/nmstate/openshift", none),
-			policyFile("/etc/pki/ca-trust/source/anchors/openshift-config-user-ca-bundle.crt", restartAction("coreos-update-ca-trust.service"), restartAction("crio.service")),
-			policyFile("/etc/kubernetes/credential-providers", restartAction("kubelet.service")),
-			policyFile("/etc/systemd/system/kubelet.service.d/40-kubelet-crio-image-credential-provider.conf",
-				operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.DaemonReloadStatusAction}, restartAction("kubelet.service")),
-			policyFile("/etc/iri-registry", restartAction("iri-registry.service")),
-			policyFile("/usr/local/bin/load-registry-image.sh", restartAction("iri-registry.service")),
-			policyFile("/etc/pki/ca-trust/source/anchors/iri-root-ca.crt", restartAction("coreos-update-ca-trust.service")),
-		},
-		Units: []operatorv1.NodeDisruptionPolicyStatusUnit{{Name: "iri-registry.service", Actions: []operatorv1.NodeDisruptionPolicyStatusAction{
-			{Type: operatorv1.DaemonReloadStatusAction}, restartAction("iri-registry.service"),
-		}}},
-		SSHKey: operatorv1.NodeDisruptionPolicyStatusSSHKey{Actions: []operatorv1.NodeDisruptionPolicyStatusAction{{Type: operatorv1.NoneStatusAction}}},
-	}
-}
-
-func statusActions(in []operatorv1.NodeDisruptionPolicySpecAction) []operatorv1.NodeDisruptionPolicyStatusAction {
-	out := []operatorv1.NodeDisruptionPolicyStatusAction{}
-	for _, a := range in {
-		out = append(out, operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.NodeDisruptionPolicyStatusActionType(a.Type), Reload: a.Reload, Restart: a.Restart})
-	}
-	return out
-}
-
-// ClusterPolicies is MergeClusterPolicies: the defaults, each spec entry
-// replacing the default of its path (name) in place or appended.
+// ClusterPolicies is MergeClusterPolicies without MCO's defaults, which
+// cover no path of ours and none a test changes (docs/mco-standin.md).
 func ClusterPolicies(spec operatorv1.NodeDisruptionPolicyConfig) operatorv1.NodeDisruptionPolicyClusterStatus {
-	out := mcoDefaultPolicies()
-	defaultFiles, defaultUnits := len(out.Files), len(out.Units)
+	out := operatorv1.NodeDisruptionPolicyClusterStatus{
+		SSHKey: operatorv1.NodeDisruptionPolicyStatusSSHKey{Actions: []operatorv1.NodeDisruptionPolicyStatusAction{{Type: operatorv1.NoneStatusAction}}}}
 	for _, f := range spec.Files {
-		entry := operatorv1.NodeDisruptionPolicyStatusFile{Path: f.Path, Actions: statusActions(f.Actions)}
-		replaced := false
-		for i := 0; i < defaultFiles; i++ {
-			if out.Files[i].Path == f.Path {
-				out.Files[i], replaced = entry, true
-				break
-			}
+		entry := operatorv1.NodeDisruptionPolicyStatusFile{Path: f.Path, Actions: []operatorv1.NodeDisruptionPolicyStatusAction{}}
+		for _, a := range f.Actions {
+			entry.Actions = append(entry.Actions, operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.NodeDisruptionPolicyStatusActionType(a.Type), Reload: a.Reload, Restart: a.Restart})
 		}
-		if !replaced {
-			out.Files = append(out.Files, entry)
-		}
-	}
-	for _, u := range spec.Units {
-		entry := operatorv1.NodeDisruptionPolicyStatusUnit{Name: u.Name, Actions: statusActions(u.Actions)}
-		replaced := false
-		for i := 0; i < defaultUnits; i++ {
-			if out.Units[i].Name == u.Name {
-				out.Units[i], replaced = entry, true
-				break
-			}
-		}
-		if !replaced {
-			out.Units = append(out.Units, entry)
-		}
-	}
-	if len(spec.SSHKey.Actions) > 0 {
-		out.SSHKey = operatorv1.NodeDisruptionPolicyStatusSSHKey{Actions: statusActions(spec.SSHKey.Actions)}
+		out.Files = append(out.Files, entry)
 	}
 	return out
 }

@@ -48,7 +48,6 @@ const (
 	mcoState           = "machineconfiguration.openshift.io/state"
 	mcoReason          = "machineconfiguration.openshift.io/reason"
 	mcoDone            = "Done"
-	mcoWorking         = "Working"
 	mcoDegraded        = "Degraded"
 	workerPool         = "worker"
 	masterPool         = "master"
@@ -61,33 +60,20 @@ var (
 	mcpGVR                  = platform.MachineConfigPoolGVR
 	mcnGVR                  = platform.MachineConfigNodeGVR
 	MachineConfigurationGVR = platform.MachineConfigurationGVR
-	// mcnConditionTypes: generateAndApplyMachineConfigNodes, without ImageModeStatusReporting.
-	mcnConditionTypes = []string{"UpdatePrepared", "UpdateExecuted", "UpdatePostActionComplete", "UpdateComplete", "Resumed",
-		"Drained", "AppliedFilesAndOS", "Cordoned", "RebootedNode", "Updated", "Uncordoned", "NodeDegraded",
-		"PinnedImageSetsDegraded", "PinnedImageSetsProgressing"}
 )
 
 // MCOEventKind says what the stand-in did (docs/mco-standin.md); Detail in brackets.
 type MCOEventKind string
 
 const (
-	MCOPolicyStatusSynced   MCOEventKind = "PolicyStatusSynced"        // its operator part wrote the policy status
-	MCORendered             MCOEventKind = "Rendered"                  // a pool targets a rendered config (its name)
-	MCODesired              MCOEventKind = "DesiredConfigSet"          // the node controller gave a node a desired config (its name)
-	MCOFileWritten          MCOEventKind = "FileWritten"               // (path)
-	MCOFileRemoved          MCOEventKind = "FileRemoved"               // (path)
-	MCOServiceRestarted     MCOEventKind = "ServiceRestarted"          // (unit); crio.service: the real CRI-O came back
-	MCOServiceRestartFailed MCOEventKind = "ServiceRestartFailed"      // (unit: error)
-	MCODependentRestarted   MCOEventKind = "DependentServiceRestarted" // systemd restarted a unit that Requires= the restarted one (unit)
-	MCOServiceReloaded      MCOEventKind = "ServiceReloaded"           // (unit or daemon-reload); recorded only
-	MCOCRIOStartedBySystemd MCOEventKind = "CRIOStartedBySystemd"      // CRI-O up again with the rolled back files (Restart=on-failure)
-	MCODrained              MCOEventKind = "Drained"                   // recorded only
-	MCORebooted             MCOEventKind = "Rebooted"                  // recorded; CRI-O restarted with the new files instead
-	MCONodeUpdated          MCOEventKind = "NodeUpdated"               // (config)
-	MCONodeDegraded         MCOEventKind = "NodeDegraded"              // (reason)
-	MCOPoolUpdating         MCOEventKind = "PoolUpdating"              // the pool's condition became True (its message)
-	MCOPoolUpdated          MCOEventKind = "PoolUpdated"
-	MCOPoolDegraded         MCOEventKind = "PoolDegraded"
+	MCODesired            MCOEventKind = "DesiredConfigSet"          // the node controller gave a node a desired config (its name)
+	MCOServiceRestarted   MCOEventKind = "ServiceRestarted"          // (unit); crio.service: the real CRI-O came back
+	MCODependentRestarted MCOEventKind = "DependentServiceRestarted" // systemd restarted a unit that Requires= the restarted one (unit)
+	MCODrained            MCOEventKind = "Drained"                   // recorded only
+	MCORebooted           MCOEventKind = "Rebooted"                  // recorded; CRI-O restarted with the new files instead
+	MCONodeUpdated        MCOEventKind = "NodeUpdated"               // (config)
+	MCONodeDegraded       MCOEventKind = "NodeDegraded"              // (reason)
+	MCOPoolUpdated        MCOEventKind = "PoolUpdated"               // its Updated condition became True
 )
 
 // MCOEvent is one thing the stand-in did.
@@ -272,12 +258,8 @@ type standInWorld struct {
 
 func (s *MCOStandIn) sync(ctx context.Context) error {
 	if s.operatorPart.Load() {
-		wrote, err := syncPolicyStatus(ctx, s.dyn)
-		if err != nil {
+		if _, err := syncPolicyStatus(ctx, s.dyn); err != nil {
 			return fmt.Errorf("MachineConfiguration cluster status: %w", err)
-		}
-		if wrote {
-			s.record("", "", MCOPolicyStatusSynced, "")
 		}
 	}
 	w, err := s.observe(ctx)
@@ -345,11 +327,7 @@ func (s *MCOStandIn) observe(ctx context.Context) (*standInWorld, error) {
 		if w.nodes[name], err = s.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return nil, err
 		}
-		pool, err := primaryPool(w.nodes[name], w.pools)
-		if err != nil {
-			return nil, err
-		}
-		if pool != "" {
+		if pool := primaryPool(w.nodes[name], w.pools); pool != "" {
 			w.poolOf[name] = pool
 			w.nodesOf[pool] = append(w.nodesOf[pool], name)
 		}
@@ -357,47 +335,30 @@ func (s *MCOStandIn) observe(ctx context.Context) (*standInWorld, error) {
 	return w, nil
 }
 
-// primaryPool is helpers.GetPoolsForNode's choice: master, one custom pool, else worker.
-func primaryPool(node *corev1.Node, pools []*mcfgv1.MachineConfigPool) (string, error) {
-	var master, worker string
-	var custom []string
+// primaryPool is helpers.GetPoolsForNode's choice: master, a custom pool, else worker.
+func primaryPool(node *corev1.Node, pools []*mcfgv1.MachineConfigPool) string {
+	rank := func(pool string) int {
+		if r, ok := map[string]int{"": 0, workerPool: 1, masterPool: 3}[pool]; ok {
+			return r
+		}
+		return 2 // a custom pool
+	}
+	best := ""
 	for _, p := range pools {
 		sel, err := metav1.LabelSelectorAsSelector(p.Spec.NodeSelector)
-		if err != nil || p.Spec.NodeSelector == nil || sel.Empty() || !sel.Matches(labels.Set(node.Labels)) {
-			continue
-		}
-		switch p.Name {
-		case masterPool:
-			master = p.Name
-		case workerPool:
-			worker = p.Name
-		default:
-			custom = append(custom, p.Name)
+		if err == nil && p.Spec.NodeSelector != nil && !sel.Empty() && sel.Matches(labels.Set(node.Labels)) && rank(p.Name) > rank(best) {
+			best = p.Name
 		}
 	}
-	switch {
-	case len(custom) > 1:
-		return "", fmt.Errorf("node %s belongs to %d custom roles, cannot proceed with this Node", node.Name, len(custom))
-	case master != "":
-		return master, nil
-	case len(custom) == 1:
-		return custom[0], nil
-	}
-	return worker, nil
+	return best
 }
 
 // Render controller
 
-// RenderedConfig is what the render controller makes of a pool's MachineConfigs.
-type RenderedConfig struct {
-	Name   string                 // rendered-<pool>-<hash of Spec>
-	Source []string               // the MachineConfigs merged, by name
-	Spec   map[string]interface{} // Ignition with the merged storage.files
-}
-
-// RenderPool merges a pool's MachineConfigs as MergeMachineConfigs does
-// (docs/mco-standin.md "Render": role worker first, then by name).
-func RenderPool(pool string, mcs []*unstructured.Unstructured) (RenderedConfig, error) {
+// renderPool merges a pool's MachineConfigs as MergeMachineConfigs does
+// (docs/mco-standin.md "Render": role worker first, then by name) into
+// rendered-<pool>-<hash of the spec> and its Ignition spec.
+func renderPool(pool string, mcs []*unstructured.Unstructured) (string, map[string]interface{}, error) {
 	sorted := slices.Clone(mcs)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		wi, wj := sorted[i].GetLabels()[mcoRoleLabel] == workerPool, sorted[j].GetLabels()[mcoRoleLabel] == workerPool
@@ -407,17 +368,15 @@ func RenderPool(pool string, mcs []*unstructured.Unstructured) (RenderedConfig, 
 		return sorted[i].GetName() < sorted[j].GetName()
 	})
 	byPath := map[string]interface{}{}
-	var source []string
 	for _, mc := range sorted {
-		source = append(source, mc.GetName())
 		files, _, err := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
 		if err != nil {
-			return RenderedConfig{}, fmt.Errorf("MachineConfig %s: %w", mc.GetName(), err)
+			return "", nil, fmt.Errorf("MachineConfig %s: %w", mc.GetName(), err)
 		}
 		for _, f := range files {
 			m, ok := f.(map[string]interface{})
 			if !ok {
-				return RenderedConfig{}, fmt.Errorf("MachineConfig %s: a file is not an object", mc.GetName())
+				return "", nil, fmt.Errorf("MachineConfig %s: a file is not an object", mc.GetName())
 			}
 			m = runtime.DeepCopyJSON(m)
 			if _, ok := m["overwrite"]; !ok {
@@ -436,12 +395,8 @@ func RenderPool(pool string, mcs []*unstructured.Unstructured) (RenderedConfig, 
 		"storage":  map[string]interface{}{"files": files},
 	}}
 	raw, err := json.Marshal(spec)
-	if err != nil {
-		return RenderedConfig{}, err
-	}
 	sum := sha256.Sum256(raw)
-	sort.Strings(source)
-	return RenderedConfig{Name: "rendered-" + pool + "-" + hex.EncodeToString(sum[:16]), Source: source, Spec: spec}, nil
+	return "rendered-" + pool + "-" + hex.EncodeToString(sum[:16]), spec, err
 }
 
 // render makes the pool target the rendered config of the MachineConfigs
@@ -460,16 +415,16 @@ func (s *MCOStandIn) render(ctx context.Context, w *standInWorld, pool *mcfgv1.M
 	if len(selected) == 0 {
 		return nil
 	}
-	r, err := RenderPool(pool.Name, selected)
+	name, spec, err := renderPool(pool.Name, selected)
 	if err != nil {
 		return err
 	}
-	if _, ok := w.mcs[r.Name]; !ok {
+	if _, ok := w.mcs[name]; !ok {
 		controller := true
 		mc := &unstructured.Unstructured{Object: map[string]interface{}{
 			"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
-			"metadata": map[string]interface{}{"name": r.Name, "annotations": map[string]interface{}{mcoGeneratedByAnnotation: standInManager}},
-			"spec":     r.Spec,
+			"metadata": map[string]interface{}{"name": name, "annotations": map[string]interface{}{mcoGeneratedByAnnotation: standInManager}},
+			"spec":     spec,
 		}}
 		mc.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "machineconfiguration.openshift.io/v1", Kind: "MachineConfigPool",
 			Name: pool.Name, UID: pool.UID, Controller: &controller, BlockOwnerDeletion: &controller}})
@@ -478,26 +433,15 @@ func (s *MCOStandIn) render(ctx context.Context, w *standInWorld, pool *mcfgv1.M
 			return err
 		}
 		if err == nil {
-			w.mcs[r.Name] = created
+			w.mcs[name] = created
 		}
-		s.rendered[r.Name] = true
+		s.rendered[name] = true
 	}
-	var source []corev1.ObjectReference
-	for _, name := range r.Source {
-		source = append(source, corev1.ObjectReference{APIVersion: "machineconfiguration.openshift.io/v1", Kind: "MachineConfig", Name: name})
-	}
-	previous := pool.Spec.Configuration.Name
-	if previous == r.Name && reflect.DeepEqual(pool.Spec.Configuration.Source, source) {
+	if pool.Spec.Configuration.Name == name {
 		return nil
 	}
-	patch, _ := json.Marshal(map[string]interface{}{"spec": map[string]interface{}{"configuration": map[string]interface{}{"name": r.Name, "source": source}}})
-	if err := s.patchPool(ctx, pool, patch, ""); err != nil {
-		return err
-	}
-	if previous != r.Name {
-		s.record(pool.Name, "", MCORendered, r.Name)
-	}
-	return nil
+	patch, _ := json.Marshal(map[string]interface{}{"spec": map[string]interface{}{"configuration": map[string]interface{}{"name": name}}})
+	return s.patchPool(ctx, pool, patch, "")
 }
 
 // patchPool merge-patches a pool (or its subresource) and keeps the result.
@@ -528,19 +472,6 @@ func (s *MCOStandIn) patchNodeAnnotations(ctx context.Context, w *standInWorld, 
 	return err
 }
 
-// nodeReady is LayeredNodeState.CheckNodeReady.
-func nodeReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		switch {
-		case c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue,
-			c.Type == corev1.NodeDiskPressure && c.Status != corev1.ConditionFalse,
-			c.Type == corev1.NodeNetworkUnavailable && c.Status != corev1.ConditionFalse:
-			return false
-		}
-	}
-	return !n.Spec.Unschedulable
-}
-
 // nodeDone is IsNodeDone: current = desired, state Done.
 func nodeDone(n *corev1.Node) bool {
 	a := n.Annotations
@@ -549,13 +480,7 @@ func nodeDone(n *corev1.Node) bool {
 
 // nodeFailing is IsNodeMCDFailing.
 func nodeFailing(n *corev1.Node) bool {
-	a := n.Annotations
-	return a[mcoCurrentConfig] != a[mcoDesiredConfig] && (a[mcoState] == mcoDegraded || a[mcoState] == "Unreconcilable")
-}
-
-// nodeUnavailable is IsUnavailableForUpdate.
-func nodeUnavailable(n *corev1.Node) bool {
-	return !nodeReady(n) || (!nodeDone(n) && !nodeFailing(n))
+	return n.Annotations[mcoCurrentConfig] != n.Annotations[mcoDesiredConfig] && n.Annotations[mcoState] == mcoDegraded
 }
 
 // nodeController is the node controller's pass over one pool
@@ -566,7 +491,7 @@ func (s *MCOStandIn) nodeController(ctx context.Context, w *standInWorld, pool *
 	if target == "" {
 		return nil
 	}
-	capacity := 1
+	capacity := 1 // maxUnavailable
 	for _, name := range w.nodesOf[pool.Name] {
 		n := w.nodes[name]
 		if n.Annotations[mcoCurrentConfig] == "" {
@@ -574,20 +499,17 @@ func (s *MCOStandIn) nodeController(ctx context.Context, w *standInWorld, pool *
 				mcoCurrentConfig: target, mcoDesiredConfig: target, mcoState: mcoDone, mcoReason: ""}); err != nil {
 				return err
 			}
-			if err := s.writeMCN(ctx, w, name, pool.Name, mcnCondition("Updated", "True", fmt.Sprintf("Node %s Updated", name))); err != nil {
+			if err := s.writeMCN(ctx, w, name, pool.Name, ""); err != nil {
 				return err
 			}
 			n = w.nodes[name]
 		}
-		if nodeUnavailable(n) {
-			capacity--
-		}
-		if n.Annotations[mcoDesiredConfig] == target && nodeFailing(n) {
+		if (!nodeDone(n) && !nodeFailing(n)) || (n.Annotations[mcoDesiredConfig] == target && nodeFailing(n)) {
 			capacity--
 		}
 	}
 	for _, name := range w.nodesOf[pool.Name] { // by name: s.names is sorted
-		if n := w.nodes[name]; capacity <= 0 || n.Annotations[mcoDesiredConfig] == target || !nodeReady(n) {
+		if capacity <= 0 || w.nodes[name].Annotations[mcoDesiredConfig] == target {
 			continue
 		}
 		capacity--
@@ -606,24 +528,21 @@ func (s *MCOStandIn) nodeController(ctx context.Context, w *standInWorld, pool *
 func poolStatus(pool *mcfgv1.MachineConfigPool, nodes []*corev1.Node, now metav1.Time) mcfgv1.MachineConfigPoolStatus {
 	st := *pool.Status.DeepCopy()
 	target := pool.Spec.Configuration.Name
-	st.MachineCount, st.UpdatedMachineCount, st.ReadyMachineCount, st.UnavailableMachineCount, st.DegradedMachineCount = int32(len(nodes)), 0, 0, 0, 0
+	st.MachineCount, st.UpdatedMachineCount, st.UnavailableMachineCount, st.DegradedMachineCount = int32(len(nodes)), 0, 0, 0
 	st.ObservedGeneration = pool.Generation
 	var reasons []string
 	for _, n := range nodes {
 		if nodeDone(n) && n.Annotations[mcoDesiredConfig] == target {
 			st.UpdatedMachineCount++
-			if nodeReady(n) {
-				st.ReadyMachineCount++
-			}
 		}
-		if state := n.Annotations[mcoState]; state == mcoDegraded || state == "Unreconcilable" {
+		if n.Annotations[mcoState] == mcoDegraded {
 			st.DegradedMachineCount++
 			reasons = append(reasons, fmt.Sprintf("Node %s is reporting: %q", n.Name, n.Annotations[mcoReason]))
-		}
-		if nodeUnavailable(n) {
+		} else if !nodeDone(n) {
 			st.UnavailableMachineCount++
 		}
 	}
+	st.ReadyMachineCount = st.UpdatedMachineCount // the local world's nodes are always Ready
 	set := func(typ, status, reason, message string) {
 		c := mcfgv1.MachineConfigPoolCondition{Type: mcfgv1.MachineConfigPoolConditionType(typ), Status: corev1.ConditionStatus(status),
 			Reason: reason, Message: message, LastTransitionTime: now}
@@ -638,10 +557,10 @@ func poolStatus(pool *mcfgv1.MachineConfigPool, nodes []*corev1.Node, now metav1
 		}
 		st.Conditions = append(st.Conditions, c)
 	}
-	if all := st.MachineCount; st.UpdatedMachineCount == all && st.ReadyMachineCount == all && st.UnavailableMachineCount == 0 {
+	if st.UpdatedMachineCount == st.MachineCount && st.UnavailableMachineCount == 0 {
 		set("Updated", "True", "", "All nodes are updated with MachineConfig "+target)
 		set("Updating", "False", "", "")
-		st.Configuration = mcfgv1.MachineConfigPoolStatusConfiguration{ObjectReference: corev1.ObjectReference{Name: target}, Source: pool.Spec.Configuration.Source}
+		st.Configuration = mcfgv1.MachineConfigPoolStatusConfiguration{ObjectReference: corev1.ObjectReference{Name: target}}
 	} else {
 		set("Updated", "False", "", "")
 		set("Updating", "True", "", "All nodes are updating to MachineConfig "+target)
@@ -653,7 +572,6 @@ func poolStatus(pool *mcfgv1.MachineConfigPool, nodes []*corev1.Node, now metav1
 		set("NodeDegraded", "False", "", "")
 		set("Degraded", "False", "", "")
 	}
-	set("RenderDegraded", "False", "", "")
 	return st
 }
 
@@ -681,12 +599,8 @@ func (s *MCOStandIn) writePoolStatuses(ctx context.Context, w *standInWorld) err
 		if err := s.patchPool(ctx, pool, patch, "status"); err != nil {
 			return fmt.Errorf("pool %s status: %w", pool.Name, err)
 		}
-		for _, typ := range []string{"Updating", "Updated", "Degraded"} {
-			if now := poolCondition(&st, typ); now != nil && now.Status == corev1.ConditionTrue {
-				if was := poolCondition(&old, typ); was == nil || was.Status != corev1.ConditionTrue {
-					s.record(pool.Name, "", MCOEventKind("Pool"+typ), now.Message)
-				}
-			}
+		if was := poolCondition(&old, "Updated"); poolCondition(&st, "Updated").Status == corev1.ConditionTrue && (was == nil || was.Status != corev1.ConditionTrue) {
+			s.record(pool.Name, "", MCOPoolUpdated, "")
 		}
 	}
 	return nil
@@ -701,15 +615,10 @@ func poolCondition(st *mcfgv1.MachineConfigPoolStatus, typ string) *mcfgv1.Machi
 	return nil
 }
 
-// MachineConfigNode
-
-func mcnCondition(typ, status, message string) metav1.Condition {
-	return metav1.Condition{Type: typ, Status: metav1.ConditionStatus(status), Reason: typ, Message: message}
-}
-
 // writeMCN writes the node's MachineConfigNode as the upgrademonitor does
-// (docs/mco-standin.md "MachineConfigNode").
-func (s *MCOStandIn) writeMCN(ctx context.Context, w *standInWorld, node, pool string, changes ...metav1.Condition) error {
+// (docs/mco-standin.md "MachineConfigNode"): degraded is the update's
+// error, "" when the node is updated.
+func (s *MCOStandIn) writeMCN(ctx context.Context, w *standInWorld, node, pool string, degraded string) error {
 	n := w.nodes[node]
 	desired := n.Annotations[mcoDesiredConfig]
 	u, err := s.dyn.Resource(mcnGVR).Get(ctx, node, metav1.GetOptions{})
@@ -736,21 +645,14 @@ func (s *MCOStandIn) writeMCN(ctx context.Context, w *standInWorld, node, pool s
 		}
 	}
 	st := mcn.Status.DeepCopy()
-	if len(st.Conditions) == 0 {
-		for _, typ := range mcnConditionTypes {
-			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: "NotYetOccurred",
-				Message: fmt.Sprintf("This node has not yet entered the %s phase", typ)})
-		}
+	updated, nodeDegraded := metav1.Condition{Type: "Updated", Status: metav1.ConditionTrue, Reason: "Updated", Message: fmt.Sprintf("Node %s Updated", node)},
+		metav1.Condition{Type: "NodeDegraded", Status: metav1.ConditionFalse, Reason: "NodeDegraded", Message: fmt.Sprintf("Node %s upgrade succeeded", node)}
+	if degraded != "" {
+		updated.Status, updated.Message = metav1.ConditionFalse, fmt.Sprintf("Node %s needs an update", node)
+		nodeDegraded.Status, nodeDegraded.Message = metav1.ConditionTrue, fmt.Sprintf("Node %s upgrade failure. %s", node, degraded)
 	}
-	for i := range st.Conditions {
-		c := &st.Conditions[i]
-		if changes[0].Type == "Updated" && !slices.ContainsFunc(changes, func(ch metav1.Condition) bool { return ch.Type == c.Type }) && c.Status != metav1.ConditionFalse {
-			c.Status, c.LastTransitionTime = metav1.ConditionFalse, metav1.Now()
-		}
-	}
-	for _, c := range changes {
-		meta.SetStatusCondition(&st.Conditions, c)
-	}
+	meta.SetStatusCondition(&st.Conditions, updated)
+	meta.SetStatusCondition(&st.Conditions, nodeDegraded)
 	st.ObservedGeneration = mcn.Generation
 	st.ConfigVersion = &mcfgv1.MachineConfigNodeStatusMachineConfigVersion{Current: n.Annotations[mcoCurrentConfig], Desired: desired}
 	if reflect.DeepEqual(st, &mcn.Status) {
@@ -766,8 +668,8 @@ func (s *MCOStandIn) writeMCN(ctx context.Context, w *standInWorld, node, pool s
 
 // DisruptionAction is one action of MCO's node disruption policy.
 type DisruptionAction struct {
-	Type    string // Reboot, None, Drain, Reload, Restart, DaemonReload, Special
-	Service string // for Reload and Restart
+	Type    string // Reboot, None, Restart (the others: recorded nowhere)
+	Service string // for Restart
 }
 
 // DisruptionActions is the daemon's decision for the changed paths from
@@ -794,8 +696,6 @@ func DisruptionActions(paths []string, policy []operatorv1.NodeDisruptionPolicyS
 				continue
 			case a.Restart != nil:
 				da.Service = string(a.Restart.ServiceName)
-			case a.Reload != nil:
-				da.Service = string(a.Reload.ServiceName)
 			}
 			actions = append(actions, da)
 		}
@@ -861,27 +761,11 @@ func (s *MCOStandIn) daemon(ctx context.Context, w *standInWorld, node string) (
 	if oldMC == nil || newMC == nil {
 		return false, fmt.Errorf("rendered config %s or %s not found", cur, des)
 	}
-	if state != mcoDegraded { // SetWorking only from another state: a Degraded node stays so until it succeeds
-		if err := s.patchNodeAnnotations(ctx, w, node, map[string]interface{}{mcoState: mcoWorking}); err != nil {
-			return false, err
-		}
-	}
-	if err := s.writeMCN(ctx, w, node, pool, mcnCondition("Updated", "False", fmt.Sprintf("Node %s needs an update", node))); err != nil {
-		return false, err
-	}
 	if updateErr == nil {
 		oldFiles, newFiles := renderedFiles(oldMC), renderedFiles(newMC)
 		diff := fileDiff(oldFiles, newFiles)
 		actions := DisruptionActions(diff, w.policy.Status.NodeDisruptionPolicyStatus.ClusterPolicies.Files)
-		drain := slices.ContainsFunc(actions, func(a DisruptionAction) bool { return a.Type == "Reboot" || a.Type == "Drain" })
-		if err := s.writeMCN(ctx, w, node, pool,
-			mcnCondition("UpdatePrepared", "True", fmt.Sprintf("Update Compatible. Post Cfg Actions: %v Drain Required: %t", actions, drain)),
-			metav1.Condition{Type: "AppliedFilesAndOS", Status: metav1.ConditionUnknown, Reason: "UpdateExecutedAppliedFilesAndOS", Message: "Applying files and new OS config to node."},
-			metav1.Condition{Type: "UpdateExecuted", Status: metav1.ConditionUnknown, Reason: "AppliedFilesAndOS", Message: "Updating the Files and OS on disk as a part of the in progress phase"},
-		); err != nil {
-			return false, err
-		}
-		if drain {
+		if slices.ContainsFunc(actions, func(a DisruptionAction) bool { return a.Type == "Reboot" || a.Type == "Drain" }) {
 			s.record(pool, node, MCODrained, "")
 		}
 		updateErr = s.apply(pool, node, oldFiles, newFiles, diff, actions)
@@ -899,21 +783,20 @@ func (s *MCOStandIn) finish(ctx context.Context, w *standInWorld, pool, node str
 			return err
 		}
 		s.record(pool, node, MCONodeDegraded, reason)
-		return s.writeMCN(ctx, w, node, pool, mcnCondition("NodeDegraded", "True", fmt.Sprintf("Node %s upgrade failure. %v", node, updateErr)))
+		return s.writeMCN(ctx, w, node, pool, updateErr.Error())
 	}
 	delete(s.failed, node)
 	if err := s.patchNodeAnnotations(ctx, w, node, map[string]interface{}{mcoCurrentConfig: des, mcoState: mcoDone, mcoReason: ""}); err != nil {
 		return err
 	}
 	s.record(pool, node, MCONodeUpdated, des)
-	return s.writeMCN(ctx, w, node, pool, mcnCondition("Updated", "True", fmt.Sprintf("Node %s Updated", node)),
-		mcnCondition("NodeDegraded", "False", fmt.Sprintf("Node %s upgrade succeeded", node)))
+	return s.writeMCN(ctx, w, node, pool, "")
 }
 
 // apply writes the files and carries out the actions; on a failure the
 // files go back and CRI-O starts again (docs/mco-standin.md "A failed restart").
 func (s *MCOStandIn) apply(pool, node string, oldFiles, newFiles map[string]map[string]interface{}, diff []string, actions []DisruptionAction) error {
-	if err := s.writeFiles(pool, node, newFiles, diff, true); err != nil {
+	if err := s.writeFiles(node, newFiles, diff); err != nil {
 		return err
 	}
 	var failed error
@@ -925,13 +808,11 @@ func (s *MCOStandIn) apply(pool, node string, oldFiles, newFiles map[string]map[
 	if failed == nil {
 		return nil
 	}
-	if err := s.writeFiles(pool, node, oldFiles, diff, false); err != nil {
+	if err := s.writeFiles(node, oldFiles, diff); err != nil {
 		return fmt.Errorf("%w; error rolling back files writes: %v", failed, err)
 	}
-	if err := s.nodes[node].RestartCRIO(); err != nil {
+	if err := s.nodes[node].RestartCRIO(); err != nil { // systemd's Restart=on-failure
 		s.t.Logf("MCO stand-in: node %s: CRI-O did not start again with the old files either: %v", node, err)
-	} else {
-		s.record(pool, node, MCOCRIOStartedBySystemd, "")
 	}
 	return failed
 }
@@ -946,7 +827,6 @@ func (s *MCOStandIn) act(pool, node string, a DisruptionAction) error {
 		}
 	case a.Type == "Restart" && a.Service == "crio.service":
 		if err := s.nodes[node].RestartCRIO(); err != nil {
-			s.record(pool, node, MCOServiceRestartFailed, a.Service+": "+err.Error())
 			return fmt.Errorf("could not apply update: restarting %s service failed. Error: %w", a.Service, err)
 		}
 		s.record(pool, node, MCOServiceRestarted, a.Service)
@@ -954,27 +834,18 @@ func (s *MCOStandIn) act(pool, node string, a DisruptionAction) error {
 		s.record(pool, node, MCODependentRestarted, "kubelet.service")
 	case a.Type == "Restart":
 		s.record(pool, node, MCOServiceRestarted, a.Service)
-	case a.Type == "Reload":
-		s.record(pool, node, MCOServiceReloaded, a.Service)
-	case a.Type == "Special": // registries.conf: a CRI-O reload
-		s.record(pool, node, MCOServiceReloaded, "crio.service")
-	case a.Type == "DaemonReload":
-		s.record(pool, node, MCOServiceReloaded, "daemon-reload")
 	}
 	return nil
 }
 
 // writeFiles makes the node's files at paths what to says.
-func (s *MCOStandIn) writeFiles(pool, node string, to map[string]map[string]interface{}, paths []string, record bool) error {
+func (s *MCOStandIn) writeFiles(node string, to map[string]map[string]interface{}, paths []string) error {
 	for _, p := range paths {
 		file := s.nodes[node].HostPath(p)
 		f, ok := to[p]
 		if !ok {
 			if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
 				return err
-			}
-			if record {
-				s.record(pool, node, MCOFileRemoved, p)
 			}
 			continue
 		}
@@ -983,18 +854,12 @@ func (s *MCOStandIn) writeFiles(pool, node string, to map[string]map[string]inte
 		if err != nil {
 			return fmt.Errorf("file %s: %w", p, err)
 		}
-		mode := os.FileMode(0o644)
-		switch v := f["mode"].(type) {
-		case int64:
-			mode = os.FileMode(v)
-		case float64:
-			mode = os.FileMode(int64(v))
+		mode, _ := f["mode"].(int64) // as the API server's JSON decodes it
+		if mode == 0 {
+			mode = 0o644
 		}
-		if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, data, mode), os.Chmod(file, mode)); err != nil {
+		if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, data, os.FileMode(mode)), os.Chmod(file, os.FileMode(mode))); err != nil {
 			return err
-		}
-		if record {
-			s.record(pool, node, MCOFileWritten, p)
 		}
 	}
 	return nil
