@@ -28,11 +28,20 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// TestCoreClusterOperatorStatus: a fresh operator creates ClusterOperator
-// node with the four conditions, the operator version and relatedObjects
-// that all resolve.
-func TestCoreClusterOperatorStatus(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{Version: "4.99.0-e2e"})
+// TestCore: the operator's ClusterOperator and NodeOperator on one operator,
+// in order (docs/test-behaviours.md names each step's claim).
+func TestCore(t *testing.T) {
+	c, op := framework.Setup(t, framework.OperatorOptions{Version: "4.99.0-e2e"})
+	t.Run("ClusterOperatorStatus", func(t *testing.T) { testClusterOperatorStatus(t, c) })
+	t.Run("CollectionProfile", func(t *testing.T) { testCollectionProfileStatus(t, c) })
+	t.Run("NoWritesAtSteadyStateNorForRefusedInput", func(t *testing.T) { testNoWritesAtSteadyState(t, c) })
+	t.Run("DeprecatedManagementStateFollowsState", func(t *testing.T) { testDeprecatedManagementState(t, c) })
+	t.Run("UnmanagedAndRemoved", func(t *testing.T) { testUnmanagedAndRemoved(t, c, op) })
+}
+
+// testClusterOperatorStatus: the four conditions, the operator version,
+// each stack's images and summary line, and relatedObjects that resolve.
+func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
 	co := c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
 		for _, v := range co.Status.Versions {
 			if v.Name == "operator" && v.Version == "4.99.0-e2e" {
@@ -51,8 +60,6 @@ func TestCoreClusterOperatorStatus(t *testing.T) {
 	assert.Contains(t, available, "MetricsAvailable: CRI-O metrics served over TLS on 3 of 3 nodes")
 	assert.Contains(t, available, "NMStateAvailable:")
 
-	// Per stack, the version and the images of the last rollout, and the
-	// one line that says what runs where.
 	no := c.WaitForNodeOperator(t, time.Minute, time.Second, func(no *nodev1alpha1.NodeOperator) string {
 		for _, name := range []nodev1alpha1.StackName{nodev1alpha1.MetricsStack, nodev1alpha1.NMStateStack} {
 			if s := framework.StackStatus(no, name); s == nil || s.ObservedVersion != "4.99.0-e2e" {
@@ -80,27 +87,18 @@ func TestCoreClusterOperatorStatus(t *testing.T) {
 		}
 		return ""
 	})
-	t.Logf("clusteroperator/node Available message:\n%s", framework.COCondition(co, configv1.OperatorAvailable).Message)
-
-	t.Run("CollectionProfile", func(t *testing.T) { testCollectionProfileStatus(t, c) })
-
-	// Every relatedObject resolves, as `oc adm inspect` needs.
 	framework.CheckRelatedObjects(t, c.Config, co)
 }
 
-// TestCoreInvalidInputIsRefused: the CRD schema refuses bad values with a
-// clear message, which kubectl apply prints, and nothing the operator applied
-// changes.
-func TestCoreInvalidInputIsRefused(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
-	ctx := context.Background()
-	kube := framework.KubeClient(t)
-	before, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-	require.NoError(t, err)
-	noBefore, err := c.NodeOperator(ctx)
-	require.NoError(t, err)
-
-	nodeOperators := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource)
+// testNoWritesAtSteadyState: once settled, two resync periods pass without a
+// single change to the NodeOperator, the ClusterOperator, any operand or MCO's
+// MachineConfiguration (leader election renews its Lease, not checked), though
+// an administrator's bad values came in: the CRD schema refused them with a
+// clear message.
+func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster) {
+	c.WaitForClusterOperator(t, time.Minute, framework.Settled)
+	time.Sleep(15 * time.Second) // the last rollouts and version reporting
+	before := writeSnapshot(t, c)
 	for _, tc := range []struct {
 		patch string
 		want  []string
@@ -111,7 +109,6 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 		{`{"spec":{"nmstate":{"managementState":"managed"}}}`, []string{"spec.nmstate.managementState", "Unsupported value"}},
 		{`{"spec":{"managementState":"Whenever"}}`, []string{"spec.managementState"}},
 		{`{"spec":{"logLevel":"Loud"}}`, []string{"spec.logLevel"}},
-		// Node settings: an allowlist, validated by the schema.
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"http://collector:4317","crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "must be host:port without a scheme"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector"}}}}`, []string{"spec.nodeSettings.tracing", "set crio, kubelet or both"}},
 		{`{"spec":{"nodeSettings":{"tracing":{"endpoint":"collector:99999","crio":{}}}}}`, []string{"spec.nodeSettings.tracing.endpoint", "endpoint port must be at most 65535"}},
@@ -127,36 +124,60 @@ func TestCoreInvalidInputIsRefused(t *testing.T) {
 			assert.Contains(t, err.Error(), w, tc.patch)
 		}
 	}
-
 	second := &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": nodev1alpha1.GroupVersion.String(), "kind": "NodeOperator",
 		"metadata": map[string]interface{}{"name": "another"},
 		"spec":     map[string]interface{}{"managementState": "Managed"},
 	}}
-	_, err = nodeOperators.Create(ctx, second, metav1.CreateOptions{})
+	_, err := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Create(context.Background(), second, metav1.CreateOptions{})
 	require.Error(t, err)
 	assert.True(t, apierrors.IsInvalid(err), "got %v", err)
 	assert.Contains(t, err.Error(), "NodeOperator is a singleton: metadata.name must be 'cluster'")
+	time.Sleep(2*time.Minute + 10*time.Second)
+	assert.Equal(t, before, writeSnapshot(t, c), "objects written at steady state")
+}
 
-	// Nothing changed: give the operator a moment to (wrongly) react.
-	time.Sleep(5 * time.Second)
-	after, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+// writeSnapshot is the resourceVersion of the NodeOperator, the
+// ClusterOperator, each relatedObject but namespaces and MachineConfiguration
+// cluster (where the metrics stack applies its node disruption policy entry).
+func writeSnapshot(t *testing.T, c *framework.Cluster) map[string]string {
+	ctx := context.Background()
+	no, err := c.NodeOperator(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, before.Generation, after.Generation)
-	noAfter, err := c.NodeOperator(ctx)
+	co, err := c.ClusterOperator(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, noBefore.Generation, noAfter.Generation)
-	assert.Equal(t, noBefore.Spec, noAfter.Spec)
+	out := map[string]string{"nodeoperator": no.ResourceVersion, "clusteroperator": co.ResourceVersion}
+	a := framework.NewApplier(t, c.Config)
+	for _, ref := range co.Status.RelatedObjects {
+		if ref.Resource == "namespaces" {
+			continue
+		}
+		gvr, err := a.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
+		require.NoError(t, err)
+		obj, err := c.Dynamic.Resource(gvr).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		require.NoError(t, err, "%+v", ref)
+		out[ref.Resource+"/"+ref.Namespace+"/"+ref.Name] = obj.GetResourceVersion()
+	}
+	if mc, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{}); err == nil {
+		out["machineconfigurations//cluster"] = mc.GetResourceVersion()
+	} else if !apierrors.IsNotFound(err) {
+		require.NoError(t, err)
+	}
+	return out
+}
 
-	// The deprecated managementState follows state (the operator keeps it
-	// in step): changing it alone, or dropping state but not it, is refused.
+// testDeprecatedManagementState: the deprecated managementState follows state
+// (the operator keeps it in step): changing it alone, or dropping state but
+// not it, is refused.
+func testDeprecatedManagementState(t *testing.T, c *framework.Cluster) {
 	c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackEnabled)
 	t.Cleanup(func() { c.SetStackState(t, nodev1alpha1.MetricsStack, "") })
 	for _, tc := range []struct{ patch, want string }{
 		{`{"spec":{"metrics":{"managementState":"Removed"}}}`, "managementState is deprecated and the operator keeps it in step with state: set state instead"},
 		{`{"spec":{"metrics":{"state":null,"managementState":"Managed"}}}`, "managementState is deprecated: to return to the platform default, remove it together with state"},
 	} {
-		_, err := nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, []byte(tc.patch), metav1.PatchOptions{})
+		_, err := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Patch(context.Background(), nodev1alpha1.SingletonName,
+			types.MergePatchType, []byte(tc.patch), metav1.PatchOptions{})
 		require.Error(t, err, tc.patch)
 		assert.True(t, apierrors.IsInvalid(err), "%s: want Invalid, got %v", tc.patch, err)
 		assert.Contains(t, err.Error(), tc.want, tc.patch)
@@ -178,10 +199,9 @@ func kubectlApply(t *testing.T, patch string) ([]byte, error) {
 	return framework.Kubectl(t, "apply", "--server-side", "--field-manager=e2e-administrator", "-f", file)
 }
 
-// TestCoreUnmanagedAndRemoved: Unmanaged stops all writes to operands and
-// the ClusterOperator says so; Removed removes every stack and explains why.
-func TestCoreUnmanagedAndRemoved(t *testing.T) {
-	c, op := framework.Setup(t, framework.OperatorOptions{})
+// testUnmanagedAndRemoved: Unmanaged stops all writes to operands and the
+// ClusterOperator says so; Removed removes every stack and explains why.
+func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.Process) {
 	ctx := context.Background()
 	kube := framework.KubeClient(t)
 
@@ -234,131 +254,6 @@ func TestCoreUnmanagedAndRemoved(t *testing.T) {
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
 	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
-}
-
-// TestCoreMissingInfrastructure: without an Infrastructure the operator
-// keeps its last decision, does not crash or flap, and turns Degraded only
-// after inertia, with a message that says what is wrong.
-func TestCoreMissingInfrastructure(t *testing.T) {
-	c, op := framework.Setup(t, framework.OperatorOptions{})
-	ctx := context.Background()
-	kube := framework.KubeClient(t)
-	infra, err := c.Config1.ConfigV1().Infrastructures().Get(ctx, "cluster", metav1.GetOptions{})
-	require.NoError(t, err)
-	// Degraded=True is what this test wants to see, past the inertia; it
-	// ends once the Infrastructure is back and the operator settled.
-	endDisruption := framework.ExpectDisruption(t, "Infrastructure cluster deleted, then without status")
-	require.NoError(t, c.Config1.ConfigV1().Infrastructures().Delete(ctx, "cluster", metav1.DeleteOptions{}))
-	t.Cleanup(func() {
-		infra.ResourceVersion = ""
-		_, _ = c.Config1.ConfigV1().Infrastructures().Create(context.Background(), infra, metav1.CreateOptions{})
-	})
-
-	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		no, err := c.NodeOperator(ctx)
-		if err != nil {
-			return false, nil
-		}
-		for _, cond := range no.Status.Conditions {
-			if cond.Type == "StackDecisionDegraded" && cond.Status == "True" {
-				return true, nil
-			}
-		}
-		return false, nil
-	}, "StackDecisionDegraded=True on the NodeOperator")
-
-	// Within library-go's two-minute inertia the ClusterOperator stays
-	// Degraded=False, and the stacks stay deployed.
-	deadline := time.Now().Add(75 * time.Second)
-	for time.Now().Before(deadline) {
-		co, err := c.ClusterOperator(ctx)
-		require.NoError(t, err)
-		require.Equal(t, configv1.ConditionFalse, framework.COCondition(co, configv1.OperatorDegraded).Status, "Degraded flapped before inertia")
-		require.False(t, op.Exited(), "the operator exited")
-		time.Sleep(3 * time.Second)
-	}
-	_, err = kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-	require.NoError(t, err, "the last decision is kept")
-	_, err = kube.AppsV1().Deployments("openshift-nmstate").Get(ctx, "nmstate-operator", metav1.GetOptions{})
-	require.NoError(t, err, "the last decision is kept")
-
-	c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
-		d := framework.COCondition(co, configv1.OperatorDegraded)
-		if d.Status != configv1.ConditionTrue || !strings.Contains(d.Message, "Infrastructure cluster is missing") {
-			return "not Degraded with an Infrastructure message yet"
-		}
-		return ""
-	})
-
-	// An Infrastructure with an empty status is no better.
-	infra.ResourceVersion = ""
-	_, err = c.Config1.ConfigV1().Infrastructures().Create(ctx, &configv1.Infrastructure{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
-		if !strings.Contains(framework.COCondition(co, configv1.OperatorDegraded).Message, "no status.platformStatus") {
-			return "Degraded message does not mention the empty platform"
-		}
-		return ""
-	})
-	require.False(t, op.Exited(), "the operator exited")
-
-	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
-	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-	endDisruption()
-}
-
-// TestCoreNoWritesAtSteadyState: once settled, two resync periods pass
-// without a single change to the NodeOperator, the ClusterOperator or any
-// operand (leader election renews its Lease, which is not checked).
-func TestCoreNoWritesAtSteadyState(t *testing.T) {
-	c, _ := framework.Setup(t, framework.OperatorOptions{})
-	ctx := context.Background()
-	// Let the last rollouts and version reporting settle.
-	c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
-		if len(co.Status.Versions) == 0 {
-			return "no version yet"
-		}
-		return ""
-	})
-	time.Sleep(15 * time.Second)
-
-	snapshot := func() map[string]string {
-		out := map[string]string{}
-		no, err := c.NodeOperator(ctx)
-		require.NoError(t, err)
-		out["nodeoperator"] = no.ResourceVersion
-		co, err := c.ClusterOperator(ctx)
-		require.NoError(t, err)
-		out["clusteroperator"] = co.ResourceVersion
-		a := framework.NewApplier(t, c.Config)
-		for _, ref := range co.Status.RelatedObjects {
-			if ref.Resource == "namespaces" {
-				continue
-			}
-			gvr, err := a.Mapper.ResourceFor(schema.GroupVersionResource{Group: ref.Group, Resource: ref.Resource})
-			require.NoError(t, err)
-			var obj *unstructured.Unstructured
-			if ref.Namespace != "" {
-				obj, err = c.Dynamic.Resource(gvr).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-			} else {
-				obj, err = c.Dynamic.Resource(gvr).Get(ctx, ref.Name, metav1.GetOptions{})
-			}
-			require.NoError(t, err, "%+v", ref)
-			out[ref.Resource+"/"+ref.Namespace+"/"+ref.Name] = obj.GetResourceVersion()
-		}
-		// MCO's MachineConfiguration, where the metrics stack applies its
-		// node disruption policy entry: not ours, so not a relatedObject.
-		if mc, err := c.Dynamic.Resource(machineConfigurationGVR).Get(ctx, "cluster", metav1.GetOptions{}); err == nil {
-			out["machineconfigurations//cluster"] = mc.GetResourceVersion()
-		} else if !apierrors.IsNotFound(err) {
-			require.NoError(t, err)
-		}
-		return out
-	}
-	before := snapshot()
-	time.Sleep(2*time.Minute + 10*time.Second)
-	after := snapshot()
-	assert.Equal(t, before, after, "objects written at steady state")
 }
 
 // testCollectionProfileStatus: the cluster-monitoring operator's

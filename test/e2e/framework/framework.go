@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -70,14 +69,6 @@ func KubeClient(t testing.TB) kubernetes.Interface {
 	t.Helper()
 	c, err := kubernetes.NewForConfig(KubeConfig(t))
 	require.NoError(t, err, "creating clientset")
-	return c
-}
-
-// DynamicClient returns a dynamic client for the cluster that $KUBECONFIG names.
-func DynamicClient(t testing.TB) dynamic.Interface {
-	t.Helper()
-	c, err := dynamic.NewForConfig(KubeConfig(t))
-	require.NoError(t, err, "creating dynamic client")
 	return c
 }
 

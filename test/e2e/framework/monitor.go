@@ -20,12 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// The invariants below are those that OpenShift's conformance suite
-// (origin) checks of every ClusterOperator, in our own words: an operator
-// is never Available=False or Degraded=True unless that was expected, it
-// reports Progressing=True while an update changes it, its relatedObjects
-// name a namespace and a cluster-scoped object by resources that resolve,
-// and its versions[operator] is the cluster's desired version.
+// origin's ClusterOperator invariants, in our own words (docs/testing.md).
 
 // ConditionInterval is a span during which a condition of the
 // ClusterOperator had one status and reason, as the monitor saw it.
@@ -39,8 +34,6 @@ type ConditionInterval struct {
 	// To is zero while the interval is still open.
 	To time.Time
 }
-
-func (iv ConditionInterval) end() time.Time { return iv.endAt(time.Now()) }
 
 // endAt is the interval's end, or now while it is open.
 func (iv ConditionInterval) endAt(now time.Time) time.Time {
@@ -304,7 +297,7 @@ func (m *ClusterOperatorMonitor) CheckInvariants(t testing.TB) {
 // describe names an interval: the condition, from when to when (relative
 // to the monitor's start and in UTC), how long, reason and message.
 func (m *ClusterOperatorMonitor) describe(iv ConditionInterval) string {
-	to, open := iv.end(), ""
+	to, open := iv.endAt(time.Now()), ""
 	if iv.To.IsZero() {
 		open = ", still open"
 	}
@@ -317,7 +310,7 @@ func (m *ClusterOperatorMonitor) describe(iv ConditionInterval) string {
 // at some time between from and to.
 func (m *ClusterOperatorMonitor) ProgressedBetween(from, to time.Time) bool {
 	for _, iv := range m.Intervals() {
-		if iv.Type == configv1.OperatorProgressing && iv.Status == configv1.ConditionTrue && iv.From.Before(to) && iv.end().After(from) {
+		if iv.Type == configv1.OperatorProgressing && iv.Status == configv1.ConditionTrue && iv.From.Before(to) && iv.endAt(time.Now()).After(from) {
 			return true
 		}
 	}

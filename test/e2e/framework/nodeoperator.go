@@ -1,14 +1,12 @@
 package framework
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
@@ -47,22 +45,10 @@ func NodeOperatorCondition(no *nodev1alpha1.NodeOperator, conditionType string) 
 }
 
 // WaitForNodeOperator polls the NodeOperator "cluster" every interval until
-// ok, which returns what is still missing ("" when satisfied), is satisfied,
-// and fails the test with the last answer and the conditions otherwise.
+// ok, which returns what is still missing ("" when satisfied), is satisfied.
 func (c *Cluster) WaitForNodeOperator(t testing.TB, timeout, interval time.Duration, ok func(*nodev1alpha1.NodeOperator) string) *nodev1alpha1.NodeOperator {
 	t.Helper()
-	var last *nodev1alpha1.NodeOperator
-	why := "not read yet"
-	if err := wait.PollUntilContextTimeout(context.Background(), interval, timeout, true, func(ctx context.Context) (bool, error) {
-		no, err := c.NodeOperator(ctx)
-		if why = fmt.Sprint(err); err == nil {
-			last, why = no, ok(no)
-		}
-		return why == "", nil
-	}); err != nil {
-		t.Fatalf("waiting %s for the NodeOperator: %v: %s\n%s", timeout, err, why, DescribeNodeOperator(last))
-	}
-	return last
+	return waitFor(t, "the NodeOperator", timeout, interval, c.NodeOperator, ok, DescribeNodeOperator)
 }
 
 // ConditionIs returns a check for WaitForNodeOperator: the condition has the

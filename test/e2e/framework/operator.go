@@ -316,9 +316,8 @@ func (o *Process) Stop() {
 	}
 }
 
-// WaitLeading waits until the process holds the lease and runs its
-// controllers (its /readyz answers 200), so that a status it is then found in
-// is its own and not one a previous process left behind.
+// WaitLeading waits until the process leads and runs its controllers (its
+// /readyz answers 200).
 func (o *Process) WaitLeading(t testing.TB, timeout time.Duration) {
 	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second}

@@ -73,18 +73,12 @@ func (o *Process) waitQueues(t testing.TB, before map[string]map[string]float64)
 }
 
 // ResyncNow does for the controllers what their periodic resync does,
-// without waiting for it: it touches NodeOperator cluster (an annotation,
-// nothing the operator reads), which queues every controller of
-// nodeOperatorWatchers, and returns once each has taken the touch from its
-// queue and finished its sync (more adds than before, nothing queued,
-// nothing in progress). A check that nothing happens then covers a resync.
+// without waiting for it (docs/testing.md, "Not waiting out the resync").
 func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
 	t.Helper()
 	if o.Listen == "" {
 		t.Fatal("ResyncNow needs the operator's /metrics (a process started by StartOperator)")
 	}
-	// The count starts from idle queues: a workqueue does not count an add of
-	// a key already waiting in it.
 	before := o.waitQueues(t, nil)
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
 		"e2e.cluster-node-operator/resync": time.Now().Format(time.RFC3339Nano)}}})
@@ -96,24 +90,17 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
 }
 
 // RediscoverNow is ResyncNow once the operator's cache of served APIs has
-// expired (platform.ServedTTL): the controllers then see an API that
-// appeared or went away since as their next periodic resync would, without
-// the test waiting out the resync period.
+// expired (platform.ServedTTL).
 func (c *Cluster) RediscoverNow(t testing.TB, o *Process) {
 	t.Helper()
 	time.Sleep(platform.ServedTTL + time.Second)
 	c.ResyncNow(t, o)
 }
 
-// ReportedSince makes NodeOperator cluster carry condition conditionType with
-// status True since since, as an earlier process of the operator's
-// controller whose field manager fieldManager is would have left it: a
-// server-side apply of the fields that manager owns, with that one condition
-// replaced. The operator keeps the transition time of a condition whose
-// status does not change, so a test can start it where a persistent problem
-// has lasted longer than the Degraded inertia, instead of waiting for it.
-// message should say where it comes from: the operator replaces it with its
-// own.
+// ReportedSince makes NodeOperator cluster carry conditionType=True since
+// since, as an earlier process of the controller of fieldManager would have
+// left it, so that a test starts past the Degraded inertia (the operator
+// keeps the transition time of a condition whose status does not change).
 func ReportedSince(ctx context.Context, client dynamic.Interface, fieldManager, conditionType, message string, since time.Time) error {
 	u, err := client.Resource(nodev1alpha1.GroupVersionResource).Get(ctx, nodev1alpha1.SingletonName, metav1.GetOptions{})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
@@ -104,20 +105,25 @@ func COCondition(co *configv1.ClusterOperator, t configv1.ClusterStatusCondition
 // which returns a description of what is missing ("" when satisfied).
 func (c *Cluster) WaitForClusterOperator(t testing.TB, timeout time.Duration, ok func(*configv1.ClusterOperator) string) *configv1.ClusterOperator {
 	t.Helper()
-	var last *configv1.ClusterOperator
-	var why string
-	Eventually(t, timeout, time.Second, func() (bool, error) {
-		co, err := c.ClusterOperator(context.Background())
-		if err != nil {
-			why = err.Error()
-			return false, nil
+	return waitFor(t, "ClusterOperator node", timeout, time.Second, c.ClusterOperator, ok, DescribeClusterOperator)
+}
+
+// waitFor is the one wait for an object of the operator's status (the
+// ClusterOperator, the NodeOperator): it polls get every interval until ok
+// answers "" and fails the test with ok's last answer and the object
+// otherwise.
+func waitFor[T any](t testing.TB, what string, timeout, interval time.Duration, get func(context.Context) (T, error), ok func(T) string, describe func(T) string) T {
+	t.Helper()
+	var last T
+	why := "not read yet"
+	if err := wait.PollUntilContextTimeout(context.Background(), interval, timeout, true, func(ctx context.Context) (bool, error) {
+		got, err := get(ctx)
+		if why = fmt.Sprint(err); err == nil {
+			last, why = got, ok(got)
 		}
-		last = co
-		why = ok(co)
 		return why == "", nil
-	}, "ClusterOperator node: waiting")
-	if why != "" {
-		t.Fatalf("ClusterOperator node: %s\n%s", why, DescribeClusterOperator(last))
+	}); err != nil {
+		t.Fatalf("waiting %s for %s: %v: %s\n%s", timeout, what, err, why, describe(last))
 	}
 	return last
 }
@@ -152,27 +158,14 @@ func DescribeClusterOperator(co *configv1.ClusterOperator) string {
 // WaitForStacks waits until status.stacks records the given enablement.
 func (c *Cluster) WaitForStacks(t testing.TB, timeout time.Duration, want map[nodev1alpha1.StackName]bool) *nodev1alpha1.NodeOperator {
 	t.Helper()
-	var last *nodev1alpha1.NodeOperator
-	Eventually(t, timeout, time.Second, func() (bool, error) {
-		no, err := c.NodeOperator(context.Background())
-		if err != nil {
-			return false, nil
-		}
-		last = no
+	return c.WaitForNodeOperator(t, timeout, time.Second, func(no *nodev1alpha1.NodeOperator) string {
 		for name, enabled := range want {
-			found := false
-			for _, s := range no.Status.Stacks {
-				if s.Name == name {
-					found = s.Enabled == enabled
-				}
-			}
-			if !found {
-				return false, nil
+			if s := StackStatus(no, name); s == nil || s.Enabled != enabled {
+				return fmt.Sprintf("status.stacks to record %s enabled=%t", name, enabled)
 			}
 		}
-		return true, nil
-	}, fmt.Sprintf("status.stacks to record %v", want))
-	return last
+		return ""
+	})
 }
 
 // Setup installs what the CVO would, resets the Infrastructure to BareMetal

@@ -98,11 +98,8 @@ func watchTest(t testing.TB) {
 	t.Cleanup(func() { suite.check(t) })
 }
 
-// ExpectDisruption declares that the test, from now until end is called
-// (or the test ends), breaks the operator on purpose: ClusterOperator node
-// may turn Available=False or Degraded=True. Call end once the operator has
-// recovered: an interval that lasts beyond an ended window fails the test.
-// Keep windows narrow: around the fault, not the whole test.
+// ExpectDisruption allows ClusterOperator node Available=False and
+// Degraded=True from now until end or the test's end (docs/testing.md).
 func ExpectDisruption(t testing.TB, why string) (end func()) {
 	t.Helper()
 	return expect(t, why, true, []allowance{
