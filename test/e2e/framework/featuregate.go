@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -47,24 +48,12 @@ func WriteFeatureGateStatus(ctx context.Context, cfg *rest.Config, version strin
 			entries = append(entries, e)
 		}
 	}
-	if len(fg.Status.FeatureGates) > 0 && equalEntries(fg.Status.FeatureGates, entries) {
+	if reflect.DeepEqual(fg.Status.FeatureGates, entries) {
 		return nil
 	}
 	fg.Status.FeatureGates = entries
 	_, err = fgs.UpdateStatus(ctx, fg, metav1.UpdateOptions{})
 	return err
-}
-
-func equalEntries(a, b []configv1.FeatureGateDetails) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if fmt.Sprint(a[i]) != fmt.Sprint(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // SetFeatureSet gives FeatureGate cluster the feature set (and, for
