@@ -41,37 +41,22 @@ const (
 )
 
 // Payload is a release payload directory as the CVO reads it with
-// PAYLOAD_OVERRIDE: release-manifests/ with the component manifests (every
-// profile's: the CVO filters them), release-metadata and image-references,
-// and an empty manifests/ (the CVO's own manifests, which these tests leave
-// out).
+// PAYLOAD_OVERRIDE (release-manifests/ of every profile, and an empty
+// manifests/ for the CVO's own); Release is its default profile's.
 type Payload struct {
-	Dir     string
-	Version string
-	// Image is the pull spec of the release image, which the CVO gets as
-	// --release-image or in spec.desiredUpdate.
-	Image string
-	// Release is what the payload holds for the default profile, as
-	// ReadRelease reads it.
-	Release *Release
+	Dir, Version, Image string
+	Release             *Release
 }
 
-// PayloadOptions describe a payload to write.
-type PayloadOptions struct {
-	// Repo is the checkout whose manifests/ are released; default this one.
-	Repo string
-	// Version of the release; required.
-	Version string
-}
+// PayloadOptions: Repo is the checkout whose manifests/ are released
+// (default this one); Version is required.
+type PayloadOptions struct{ Repo, Version string }
 
 // ReleaseImage is the test release image's pull spec for a version.
 func ReleaseImage(version string) string { return ReleasePullSpec("release", version) }
 
-// WritePayload writes the manifests of opts.Repo into dir as the release
-// tooling (oc adm release new) would: pull specs and the version
-// substituted (ReadRelease), every manifest of every profile kept, with the
-// image-references ImageStream named after the version and the Cincinnati
-// release-metadata.
+// WritePayload writes the manifests of opts.Repo into dir as `oc adm release
+// new` would (docs/release-payload.md, Tests).
 func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	t.Helper()
 	if opts.Version == "" {
@@ -436,11 +421,9 @@ func KubeconfigPath(t testing.TB) string {
 	return resolve(path)
 }
 
-// ReleaseFromCommit extracts a commit of this repository into
-// _output/release-<commit> (git archive: neither the work tree nor the
-// repository's state changes) and builds its operator there; it returns the
-// checkout, for its manifests/, and the operator binary. Both are kept for
-// later runs.
+// ReleaseFromCommit extracts a commit into _output/release-<commit> (git
+// archive, the repository untouched), builds its operator there, and returns
+// both, kept for later runs.
 func ReleaseFromCommit(t testing.TB, commit string) (dir, binary string) {
 	t.Helper()
 	root := RepoRoot(t)
