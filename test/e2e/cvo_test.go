@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,97 +31,25 @@ import (
 
 const hostedDeploymentFile = "0000_50_cluster-node-operator_10_deployment-hosted.yaml"
 
-// TestInstallWithRealCVO: docs/test-behaviours.md. The operator runs when
-// the CVO's Deployment's pod runs, as that pod would (podRunner).
-func TestInstallWithRealCVO(t *testing.T) {
-	in := newInstallation(t, "")
-	version := fmt.Sprintf("4.99.0-0.e2e-cvo-%d", time.Now().Unix())
-	framework.PrepareCVOCluster(t, in.cfg, version)
-	olm := framework.InstallOLMNMState(t, in.cfg, "openshift-nmstate")
-	olmBefore := olm.Versions(t)
-	// Registered before the CVO starts, so that it runs once it stopped.
-	t.Cleanup(func() { framework.ResetClusterVersion(t, in.config) })
-	payload := framework.WritePayload(t, t.TempDir(), framework.PayloadOptions{Version: version})
-	in.rel = payload.Release
-	if _, err := os.Stat(filepath.Join(payload.Dir, "release-manifests", hostedDeploymentFile)); err != nil {
+// testHostedExcluded: the CVO applied the self-managed Deployment, not the
+// hosted variant the payload also holds, and its log says why.
+func (in *installation) testHostedExcluded(t *testing.T, cvo *framework.RealCVO) {
+	if _, err := os.Stat(filepath.Join(cvo.Payload.Dir, "release-manifests", hostedDeploymentFile)); err != nil {
 		t.Fatalf("the payload lacks %s: the CVO would not be seen excluding it", hostedDeploymentFile)
 	}
-
-	mon := framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)
-	// Until the operator first runs, the ClusterOperator the CVO created has
-	// no conditions, and a starting operator may report Available=False.
-	endInstallWindow := mon.Allow(configv1.OperatorAvailable, configv1.ConditionFalse, "install")
-	start := time.Now()
-	cvo := framework.StartRealCVO(t, in.cfg, payload, framework.CVOOptions{})
-	runner := newPodRunner(in, map[string]string{version: operatorBinary(t)})
-	cv := runner.waitForClusterVersion(cvo, 10*time.Minute, framework.ClusterVersionCompleted(version))
-	installed := time.Now()
-	endInstallWindow()
-
-	t.Logf("install timings (from the CVO's start): operator pod running %s, operator process started %s, clusteroperator/%s Available %s, ClusterVersion Completed %s",
-		runner.since(start, runner.firstPodRunning), runner.since(start, runner.firstStarted), nodeClusterOperator,
-		runner.since(start, firstTime(mon, configv1.OperatorAvailable, configv1.ConditionTrue)), installed.Sub(start).Round(time.Second))
-	t.Logf("ClusterVersion:\n%s", framework.DescribeClusterVersion(cv))
-
-	t.Run("HistoryHasOneCompletedEntry", func(t *testing.T) {
-		if len(cv.Status.History) != 1 {
-			t.Errorf("history has %d entries, want 1 (the install):\n%s", len(cv.Status.History), framework.DescribeClusterVersion(cv))
-		}
-		if cv.Status.Desired.Version != version || cv.Status.Desired.Image != payload.Image {
-			t.Errorf("desired is %s %s, want %s %s", cv.Status.Desired.Version, cv.Status.Desired.Image, version, payload.Image)
-		}
-	})
-	t.Run("HostedDeploymentIsExcludedByProfile", func(t *testing.T) {
-		d, err := in.kube.AppsV1().Deployments(operatorNamespace).Get(framework.Context(t, time.Minute), nodeOperatorName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := d.Spec.Template.Spec.NodeSelector["node-role.kubernetes.io/master"]; !ok {
-			t.Errorf("the live Deployment is not the self-managed variant (no control-plane nodeSelector): the CVO applied %s", hostedDeploymentFile)
-		}
-		owned := false
-		for _, ref := range d.OwnerReferences {
-			owned = owned || (ref.Kind == "ClusterVersion" && ref.Name == "version")
-		}
-		if !owned {
-			t.Errorf("the Deployment has no ownerReference to ClusterVersion version (%+v): it was not applied by the CVO", d.OwnerReferences)
-		}
-		// The CVO says what it leaves out of the payload, and why.
-		raw, _ := os.ReadFile(cvo.LogPath)
-		excluded := regexp.MustCompile(`excluding Filename: "` + regexp.QuoteMeta(hostedDeploymentFile) + `".*include\.release\.openshift\.io/` + framework.DefaultProfile + ` unset`)
-		if !excluded.Match(raw) {
-			t.Errorf("the CVO's log (%s) does not say it excluded %s for profile %s", cvo.LogPath, hostedDeploymentFile, framework.DefaultProfile)
-		}
-	})
-	t.Run("OLMsNMStateIsLeftAlone", func(t *testing.T) {
-		runner.sync(framework.Context(t, time.Minute))
-		assert.Equal(t, olmBefore, olm.Versions(t), "the install changed objects of the OLM install")
-		no, err := framework.NewCluster(t).NodeOperator(framework.Context(t, time.Minute))
-		require.NoError(t, err)
-		c := framework.NodeOperatorCondition(no, "NMStateAvailable")
-		require.NotNil(t, c)
-		assert.Equal(t, "ProvidedByOLM", c.Reason, c.Message)
-		for _, iv := range mon.Intervals() {
-			if iv.Type == configv1.OperatorAvailable && iv.Status == configv1.ConditionFalse {
-				t.Errorf("clusteroperator/%s was Available=False during the install: %s: %s", nodeClusterOperator, iv.Reason, iv.Message)
-			}
-		}
-	})
-	t.Run("ClusterOperatorInvariants", func(t *testing.T) {
-		// A while of the CVO reconciling the installed release: nothing
-		// flaps.
-		time.Sleep(20 * time.Second)
-		runner.sync(framework.Context(t, time.Minute))
-		co := framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator)
-		framework.CheckRelatedObjects(t, in.cfg, co)
-		cv, err := cvo.ClusterVersion(framework.Context(t, time.Minute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		framework.CheckOperatorVersion(t, co, cv)
-		mon.CheckInvariants(t)
-		t.Logf("clusteroperator/%s conditions (seconds from the monitor's start):\n%s", nodeClusterOperator, mon.Timeline())
-	})
+	d, err := in.kube.AppsV1().Deployments(operatorNamespace).Get(framework.Context(t, time.Minute), nodeOperatorName, metav1.GetOptions{})
+	require.NoError(t, err)
+	if _, ok := d.Spec.Template.Spec.NodeSelector["node-role.kubernetes.io/master"]; !ok {
+		t.Errorf("the live Deployment is not the self-managed variant (no control-plane nodeSelector): the CVO applied %s", hostedDeploymentFile)
+	}
+	if !slices.ContainsFunc(d.OwnerReferences, func(r metav1.OwnerReference) bool { return r.Kind == "ClusterVersion" && r.Name == "version" }) {
+		t.Errorf("the Deployment has no ownerReference to ClusterVersion version (%+v): it was not applied by the CVO", d.OwnerReferences)
+	}
+	raw, _ := os.ReadFile(cvo.LogPath)
+	excluded := regexp.MustCompile(`excluding Filename: "` + regexp.QuoteMeta(hostedDeploymentFile) + `".*include\.release\.openshift\.io/` + in.rel.Options.Profile + ` unset`)
+	if !excluded.Match(raw) {
+		t.Errorf("the CVO's log (%s) does not say it excluded %s for profile %s", cvo.LogPath, hostedDeploymentFile, in.rel.Options.Profile)
+	}
 }
 
 // operatorBinary is the operator of this working tree.
@@ -135,16 +64,6 @@ func operatorBinary(t *testing.T) string {
 	return binary
 }
 
-// firstTime is when the monitor first saw a condition with a status.
-func firstTime(mon *framework.ClusterOperatorMonitor, typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus) time.Time {
-	for _, iv := range mon.Intervals() {
-		if iv.Type == typ && iv.Status == status {
-			return iv.From
-		}
-	}
-	return time.Time{}
-}
-
 // podRunner plays the kubelet for the operator's Deployment: each running
 // pod of it runs as a local process with the pod's container (the binary
 // of the release the pod's OPERATOR_IMAGE_VERSION names), and the process
@@ -153,14 +72,11 @@ type podRunner struct {
 	in       *installation
 	binaries map[string]string
 	running  map[types.UID]*podProcess
-
-	firstPodRunning, firstStarted time.Time
 }
 
 type podProcess struct {
-	pod     string
-	version string
-	proc    *framework.Process
+	pod, version, listen string
+	proc                 *framework.Process
 }
 
 const podRunnerFinalizer = "e2e.cluster-node-operator/pod-process"
@@ -202,13 +118,6 @@ func (r *podRunner) patchFinalizers(ctx context.Context, pod string, finalizers 
 	return err
 }
 
-func (r *podRunner) since(start, at time.Time) string {
-	if at.IsZero() {
-		return "never"
-	}
-	return at.Sub(start).Round(100 * time.Millisecond).String()
-}
-
 // sync starts and stops processes for the pods as they are now.
 func (r *podRunner) sync(ctx context.Context) {
 	t := r.in.t
@@ -241,9 +150,6 @@ func (r *podRunner) sync(ctx context.Context) {
 		if r.running[uid] != nil {
 			continue
 		}
-		if r.firstPodRunning.IsZero() {
-			r.firstPodRunning = time.Now()
-		}
 		version := containerEnv(pod, nodeOperatorName, "OPERATOR_IMAGE_VERSION")
 		binary := r.binaries[version]
 		if binary == "" {
@@ -257,12 +163,9 @@ func (r *podRunner) sync(ctx context.Context) {
 		if err := r.patchFinalizers(ctx, pod.Name, []string{podRunnerFinalizer}); err != nil {
 			t.Fatalf("pod %s: adding finalizer: %v", pod.Name, err)
 		}
-		proc, _ := startOperatorContainer(t, r.in.cfg, pod, "", binary)
-		if r.firstStarted.IsZero() {
-			r.firstStarted = time.Now()
-		}
+		proc, listen := startOperatorContainer(t, r.in.cfg, pod, "", binary)
 		t.Logf("pod %s (%s) runs: operator process %d, log %s", pod.Name, version, proc.Pid(), proc.LogPath)
-		r.running[uid] = &podProcess{pod: pod.Name, version: version, proc: proc}
+		r.running[uid] = &podProcess{pod: pod.Name, version: version, listen: listen, proc: proc}
 	}
 }
 
@@ -330,31 +233,25 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	stamp := time.Now().Unix()
 	versionN := fmt.Sprintf("4.99.0-0.e2e-n-%d", stamp)
 	versionN1 := fmt.Sprintf("4.99.1-0.e2e-%d", stamp)
-	framework.PrepareCVOCluster(t, in.cfg, versionN, versionN1)
-	t.Cleanup(func() { framework.ResetClusterVersion(t, in.config) })
-
 	localCluster(t, "nodes", "250")
 	t.Cleanup(func() { localCluster(t, "nodes", "3") })
 	infra, err := in.config.ConfigV1().Infrastructures().Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if infra.Status.PlatformStatus == nil || infra.Status.PlatformStatus.Type != configv1.BareMetalPlatformType {
 		t.Fatalf("the cluster is not BareMetal: %+v", infra.Status.PlatformStatus)
 	}
 
 	repoN, binaryN := framework.ReleaseFromCommit(t, upgradeFromCommit)
-	payloadN := framework.WritePayload(t, t.TempDir(), framework.PayloadOptions{Repo: repoN, Version: versionN})
-	in.rel = payloadN.Release
-
 	u := &upgrade{t: t, in: in, mon: framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)}
 	// The operator's own Deployment is the CVO's to roll; the rest of
 	// these namespaces' workloads are the stacks' operands.
 	u.recorder = framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, faultNMStateNamespace},
 		"cluster-node-operator")
-	endInstallWindow := u.mon.Allow(configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
+	endInstallWindow := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
 	start := time.Now()
-	u.cvo = framework.StartRealCVO(t, in.cfg, payloadN, framework.CVOOptions{})
+	u.cvo = in.startCVO(repoN, versionN, versionN1)
+	payloadN := u.cvo.Payload
+	in.rel = payloadN.Release
 	u.runner = newPodRunner(in, map[string]string{versionN: binaryN, versionN1: operatorBinary(t)})
 	u.runner.waitForClusterVersion(u.cvo, 10*time.Minute, framework.ClusterVersionCompleted(versionN))
 	endInstallWindow()
@@ -379,9 +276,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	u.stacksOn("N after the downgrade", map[string]interface{}{"managementState": "Managed"})
 
 	cv, err := u.cvo.ClusterVersion(framework.Context(t, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var history []string
 	for _, h := range cv.Status.History {
 		history = append(history, h.Version+" "+string(h.State))
@@ -390,7 +285,6 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	if strings.Join(history, ",") != strings.Join(want, ",") {
 		t.Errorf("history is %q, want %q (newest first)", history, want)
 	}
-	u.mon.CheckInvariants(t)
 	mon := u.mon
 	t.Logf("ClusterVersion:\n%s", framework.DescribeClusterVersion(cv))
 	t.Logf("timeline (seconds from the monitor's start): install of N %s..%s, update %s..%s, downgrade %s..%s; clusteroperator/%s:\n%s",
@@ -445,11 +339,7 @@ func (u *upgrade) stacksOn(leg string, wantMetrics map[string]interface{}) {
 }
 
 // update moves the cluster to a release and checks the ClusterOperator
-// followed: each release's images have their own digests, so each update
-// rolls the operands (the metrics DaemonSet on 250 nodes, the NMState
-// operator's Deployment) out to the target release's images; the operator
-// must say Progressing=True meanwhile and report the version only after
-// (origin's upgrade checks, judged by etcd revision).
+// followed its operands' rollouts (docs/release-payload.md, Tests).
 func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Time) {
 	t, mon := u.t, u.mon
 	t.Helper()
@@ -480,14 +370,9 @@ func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Ti
 	return from, done
 }
 
-// replayOldNodeSettingsStatus sends, as a dry run, the node settings status
-// write of release N's operator (its applyStatus at 480bc96: field manager
-// NodeSettings, "" for every string without a value, the collector as
-// "namespace/name") for a pool the stored status does not hold, against
-// N+1's schema: N's operator still writes status after the CVO applied
-// N+1's CRD, and ratcheting would keep none of these values. Refused, N
-// would lose its records until its successor starts (docs/api.md,
-// "Upgrade window"). The suite's feature set serves status.nodeSettings.
+// replayOldNodeSettingsStatus sends, as a dry run against N+1's schema,
+// release N's node settings status write (its applyStatus at 480bc96) for a
+// new pool: docs/api.md, "Upgrade window".
 func replayOldNodeSettingsStatus(t *testing.T, nodeOperators dynamic.NamespaceableResourceInterface) {
 	t.Helper()
 	old := &unstructured.Unstructured{}

@@ -61,15 +61,20 @@ const (
 	nodeOperatorBinary      = "cluster-node-operator"
 )
 
-// TestInstallAsCVO: docs/test-behaviours.md. The manifests are applied as
-// the CVO's install leaves them (the real CVO's is TestInstallWithRealCVO's);
-// the Deployment's pod runs as the pod would (framework.StartPodProcess).
+// TestInstallAsCVO: docs/test-behaviours.md. The real CVO installs the
+// release; the Deployment's pod runs as the pod would (podRunner).
 func TestInstallAsCVO(t *testing.T) {
 	in := newInstallation(t, "")
-	in.apply()
-	t.Run("MustGatherBeforeTheOperatorRuns", in.testMustGatherBeforeTheOperatorRuns)
-	in.runPod()
+	cvo, cv := in.installWithCVO(func() { t.Run("MustGatherBeforeTheOperatorRuns", in.testMustGatherBeforeTheOperatorRuns) })
+	in.startProxy()
 
+	t.Run("HistoryHasOneCompletedEntry", func(t *testing.T) {
+		if len(cv.Status.History) != 1 || cv.Status.Desired.Version != in.rel.Options.Version || cv.Status.Desired.Image != cvo.Payload.Image {
+			t.Errorf("want one history entry and desired %s %s:\n%s", in.rel.Options.Version, cvo.Payload.Image, framework.DescribeClusterVersion(cv))
+		}
+		framework.CheckOperatorVersion(t, framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator), cv)
+	})
+	t.Run("HostedDeploymentIsExcludedByProfile", func(t *testing.T) { in.testHostedExcluded(t, cvo) })
 	t.Run("PodIsPlacedOnTheControlPlane", in.testPlacement)
 	t.Run("PodMeetsRestrictedPodSecurity", in.testPodSecurity)
 	t.Run("NoRequestWasForbidden", in.testNothingForbidden)
@@ -78,6 +83,8 @@ func TestInstallAsCVO(t *testing.T) {
 	t.Run("MetricsAreServedWithAuthnAndAuthz", in.testMetrics)
 	t.Run("WritesAreConfinedToOwnNamespaces", in.testConfinement)
 	t.Run("MustGatherWithBothStacks", in.testMustGatherWithBothStacks)
+	// The sweep deletes and recreates what the CVO would restore.
+	cvo.Stop()
 	t.Run("EachRuleIsNeeded", in.testEachRuleIsNeeded)
 	t.Run("ADeniedWriteTurnsTheClusterOperatorDegraded", in.testDeniedWriteDegrades)
 }
@@ -85,8 +92,7 @@ func TestInstallAsCVO(t *testing.T) {
 // TestInstallAsCVOHostedProfile: docs/test-behaviours.md.
 func TestInstallAsCVOHostedProfile(t *testing.T) {
 	in := newInstallation(t, "hypershift")
-	in.apply()
-	in.runPod()
+	in.installWithCVO(nil)
 	pod, node := in.operatorNode(t)
 	if _, ok := node.Labels["node-role.kubernetes.io/master"]; ok {
 		t.Errorf("the hosted variant's pod runs on control-plane node %s", node.Name)
@@ -112,6 +118,8 @@ type installation struct {
 	pki *framework.PlatformPKI
 
 	operator *framework.Process
+	// operatorListen is the operator's --listen, moved to this machine.
+	operatorListen string
 	// proxy is the pod's kube-rbac-proxy container, when started.
 	proxy *framework.Process
 	// listenPort is where the proxy's --secure-listen-address was moved
@@ -180,66 +188,51 @@ func (in *installation) publishMetricsClientCA() {
 	in.t.Cleanup(func() { _ = cms.Delete(context.Background(), cm.Name, metav1.DeleteOptions{}) })
 }
 
-// apply leaves the cluster as the CVO's install of the release does: the
-// ClusterOperator first, with the manifest's relatedObjects (must-gather
-// finds the component even if its operator never starts), then the rest;
-// the service CA's serving certificate is issued for the metrics Service.
-func (in *installation) apply() {
+// startCVO readies the cluster for the real CVO (undone when the test ends)
+// and starts it on the release's profile with a payload of repo's manifests
+// ("" for this checkout) at version; later are the versions of the
+// releases the test updates to.
+func (in *installation) startCVO(repo, version string, later ...string) *framework.RealCVO {
 	t := in.t
-	t.Helper()
-	ctx := framework.Context(t, 2*time.Minute)
+	framework.PrepareCVOCluster(t, in.cfg, append([]string{version}, later...)...)
+	// Registered before the CVO starts, so that it runs once it stopped.
+	t.Cleanup(func() { framework.ResetClusterVersion(t, in.config) })
+	payload := framework.WritePayload(t, t.TempDir(), framework.PayloadOptions{Repo: repo, Version: version})
+	return framework.StartRealCVO(t, in.cfg, payload, in.rel.Options.Profile)
+}
+
+// installWithCVO installs the release with the real CVO and runs the
+// Deployment's pod (podRunner) until ClusterVersion is Completed;
+// beforeOperator, when set, runs once the CVO created the ClusterOperator
+// and the objects it names, before the operator first runs.
+func (in *installation) installWithCVO(beforeOperator func()) (*framework.RealCVO, *configv1.ClusterVersion) {
+	t := in.t
+	version := in.rel.Options.Version
 	in.started = time.Now()
-	in.precreateClusterOperator(ctx)
-	for _, m := range in.rel.Manifests {
-		if m.Object.GetKind() == "ClusterOperator" {
-			continue
-		}
-		if err := in.applier.Apply(ctx, m.Object.DeepCopy(), "e2e-install"); err != nil {
-			t.Fatalf("applying %s: %v", m, err)
-		}
-		if m.Object.GetKind() == "Service" {
-			in.issueServingCert(ctx, m.Object)
-		}
-	}
-}
-
-// runPod runs the Deployment's pod with its kube-rbac-proxy (startOperator)
-// and returns once the ClusterOperator satisfies the CVO.
-func (in *installation) runPod() {
-	t := in.t
-	t.Helper()
-	// A starting operator may report Available=False.
-	endInstall := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install: the operator starts")
-	in.startOperator(framework.Context(t, installTimeout), "", true)
-	in.waitHealthy(t)
-	endInstall()
-	t.Logf("the CVO would move past clusteroperator/%s after %s", nodeClusterOperator, time.Since(in.started).Round(time.Second))
-}
-
-// waitHealthy waits for what the CVO waits for before it moves past the
-// manifest (its versions reported, Available=True, Degraded=False) and, as
-// of a finished install, Progressing=False.
-func (in *installation) waitHealthy(t *testing.T) {
-	want := in.expectedClusterOperator().Status.Versions
-	ctx := framework.Context(t, installTimeout+time.Minute)
-	framework.Eventually(t, installTimeout, 250*time.Millisecond, func() (bool, error) {
-		if in.operator.Exited() {
-			t.Fatalf("the operator exited:\n%s", in.logTail(30))
-		}
-		co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		if why := framework.Settled(co); why != "" {
-			return false, errors.New(why)
-		}
-		for _, v := range want {
-			if !slices.Contains(co.Status.Versions, v) {
-				return false, fmt.Errorf("versions %v, want %s=%s", co.Status.Versions, v.Name, v.Version)
+	cvo := in.startCVO("", version)
+	if beforeOperator != nil {
+		ctx := framework.Context(t, 3*time.Minute)
+		framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+			co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
+			if err != nil || len(co.Status.RelatedObjects) == 0 {
+				return false, err
 			}
-		}
-		return true, nil
-	}, "clusteroperator/"+nodeClusterOperator+" to satisfy the CVO; log "+in.operator.LogPath)
+			for _, ref := range co.Status.RelatedObjects {
+				if _, err := in.getReference(ctx, ref); err != nil {
+					return false, err
+				}
+			}
+			return true, nil
+		}, "the CVO to create clusteroperator/"+nodeClusterOperator+" and what its relatedObjects name")
+		beforeOperator()
+	}
+	runner := newPodRunner(in, map[string]string{version: operatorBinary(t)})
+	cv := runner.waitForClusterVersion(cvo, 10*time.Minute, framework.ClusterVersionCompleted(version))
+	for _, pp := range runner.running {
+		in.operator, in.operatorListen = pp.proc, pp.listen
+	}
+	t.Logf("the CVO installed the release in %s", time.Since(in.started).Round(time.Second))
+	return cvo, cv
 }
 
 // expectedClusterOperator is the release's ClusterOperator manifest.
@@ -251,42 +244,38 @@ func (in *installation) expectedClusterOperator() *configv1.ClusterOperator {
 	return co
 }
 
-// startOperator runs the Deployment's pod, once the cluster has scheduled and
-// (simulated) started it, as local processes: the operator container and,
-// withProxy, the kube-rbac-proxy container, which serves its metrics. Both
-// run as the pod's ServiceAccount, or as serviceAccount when set. The
-// processes share this machine's network, where the pod would have its own:
-// the only change to their arguments is the ports they listen on (and the
-// proxy's upstream, which is the operator's).
-func (in *installation) startOperator(ctx context.Context, serviceAccount string, withProxy bool) {
+// startOperator runs the operator container of the Deployment's pod, once
+// the cluster has scheduled and (simulated) started it, as a local process,
+// as the pod's ServiceAccount, or as serviceAccount when set.
+func (in *installation) startOperator(ctx context.Context, serviceAccount string) {
+	in.operator, in.operatorListen = startOperatorContainer(in.t, in.cfg, in.operatorPod(ctx), serviceAccount, operatorBinary(in.t))
+}
+
+// startProxy runs the pod's kube-rbac-proxy container in front of the
+// running operator, with the serving certificate the service CA would issue.
+// The processes share this machine's network, where the pod would have its
+// own: the only change to its arguments is its port and upstream.
+func (in *installation) startProxy() {
 	t := in.t
-	t.Helper()
-	pod := in.operatorPod(ctx)
-	var operatorListen string
-	opStart := time.Now()
-	in.operator, operatorListen = startOperatorContainer(t, in.cfg, pod, serviceAccount, operatorBinary(t))
-	if !withProxy {
-		return
-	}
+	ctx := framework.Context(t, 2*time.Minute)
 	if err := framework.EnsureTool(t, "kube-rbac-proxy"); err != nil {
 		t.Fatal(err)
 	}
+	in.issueServingCert(ctx, in.rel.Find("Service", "metrics"))
 	// The kubelet restarts kube-rbac-proxy until any replica copied the CA.
 	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
 		_, err := in.kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, metricsclientca.Name, metav1.GetOptions{})
 		return err == nil, nil
 	}, "the operator to copy the client CA")
-	t.Logf("client CA copied %s after the operator started", time.Since(opStart).Round(10*time.Millisecond))
 	in.listenPort = framework.FreePort(t)
 	in.proxy = framework.StartPodProcess(t, in.cfg, framework.PodProcessOptions{
-		Pod:                pod,
-		Container:          proxyContainer,
-		ServiceAccountName: serviceAccount,
-		Binaries:           map[string]string{"kube-rbac-proxy": filepath.Join(framework.RepoRoot(t), "_output", "bin", "kube-rbac-proxy")},
+		Pod:       in.operatorPod(ctx),
+		Container: proxyContainer,
+		Binaries:  map[string]string{"kube-rbac-proxy": filepath.Join(framework.RepoRoot(t), "_output", "bin", "kube-rbac-proxy")},
 		RewriteArgs: func(args []string) []string {
 			return rewriteArgs(t, args, map[string]string{
 				"--secure-listen-address=" + deploymentProxyListen: "--secure-listen-address=127.0.0.1:" + strconv.Itoa(in.listenPort),
-				"--upstream=" + deploymentProxyUpstream:            "--upstream=http://" + operatorListen + "/",
+				"--upstream=" + deploymentProxyUpstream:            "--upstream=http://" + in.operatorListen + "/",
 			})
 		},
 	})
@@ -771,14 +760,8 @@ func (c ruleCase) cannotReport() bool {
 		slices.Contains(c.rule.Verbs, "list") || slices.Contains(c.rule.Verbs, "watch")
 }
 
-// unshown says why no run of the release can show the denial, or "": a
-// failed read keeps criometrics.ScrapeAuthLookup's last decision (CMO's
-// ClusterOperator and client CA), and only a build whose version is the
-// placeholder reads ClusterVersion (pkg/operator/starter.go), and only the
-// node settings rollout's health gate lists nodes, once the MCO (which this
-// cluster lacks) updated a pool, and MCO's pods only where its
-// MachineConfigs render kube-rbac-proxy-crio (crioplatform.Detector).
-// TestRBACIsLeastPrivilege proves the operator makes these requests.
+// unshown says why no run of the release can show the denial, or ""
+// (docs/test-behaviours.md, EachRuleIsNeeded).
 func (c ruleCase) unshown() string {
 	switch {
 	case slices.Equal(c.rule.ResourceNames, []string{"monitoring"}),
@@ -871,7 +854,7 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, rules []ruleCase, c rule
 	if sc.controlAfter {
 		in.stopOperator()
 		in.started = time.Now()
-		in.startOperator(framework.Context(t, time.Minute), "", false)
+		in.startOperator(framework.Context(t, time.Minute), "")
 		in.awaitEvidence(t, sc, c, false)
 	}
 }
@@ -1002,7 +985,7 @@ func (in *installation) run(t *testing.T, sc scenario, c ruleCase, serviceAccoun
 		before(ctx)
 	}
 	in.started = time.Now()
-	in.startOperator(ctx, serviceAccount, false)
+	in.startOperator(ctx, serviceAccount)
 }
 
 // installed is the CVO's part of an install: the ClusterOperator and
@@ -1016,7 +999,7 @@ func (in *installation) installed(t *testing.T, ctx context.Context) {
 // stacks opted out.
 func (in *installation) optedOut(t *testing.T, ctx context.Context, c ruleCase) {
 	in.installed(t, ctx)
-	in.startOperator(ctx, "", false)
+	in.startOperator(ctx, "")
 	framework.Eventually(t, installTimeout, 250*time.Millisecond, func() (bool, error) {
 		left, err := in.ruleObjectsLeft(ctx, c)
 		return len(left) == len(c.rule.Resources)*len(c.rule.ResourceNames), err
@@ -1216,17 +1199,8 @@ func (in *installation) createNodeOperator(ctx context.Context) {
 	}, "creating NodeOperator cluster")
 }
 
-// testDeniedWriteDegrades follows one denied write past library-go's
-// inertia: the ClusterOperator that first only reports it in its Degraded
-// message turns Degraded=True, which makes the CVO report the failure.
-//
-// The operator starts as if an earlier process of it had been denied the
-// same write for longer than the inertia: NodeOperator cluster already
-// carries MetricsDegraded=True since then, written by the operator's field
-// manager. The operator keeps that transition time (its status is a function
-// of the world, not of its own uptime), so the ClusterOperator turns
-// Degraded=True at once, with the API server's denial as the message. That
-// the inertia runs out in real time is TestCoreMissingInfrastructure's.
+// testDeniedWriteDegrades: docs/release-payload.md (Tests,
+// ADeniedWriteTurnsTheClusterOperatorDegraded).
 func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
 		t.Skip("E2E_RBAC_SWEEP=none")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -42,7 +43,11 @@ func (in *installation) testMustGatherBeforeTheOperatorRuns(t *testing.T) {
 // relatedObject and everything the stacks deploy, directly or through its
 // namespace.
 func (in *installation) testMustGatherWithBothStacks(t *testing.T) {
-	if stacks := in.enabledStacks(t); len(stacks) != 2 {
+	no, err := in.dyn.Resource(nodeOperatorsResource).Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stacks, _, _ := unstructured.NestedSlice(no.Object, "status", "stacks"); len(stacks) != 2 || slices.ContainsFunc(stacks, func(s any) bool { return s.(map[string]any)["enabled"] != true }) {
 		t.Fatalf("want both stacks enabled on this cluster (BareMetal), got %v", stacks)
 	}
 	g := inspectClusterOperator(t, in)
@@ -79,23 +84,6 @@ func (in *installation) testMustGatherWithBothStacks(t *testing.T) {
 		t.Errorf("must-gather would miss operand %s: it is neither a relatedObject nor in a related namespace", m)
 	}
 	t.Logf("collected %d objects; all %d operands among them", len(g.objects), len(operands))
-}
-
-// enabledStacks lists the stacks the NodeOperator reports as enabled.
-func (in *installation) enabledStacks(t *testing.T) []string {
-	obj, err := in.dyn.Resource(nodeOperatorsResource).Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stacks, _, _ := unstructured.NestedSlice(obj.Object, "status", "stacks")
-	var out []string
-	for _, s := range stacks {
-		m := s.(map[string]any)
-		if m["enabled"] == true {
-			out = append(out, fmt.Sprint(m["name"]))
-		}
-	}
-	return out
 }
 
 // inspection is what the inspection collected, by group/resource/namespace/name.
@@ -198,7 +186,11 @@ func inspectClusterOperator(t *testing.T, in *installation) *inspection {
 	if len(cos) != 1 {
 		t.Fatalf("oc adm inspect wrote no %s", coFile)
 	}
-	g.related = relatedObjectsOf(t, cos[0])
+	co := &configv1.ClusterOperator{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(cos[0].Object, co); err != nil {
+		t.Fatal(err)
+	}
+	g.related = co.Status.RelatedObjects
 	t.Logf("oc adm inspect took %s: %d objects in %d files under %s (its output: %s)", time.Since(start).Round(100*time.Millisecond), len(g.objects), files, dest, logPath)
 	return g
 }
@@ -227,12 +219,4 @@ func (g *inspection) recordAll(t *testing.T, obj *unstructured.Unstructured) {
 	} else {
 		g.unserved[obj.GroupVersionKind()] = true
 	}
-}
-
-func relatedObjectsOf(t *testing.T, obj *unstructured.Unstructured) []configv1.ObjectReference {
-	co := &configv1.ClusterOperator{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, co); err != nil {
-		t.Fatal(err)
-	}
-	return co.Status.RelatedObjects
 }

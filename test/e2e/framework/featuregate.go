@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -16,16 +17,10 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
-// WriteFeatureGateStatus is a test double of the cluster-config operator's
-// FeatureGateController (openshift/cluster-config-operator,
-// pkg/operator/featuregates/featuregate_controller.go at 6b7696e7): it
-// writes FeatureGate cluster's status.featureGates entry for version, first,
-// keeping the other versions' entries, as that controller does at its own
-// version. For CustomNoUpgrade the entry lists the spec's enabled and
-// disabled gates, whatever their names; for the fixed feature sets it lists
-// the gates openshift/api registers for the set, and the double lists none:
-// this operator reads none of them, and its own gates are not registered
-// there (docs/api.md, "Feature gates").
+// WriteFeatureGateStatus plays the cluster-config operator's
+// FeatureGateController (featuregate_controller.go at 6b7696e7): FeatureGate
+// cluster's status entry for version goes first, the others kept; it lists
+// CustomNoUpgrade's gates only (docs/api.md, "Feature gates").
 func WriteFeatureGateStatus(ctx context.Context, cfg *rest.Config, version string) error {
 	fgs := configclient.NewForConfigOrDie(cfg).ConfigV1().FeatureGates()
 	fg, err := fgs.Get(ctx, "cluster", metav1.GetOptions{})
@@ -47,24 +42,12 @@ func WriteFeatureGateStatus(ctx context.Context, cfg *rest.Config, version strin
 			entries = append(entries, e)
 		}
 	}
-	if len(fg.Status.FeatureGates) > 0 && equalEntries(fg.Status.FeatureGates, entries) {
+	if reflect.DeepEqual(fg.Status.FeatureGates, entries) {
 		return nil
 	}
 	fg.Status.FeatureGates = entries
 	_, err = fgs.UpdateStatus(ctx, fg, metav1.UpdateOptions{})
 	return err
-}
-
-func equalEntries(a, b []configv1.FeatureGateDetails) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if fmt.Sprint(a[i]) != fmt.Sprint(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // SetFeatureSet gives FeatureGate cluster the feature set (and, for

@@ -35,45 +35,28 @@ const (
 	// in a directory named after the update's image (updatepayload.go of
 	// the CVO); on a cluster a Job extracts the release image there.
 	cvoUpdatePayloadsDir = "/etc/cvo/updatepayloads"
-	// CVONamespace holds the CVO's lease and events.
-	CVONamespace      = "openshift-cluster-version"
+	// cvoNamespace holds the CVO's lease and events.
+	cvoNamespace      = "openshift-cluster-version"
 	clusterVersionKey = "version"
-	// DefaultProfile is the CVO's default cluster profile.
-	DefaultProfile = "self-managed-high-availability"
 )
 
 // Payload is a release payload directory as the CVO reads it with
-// PAYLOAD_OVERRIDE: release-manifests/ with the component manifests (every
-// profile's: the CVO filters them), release-metadata and image-references,
-// and an empty manifests/ (the CVO's own manifests, which these tests leave
-// out).
+// PAYLOAD_OVERRIDE (release-manifests/ of every profile, and an empty
+// manifests/ for the CVO's own); Release is its default profile's.
 type Payload struct {
-	Dir     string
-	Version string
-	// Image is the pull spec of the release image, which the CVO gets as
-	// --release-image or in spec.desiredUpdate.
-	Image string
-	// Release is what the payload holds for the default profile, as
-	// ReadRelease reads it.
-	Release *Release
+	Dir, Version, Image string
+	Release             *Release
 }
 
-// PayloadOptions describe a payload to write.
-type PayloadOptions struct {
-	// Repo is the checkout whose manifests/ are released; default this one.
-	Repo string
-	// Version of the release; required.
-	Version string
-}
+// PayloadOptions: Repo is the checkout whose manifests/ are released
+// (default this one); Version is required.
+type PayloadOptions struct{ Repo, Version string }
 
 // ReleaseImage is the test release image's pull spec for a version.
 func ReleaseImage(version string) string { return ReleasePullSpec("release", version) }
 
-// WritePayload writes the manifests of opts.Repo into dir as the release
-// tooling (oc adm release new) would: pull specs and the version
-// substituted (ReadRelease), every manifest of every profile kept, with the
-// image-references ImageStream named after the version and the Cincinnati
-// release-metadata.
+// WritePayload writes the manifests of opts.Repo into dir as `oc adm release
+// new` would (docs/release-payload.md, Tests).
 func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	t.Helper()
 	if opts.Version == "" {
@@ -162,14 +145,9 @@ func moduleDir(t testing.TB, module, version string) string {
 	return info.Dir
 }
 
-// PrepareCVOCluster adds to the local control plane what the real CVO needs
-// and hack/local-cluster.sh does not install: the FeatureGate and Proxy
-// CRDs (the CVO watches both), its namespace, the configuration namespaces,
-// a ClusterVersion with a UUID clusterID (the CVO finds any other Invalid
-// and applies nothing), and FeatureGate cluster with an entry for each of
-// versions (without one for its own payload's version the CVO stops at once).
-// A ClusterVersion that an earlier CVO wrote to is replaced by a fresh one
-// with the same clusterID, so that the CVO starts with no history.
+// PrepareCVOCluster adds what the real CVO needs and the local control plane
+// lacks (docs/release-payload.md, Tests), with a FeatureGate status entry for
+// each of versions and a ClusterVersion without history.
 func PrepareCVOCluster(t testing.TB, cfg *rest.Config, versions ...string) {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
@@ -184,7 +162,7 @@ func PrepareCVOCluster(t testing.TB, cfg *rest.Config, versions ...string) {
 		}
 	}
 	kube := kubernetes.NewForConfigOrDie(cfg)
-	for _, ns := range []string{CVONamespace, "openshift-config", "openshift-config-managed"} {
+	for _, ns := range []string{cvoNamespace, "openshift-config", "openshift-config-managed"} {
 		_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatalf("creating namespace %s: %v", ns, err)
@@ -267,22 +245,11 @@ type RealCVO struct {
 	work           string
 }
 
-// CVOOptions configure StartRealCVO.
-type CVOOptions struct {
-	// Profile is the cluster profile (CLUSTER_PROFILE); default the CVO's.
-	Profile string
-}
-
-// StartRealCVO runs `cluster-version-operator start` on the payload, as the
-// CVO's own Deployment does but for what a process cannot have: the payload
-// comes from PAYLOAD_OVERRIDE, nothing listens (--listen=), no automatic
-// updates, and the update service and Prometheus are unreachable loopback
-// addresses. /etc/cvo/updatepayloads, where it finds the payload of an
-// update, is a directory of this test, mounted there in a mount namespace of
-// the process (StageUpdate). It authenticates as the cluster's
-// administrator, as the CVO's cluster-admin binding lets it. Its log goes to
-// _output/e2e-logs; it stops when the test ends.
-func StartRealCVO(t testing.TB, cfg *rest.Config, p *Payload, opts CVOOptions) *RealCVO {
+// StartRealCVO runs `cluster-version-operator start` on the payload for a
+// cluster profile (CLUSTER_PROFILE; "" for the CVO's default), as
+// docs/release-payload.md (Tests) says, as the cluster's administrator; it
+// stops when the test ends.
+func StartRealCVO(t testing.TB, cfg *rest.Config, p *Payload, profile string) *RealCVO {
 	t.Helper()
 	binary := EnsureRealTool(t, "cluster-version-operator")
 	if os.Geteuid() != 0 {
@@ -333,26 +300,20 @@ exec "$@"
 		"-v=2",
 	}
 	env := []string{"PAYLOAD_OVERRIDE=" + p.Dir, "NODE_NAME=" + masters.Items[0].Name}
-	if opts.Profile != "" {
-		env = append(env, "CLUSTER_PROFILE="+opts.Profile)
+	if profile != "" {
+		env = append(env, "CLUSTER_PROFILE="+profile)
 	}
 	c.Process = StartProcess(t, "cluster-version-operator", unshare, args, env)
 	return c
 }
 
-// UpdatePayloadDir is where the CVO looks for the payload of an update to
-// image (its md5, base64url-encoded, below /etc/cvo/updatepayloads), on
-// this machine.
-func (c *RealCVO) UpdatePayloadDir(image string) string {
-	sum := md5.Sum([]byte(image))
-	return filepath.Join(c.updatePayloads, base64.RawURLEncoding.EncodeToString(sum[:]))
-}
-
-// StageUpdate writes a payload where the CVO finds it for an update to it,
-// as the CVO's version Job would have extracted it from the release image.
+// StageUpdate writes a payload where the CVO finds it for an update to it
+// (below /etc/cvo/updatepayloads, named by the image's md5,
+// base64url-encoded), as the CVO's version Job would have extracted it.
 func (c *RealCVO) StageUpdate(t testing.TB, opts PayloadOptions) *Payload {
 	t.Helper()
-	return WritePayload(t, c.UpdatePayloadDir(ReleaseImage(opts.Version)), opts)
+	sum := md5.Sum([]byte(ReleaseImage(opts.Version)))
+	return WritePayload(t, filepath.Join(c.updatePayloads, base64.RawURLEncoding.EncodeToString(sum[:])), opts)
 }
 
 // RequestUpdate sets spec.desiredUpdate to the payload, forced: the test
@@ -376,16 +337,6 @@ func (c *RealCVO) ClusterVersion(ctx context.Context) (*configv1.ClusterVersion,
 	return c.Config.ConfigV1().ClusterVersions().Get(ctx, clusterVersionKey, metav1.GetOptions{})
 }
 
-// CVCondition returns the ClusterVersion's condition of a type, or nil.
-func CVCondition(cv *configv1.ClusterVersion, typ configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
-	for i := range cv.Status.Conditions {
-		if cv.Status.Conditions[i].Type == typ {
-			return &cv.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // ClusterVersionCompleted is satisfied once the CVO has completely applied
 // version: the newest history entry is that version's and Completed,
 // Available=True, Failing is not True and Progressing=False.
@@ -397,16 +348,15 @@ func ClusterVersionCompleted(version string) func(*configv1.ClusterVersion) stri
 		} else if h := cv.Status.History[0]; h.Version != version || h.State != configv1.CompletedUpdate {
 			missing = append(missing, fmt.Sprintf("newest history entry is %s %s, want %s Completed", h.Version, h.State, version))
 		}
-		for _, want := range []struct {
-			typ    configv1.ClusterStatusConditionType
-			status configv1.ConditionStatus
-		}{{configv1.OperatorAvailable, configv1.ConditionTrue}, {configv1.OperatorProgressing, configv1.ConditionFalse}} {
-			if c := CVCondition(cv, want.typ); c == nil || c.Status != want.status {
-				missing = append(missing, fmt.Sprintf("%s is not %s", want.typ, want.status))
+		status := map[configv1.ClusterStatusConditionType]configv1.ConditionStatus{}
+		for _, c := range cv.Status.Conditions {
+			status[c.Type] = c.Status
+			if c.Type == "Failing" && c.Status == configv1.ConditionTrue {
+				missing = append(missing, "Failing=True: "+c.Message)
 			}
 		}
-		if c := CVCondition(cv, "Failing"); c != nil && c.Status == configv1.ConditionTrue {
-			missing = append(missing, "Failing=True: "+c.Message)
+		if status[configv1.OperatorAvailable] != configv1.ConditionTrue || status[configv1.OperatorProgressing] != configv1.ConditionFalse {
+			missing = append(missing, fmt.Sprintf("Available=%q, Progressing=%q, want True, False", status[configv1.OperatorAvailable], status[configv1.OperatorProgressing]))
 		}
 		return strings.Join(missing, "; ")
 	}
@@ -471,11 +421,9 @@ func KubeconfigPath(t testing.TB) string {
 	return resolve(path)
 }
 
-// ReleaseFromCommit extracts a commit of this repository into
-// _output/release-<commit> (git archive: neither the work tree nor the
-// repository's state changes) and builds its operator there; it returns the
-// checkout, for its manifests/, and the operator binary. Both are kept for
-// later runs.
+// ReleaseFromCommit extracts a commit into _output/release-<commit> (git
+// archive, the repository untouched), builds its operator there, and returns
+// both, kept for later runs.
 func ReleaseFromCommit(t testing.TB, commit string) (dir, binary string) {
 	t.Helper()
 	root := RepoRoot(t)
