@@ -18,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestRules|TestScrapeDuringRotations|TestSecurityCRIOMetricsEndToEnd|TestCoreMissingInfrastructure|TestPersistentErrorsNoStatusWrites|TestFaultLeaderElection)$'
+nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestRules|TestSecurityCRIOMetricsEndToEnd|TestCoreMissingInfrastructure|TestPersistentErrorsNoStatusWrites|TestFaultLeaderElection)$'
 
 # The suite's clusters run the feature set that serves node settings, which
 # most node settings tests need; TestFeatureGateNodeSettings switches to

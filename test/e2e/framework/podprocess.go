@@ -86,7 +86,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	defer cancel()
 	pod, hostRoot, projections := opts.Pod, "", map[string]string{}
 	if opts.Node != nil {
-		hostRoot, projections = opts.Node.Root, opts.Node.volumeDirs()
+		hostRoot, projections = opts.Node.Root, opts.Node.volumes
 		if pod == nil {
 			pod = opts.Node.pod()
 		}
