@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -413,22 +412,4 @@ func (c *CRIO) Pid() (int, error) {
 		return 0, fmt.Errorf("CRI-O (pid %d) is not running", pid)
 	}
 	return pid, nil
-}
-
-// LogLines returns the lines of CRI-O's log that contain s.
-func (c *CRIO) LogLines(s string) []string {
-	f, err := os.Open(filepath.Join(c.Dir, "crio.log"))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), s) {
-			out = append(out, sc.Text())
-		}
-	}
-	return out
 }
