@@ -56,9 +56,9 @@ func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
 	pods := clientCAPods(t)
 	nodes := startScrapeNodes(t, c, pods)
 	targets := scrapeTargets(t, pods, nodes)
-	prom, trusted := prometheusFromServiceMonitor(t, c, pki, targets)
+	prom, caFile, trusted := prometheusFromServiceMonitor(t, c, pki, targets)
 	first := nodes[targets[0].node]
-	t.Run("WhoMayScrape", func(t *testing.T) { whoMayScrape(t, pki, first.ProxyAddr, trusted) })
+	t.Run("WhoMayScrape", func(t *testing.T) { whoMayScrape(t, pki, first.ProxyAddr, caFile, trusted) })
 	t.Run("WhoMayConnect", func(t *testing.T) { whoMayConnect(t, first, trusted) })
 	t.Run("RotationsWithoutAFailedScrape", func(t *testing.T) { rotationsWithoutAFailedScrape(t, prom, nodes, rotations) })
 	t.Run("ModernProfileRefusesTLS12", func(t *testing.T) { modernProfileRefusesTLS12(t, c, first, pki, trusted) })
@@ -78,50 +78,76 @@ func envCount(t *testing.T, name string, def int) int {
 	return v
 }
 
-// whoMayScrape: a kube-rbac-proxy trusting CMO's client CA lets in
-// prometheus-k8s's certificate and its token (x509 and TokenReview, as
-// CMO's own components' proxies do); the same user's certificate from
-// another CA, no credential or a forged token get 401; users without get
-// /metrics (another ServiceAccount, the proxy's own) 403 naming them; only
-// /metrics is proxied.
-func whoMayScrape(t *testing.T, pki *framework.PlatformPKI, addr string, trusted *tls.Config) {
+// whoMayScrape: scrapeCheckAuthentication's cases; prometheus-k8s gets
+// CRI-O's metrics; a forged token gets 401, the proxy's own ServiceAccount
+// 403 naming it; only /metrics is proxied.
+func whoMayScrape(t *testing.T, pki *framework.PlatformPKI, addr, caFile string, trusted *tls.Config) {
 	ctx, kube := context.Background(), framework.KubeClient(t)
-	token := func(ns, name string) string {
-		tok, err := framework.ServiceAccountToken(ctx, kube, ns, name, framework.TokenOptions{})
-		require.NoError(t, err)
-		return tok
+	scrapeCheckAuthentication(t, ctx, kube, pki, addr, caFile, trusted.ServerName)
+	own, err := framework.ServiceAccountToken(ctx, kube, operatorNamespace, "crio-metrics", framework.TokenOptions{})
+	require.NoError(t, err)
+	cfg := trusted.Clone()
+	cfg.Certificates = []tls.Certificate{pki.ClientCert}
+	withCert := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+	tokenOnly := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: trusted}}
+	for _, c := range []struct {
+		who    string
+		client *http.Client
+		token  string
+		path   string
+		code   int
+		body   string
+	}{
+		{"prometheus-k8s", withCert, "", "/metrics", http.StatusOK, secMetricsPrefix},
+		{"a forged token", tokenOnly, "eyJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl", "/metrics", http.StatusUnauthorized, ""},
+		{"the proxy's own ServiceAccount", tokenOnly, own, "/metrics", http.StatusForbidden, "system:serviceaccount:" + operatorNamespace + ":crio-metrics"},
+		{"another path (--allow-paths)", withCert, "", "/debug/pprof/", http.StatusNotFound, ""},
+	} {
+		code, body, err := framework.HTTPGet(c.client, "https://"+addr+c.path, c.token)
+		require.NoError(t, err, c.who)
+		assert.Equal(t, c.code, code, "%s: %.300s", c.who, body)
+		assert.Contains(t, string(body), c.body, c.who)
 	}
+}
+
+// scrapeCheckAuthentication: a kube-rbac-proxy trusting CMO's client CA
+// lets in prometheus-k8s's certificate, not the same user's from another
+// CA, nor a user without get /metrics (403), and still prometheus-k8s's
+// token (x509 and TokenReview, as CMO's own components' proxies do).
+func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernetes.Interface, pki *framework.PlatformPKI, addr, caFile, serverName string) {
+	ca, err := os.ReadFile(caFile)
+	require.NoError(t, err)
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca)
+	token, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
+	require.NoError(t, err)
+	get := func(cert *tls.Certificate, token string) int {
+		cfg := &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
+		if cert != nil {
+			cfg.Certificates = []tls.Certificate{*cert}
+		}
+		code, _, err := framework.HTTPGet(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}, "https://"+addr+"/metrics", token)
+		require.NoError(t, err)
+		return code
+	}
+	other := framework.NewPlatformPKI(t).ClientCert
 	// A user without get on /metrics: the namespace's default ServiceAccount.
 	_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
-	other := framework.NewPlatformPKI(t).ClientCert
+	nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
+	require.NoError(t, err)
 	for _, c := range []struct {
 		who   string
 		cert  *tls.Certificate
 		token string
-		path  string
-		code  int
-		body  string
+		want  int
 	}{
-		{"prometheus-k8s's certificate alone", &pki.ClientCert, "", "/metrics", http.StatusOK, secMetricsPrefix},
-		{"prometheus-k8s's token alone", nil, token("openshift-monitoring", "prometheus-k8s"), "/metrics", http.StatusOK, secMetricsPrefix},
-		{"prometheus-k8s's certificate from another CA", &other, "", "/metrics", http.StatusUnauthorized, ""},
-		{"no certificate, no token", nil, "", "/metrics", http.StatusUnauthorized, ""},
-		{"a forged token", nil, "eyJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl", "/metrics", http.StatusUnauthorized, ""},
-		{"another ServiceAccount", nil, token("openshift-monitoring", "default"), "/metrics", http.StatusForbidden, "system:serviceaccount:openshift-monitoring:default"},
-		{"the proxy's own ServiceAccount", nil, token(operatorNamespace, "crio-metrics"), "/metrics", http.StatusForbidden, "system:serviceaccount:" + operatorNamespace + ":crio-metrics"},
-		{"another path (--allow-paths)", &pki.ClientCert, "", "/debug/pprof/", http.StatusNotFound, ""},
+		{"prometheus-k8s's certificate alone", &pki.ClientCert, "", http.StatusOK},
+		{"prometheus-k8s's certificate from another CA", &other, "", http.StatusUnauthorized},
+		{"no certificate, no token", nil, "", http.StatusUnauthorized},
+		{"prometheus-k8s's token alone", nil, token, http.StatusOK},
+		{"a token of a user without get /metrics", nil, nobody, http.StatusForbidden},
 	} {
-		cfg := trusted.Clone()
-		if c.cert != nil {
-			cfg.Certificates = []tls.Certificate{*c.cert}
-		}
-		code, body, err := framework.HTTPGet(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}, "https://"+addr+c.path, c.token)
-		require.NoError(t, err, c.who)
-		assert.Equal(t, c.code, code, "%s: %.300s", c.who, body)
-		assert.Contains(t, string(body), c.body, c.who)
-		if c.code != http.StatusOK {
-			assert.NotContains(t, string(body), secMetricsPrefix, "%s gets no metrics", c.who)
-		}
+		assert.Equal(t, c.want, get(c.cert, c.token), c.who)
 	}
 }
 
@@ -335,9 +361,9 @@ func scrapeTargets(t *testing.T, pods []*corev1.Pod, nodes map[string]*framework
 
 // prometheusFromServiceMonitor starts a Prometheus scraping targets every
 // second as the live ServiceMonitor and its scrape class say; it returns it,
-// once every target is up, and a client TLS configuration with the
-// endpoint's CA and server name.
-func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *framework.PlatformPKI, targets []scrapeTarget) (*framework.Prometheus, *tls.Config) {
+// once every target is up, the endpoint's CA file and a client TLS
+// configuration with that CA and the endpoint's server name.
+func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *framework.PlatformPKI, targets []scrapeTarget) (*framework.Prometheus, string, *tls.Config) {
 	t.Helper()
 	ctx := context.Background()
 	promDir := filepath.Join(framework.RepoRoot(t), "_output", "scrape", "prometheus")
@@ -384,7 +410,7 @@ func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *frame
 	prom.WaitTargetsUp(t, len(targets), time.Minute)
 	roots := x509.NewCertPool()
 	require.True(t, roots.AppendCertsFromPEM([]byte(cm.Data[cmKey])), "the ServiceMonitor's CA ConfigMap holds certificates")
-	return prom, &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
+	return prom, caFile, &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
 }
 
 // rotateServingCert deletes the serving Secret and waits until the operator
