@@ -94,40 +94,34 @@ func waitForMetricsObjects(t *testing.T, c *framework.Cluster, present bool, tim
 // TestMetricsStack runs its steps on one operator (docs/test-behaviours.md).
 func TestMetricsStack(t *testing.T) {
 	c, _ := framework.Setup(t, framework.OperatorOptions{})
-	t.Run("OptOutAndInOnBareMetalAndAWS", func(t *testing.T) { testMetricsStackOnBareMetalAndAWS(t, c) })
+	t.Run("OptOutAndIn", func(t *testing.T) { testMetricsStackOptOutAndIn(t, c) })
 	t.Run("OperandsAreRestored", func(t *testing.T) { testMetricsOperandsAreRestored(t, c) })
 }
 
-// testMetricsStackOnBareMetalAndAWS: on both, opting out removes every
-// operand and its relatedObjects, and opting back in (the platform
-// default) restores the whole stack (NMState, on only on bare metal, shows
-// the platform was read).
-func testMetricsStackOnBareMetalAndAWS(t *testing.T, c *framework.Cluster) {
-	for _, platform := range []configv1.PlatformType{configv1.BareMetalPlatformType, configv1.AWSPlatformType} {
-		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
-		no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
-		assert.Equal(t, "OptedOut", framework.StackStatus(no, nodev1alpha1.MetricsStack).Reason)
-		waitForMetricsObjects(t, c, false, 2*time.Minute)
-		c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
-			for _, ref := range co.Status.RelatedObjects {
-				if strings.HasPrefix(ref.Name, "crio-metrics") || strings.HasSuffix(ref.Name, "crio-metrics-tls") {
-					return "relatedObjects still list " + ref.Name
-				}
+// testMetricsStackOptOutAndIn: opting out removes every operand and its
+// relatedObjects, and opting back in (the platform default) restores the
+// whole stack.
+func testMetricsStackOptOutAndIn(t *testing.T, c *framework.Cluster) {
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
+	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
+	assert.Equal(t, "OptedOut", framework.StackStatus(no, nodev1alpha1.MetricsStack).Reason)
+	waitForMetricsObjects(t, c, false, 2*time.Minute)
+	c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+		for _, ref := range co.Status.RelatedObjects {
+			if strings.HasPrefix(ref.Name, "crio-metrics") || strings.HasSuffix(ref.Name, "crio-metrics-tls") {
+				return "relatedObjects still list " + ref.Name
 			}
-			if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, "spec.metrics.state is Disabled") {
-				return "Available message does not say the stack was opted out"
-			}
-			return framework.Settled(co)
-		})
-		c.SetInfrastructure(t, platform, configv1.HighlyAvailableTopologyMode)
-		c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
-		no = c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{
-			nodev1alpha1.MetricsStack: true, nodev1alpha1.NMStateStack: platform == configv1.BareMetalPlatformType,
-		})
-		waitForMetricsObjects(t, c, true, 2*time.Minute)
-		assert.Equal(t, "PlatformDefault", framework.StackStatus(no, nodev1alpha1.MetricsStack).Reason)
-		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-	}
+		}
+		if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, "spec.metrics.state is Disabled") {
+			return "Available message does not say the stack was opted out"
+		}
+		return framework.Settled(co)
+	})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": nil})
+	no = c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: true})
+	waitForMetricsObjects(t, c, true, 2*time.Minute)
+	assert.Equal(t, "PlatformDefault", framework.StackStatus(no, nodev1alpha1.MetricsStack).Reason)
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }
 
 // testMetricsOperandsAreRestored: deleting or editing any operand is undone.

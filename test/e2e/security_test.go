@@ -3,356 +3,229 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
-	"github.com/openshift/cluster-node-operator/bindata"
+	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/pkg/operator/metricsclientca"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
 const (
 	secServingSecret = "crio-metrics-serving-cert"
-	secCABundle      = "crio-metrics-ca-bundle"
-	secDaemonSet     = "crio-metrics"
 	secServiceName   = "crio-metrics." + operatorNamespace + ".svc"
-	secMetricsPrefix = "container_runtime_crio_"
-	// Rotations CRI-O must follow. The second one matters: a writer that
-	// replaced the files by rename would get the first one through and
-	// then none (CRI-O's watch ends with the replaced inode).
-	secRotations = 2
+	secMetricsPrefix = "\ncontainer_runtime_crio_"
+	scrapeNodes      = 3
 )
 
-// TestSecurityCRIOMetricsEndToEnd proves the CRI-O metrics security on real
-// components, one node simulated on this machine (startSecurityNode): who
-// may scrape (200, 403, 401), who may connect (the operator's CA only),
-// that CRI-O follows forced rotations without a restart while every scrape
-// succeeds, and that the Modern TLS profile refuses TLS 1.2. Without CMO's
-// objects, it runs the token path (no --client-ca-file).
+// TestSecurityCRIOMetricsEndToEnd: on three simulated nodes running the
+// crio-metrics pod's cert-syncer and kube-rbac-proxy and a real CRI-O
+// (framework.StartScrapeNode), scraped every second by a real Prometheus
+// configured from the live ServiceMonitor and CMO's scrape class, in order:
+// who may scrape, who may connect, SCRAPE_ROTATIONS (20) serving-certificate
+// rotations without one failed scrape (_output/bench/scrape-rotation.json),
+// and the Modern TLS profile refusing TLS 1.2 (docs/crio-metrics.md).
 func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
-	e := startSecurityNode(t)
-	t.Run("WhoMayScrape", e.whoMayScrape)
-	t.Run("WhoMayConnect", e.whoMayConnect)
-	t.Run("ForcedRotation", e.forcedRotation)
-	t.Run("ModernProfileRefusesTLS12", e.modernProfileRefusesTLS12)
+	rotations := envCount(t, "SCRAPE_ROTATIONS", 20)
+	pki := framework.NewPlatformPKI(t)
+	scrapeAsCMO(t, framework.NewCluster(t), framework.KubeClient(t), pki)
+	c, _ := framework.Setup(t, framework.OperatorOptions{})
+	pods := clientCAPods(t)
+	nodes := startScrapeNodes(t, c, pods)
+	targets := scrapeTargets(t, pods, nodes)
+	prom, caFile, trusted := prometheusFromServiceMonitor(t, c, pki, targets)
+	first := nodes[targets[0].node]
+	t.Run("WhoMayScrape", func(t *testing.T) { whoMayScrape(t, pki, first.ProxyAddr, caFile, trusted) })
+	t.Run("WhoMayConnect", func(t *testing.T) { whoMayConnect(t, first, trusted) })
+	t.Run("RotationsWithoutAFailedScrape", func(t *testing.T) { rotationsWithoutAFailedScrape(t, prom, nodes, rotations) })
+	t.Run("ModernProfileRefusesTLS12", func(t *testing.T) { modernProfileRefusesTLS12(t, c, first, pki, trusted) })
 }
 
-// secEnv is the security test's operator and node.
-type secEnv struct {
-	c                   *framework.Cluster
-	node                *framework.Node
-	spec                corev1.PodSpec
-	serving, bundle     *framework.KubeletVolume
-	roots               *x509.CertPool
-	hostCert, hostKey   string
-	syncer, proxy       *framework.Process
-	crio                *framework.CRIO
-	crioPort            int
-	crioAddr, proxyAddr string
-	proxyBin            string
-	kubeconfig          string
-	promToken           string
-	trusted             *tls.Config // configured like the ServiceMonitor
+// envCount is the positive number in environment variable name, def when
+// unset.
+func envCount(t *testing.T, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		t.Fatalf("%s=%q is not a positive number", name, s)
+	}
+	return v
 }
 
-// startSecurityNode runs:
-//   - the operator (locally), issuing the CA bundle and a serving
-//     certificate that rotates every minute, and applying the DaemonSet and
-//     the CRI-O drop-in MachineConfig;
-//   - the kubelet's projection of the DaemonSet's Secret and ConfigMap
-//     volumes (framework.Node), following the live objects;
-//   - the real cert-syncer with the DaemonSet container's arguments and
-//     securityContext, writing the pair to the node's /var/lib/crio-metrics;
-//   - a real CRI-O with the shipped drop-in (bindata, as the MachineConfig
-//     delivers it) serving its metrics over TLS from there;
-//   - the real kube-rbac-proxy with exactly the live DaemonSet's arguments,
-//     as the DaemonSet's ServiceAccount, in front of CRI-O.
-func startSecurityNode(t *testing.T) *secEnv {
-	if os.Geteuid() != 0 {
-		framework.Unavailable(t, "CRI-O can only be built (Debian packages) and run as root; run the e2e tests as root")
-	}
-	if err := framework.EnsureTool(t, "crio"); err != nil {
-		framework.Unavailable(t, "CRI-O cannot be built on this machine, so the security e2e cannot run: %v", err)
-	}
-	require.NoError(t, framework.EnsureTool(t, "kube-rbac-proxy"), "building kube-rbac-proxy")
-	repo := framework.RepoRoot(t)
-	e := &secEnv{proxyBin: filepath.Join(repo, "_output", "bin", "kube-rbac-proxy")}
-	// The signer keeps its default (long) timing, so the CA bundle does not
-	// change and kube-rbac-proxy's --upstream-ca-file stays valid.
-	e.c, _ = framework.Setup(t, framework.OperatorOptions{Args: []string{
-		"--crio-metrics-cert-validity=3m", "--crio-metrics-cert-refresh=1m",
-	}})
-	kube := framework.KubeClient(t)
-	ctx := context.Background()
-	// A fresh one: kube-rbac-proxy re-reads its own pair only every minute
-	// and would serve a certificate an earlier run left expired meanwhile.
-	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		cert, _, err := servingCert(ctx, kube)
-		return err == nil && cert.NotAfter.Sub(cert.NotBefore) < 5*time.Minute && time.Until(cert.NotAfter) > 2*time.Minute, err
-	}, "the operator to issue a fresh short-lived serving certificate (more than 2 minutes left)")
-	var ds *appsv1.DaemonSet
-	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		var err error
-		ds, err = kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, secDaemonSet, metav1.GetOptions{})
-		return err == nil, err
-	}, "the DaemonSet crio-metrics")
-	e.spec = ds.Spec.Template.Spec
-	servingVol, bundleVol, hostVol := secVolumes(t, e.spec)
-	e.node = framework.NewNode(t, e.c.Config, operatorNamespace, e.spec)
-	hostDir := e.node.HostPath(hostVol.HostPath.Path)
-	e.hostCert, e.hostKey = filepath.Join(hostDir, "tls.crt"), filepath.Join(hostDir, "tls.key")
-	dropIns := e.installDropIn(t)
-
-	e.node.MountVolumes(t, time.Second)
-	e.serving, e.bundle = e.node.Volume(servingVol.Name), e.node.Volume(bundleVol.Name)
-	e.roots = x509.NewCertPool()
-	require.True(t, e.roots.AppendCertsFromPEM(e.bundle.File("ca-bundle.crt")), "the CA bundle holds certificates")
-	e.trusted = &tls.Config{RootCAs: e.roots, ServerName: secServiceName, MinVersion: tls.VersionTLS12}
-	e.startCertSyncer(t, filepath.Join(repo, "_output", "bin", "cert-syncer"))
-
-	// CRI-O, once cert-syncer wrote the pair. hack/crio.sh's own drop-in
-	// enables metrics on our port and names a pair of its own; the
-	// operator's sorts later and must override it: the start script's
-	// readiness probe verifies the served certificate with the bundle.
-	e.crioPort = framework.FreePort(t)
-	e.crio = framework.StartCRIO(t, framework.CRIOOptions{
-		Dir: filepath.Join(e.node.Root, "crio"), MetricsPort: e.crioPort, DropIns: dropIns, ProbeCA: e.bundle.Path("ca-bundle.crt"),
-	})
-	for name := range dropIns {
-		require.NotEmpty(t, e.crio.LogLines("Updating config from drop-in file: "+filepath.Join(e.crio.Dir, "crio.conf.d", name)),
-			"CRI-O read the operator's drop-in %s", name)
-	}
-	e.crioAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(e.crioPort))
-	e.kubeconfig = e.node.WriteServiceAccountKubeconfig(t, e.c.Config, operatorNamespace, e.spec.ServiceAccountName)
-	e.proxy, e.proxyAddr = e.startProxy(t)
-	var err error
-	e.promToken, err = framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
+// whoMayScrape: scrapeCheckAuthentication's cases; prometheus-k8s gets
+// CRI-O's metrics; a forged token gets 401, the proxy's own ServiceAccount
+// 403 naming it; only /metrics is proxied.
+func whoMayScrape(t *testing.T, pki *framework.PlatformPKI, addr, caFile string, trusted *tls.Config) {
+	ctx, kube := context.Background(), framework.KubeClient(t)
+	scrapeCheckAuthentication(t, ctx, kube, pki, addr, caFile, trusted.ServerName)
+	own, err := framework.ServiceAccountToken(ctx, kube, operatorNamespace, "crio-metrics", framework.TokenOptions{})
 	require.NoError(t, err)
-	return e
-}
-
-// installDropIn puts on the node what the machine-config operator would:
-// the drop-in of the live MachineConfig, which must be the shipped one
-// (bindata) and name the pair cert-syncer writes. It returns CRI-O's
-// drop-ins with paths moved below the node's root.
-func (e *secEnv) installDropIn(t *testing.T) map[string][]byte {
-	t.Helper()
-	shipped := bindata.MustAsset("metrics/crio-dropin.conf")
-	if framework.Served(t, framework.KubeClient(t), machineConfigGVR) {
-		mc, err := e.c.Dynamic.Resource(machineConfigGVR).Get(context.Background(), "50-worker-crio-metrics-tls", metav1.GetOptions{})
-		require.NoError(t, err, "the operator's MachineConfig for workers")
-		e.node.ApplyMachineConfig(t, mc)
-	} else {
-		require.NoError(t, os.MkdirAll(e.node.HostPath("/etc/crio/crio.conf.d"), 0o755))
-		require.NoError(t, os.WriteFile(e.node.HostPath("/etc/crio/crio.conf.d/50-crio-metrics-tls.conf"), shipped, 0o644))
-	}
-	dropIns := e.node.CRIODropIns(t)
-	require.Len(t, dropIns, 1, "CRI-O drop-ins on the node")
-	for name, d := range dropIns {
-		onNode, err := os.ReadFile(e.node.HostPath("/etc/crio/crio.conf.d/" + name))
-		require.NoError(t, err)
-		require.Equal(t, string(shipped), string(onNode), "the drop-in the MachineConfig delivers is bindata/metrics/crio-dropin.conf")
-		require.Contains(t, string(d), strconv.Quote(e.hostCert), "drop-in %s: metrics_cert must be the file cert-syncer writes", name)
-	}
-	return dropIns
-}
-
-// startCertSyncer runs cert-syncer with the DaemonSet's arguments and
-// securityContext, and waits until it wrote the Secret's pair to the node
-// with modes 0644 and 0600.
-func (e *secEnv) startCertSyncer(t *testing.T, binary string) {
-	t.Helper()
-	e.syncer = framework.StartPodProcess(t, e.c.Config, framework.PodProcessOptions{Node: e.node, Container: "cert-syncer", Binaries: map[string]string{"cert-syncer": binary}})
-	framework.Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
-		if e.syncer.Exited() {
-			t.Fatalf("cert-syncer exited; log %s", e.syncer.LogPath)
-		}
-		crt, err1 := os.ReadFile(e.hostCert)
-		key, err2 := os.ReadFile(e.hostKey)
-		return err1 == nil && err2 == nil && bytes.Equal(crt, e.serving.File("tls.crt")) && bytes.Equal(key, e.serving.File("tls.key")), nil
-	}, "cert-syncer to write the Secret's pair to the node")
-	secAssertMode(t, e.hostCert, 0o644)
-	secAssertMode(t, e.hostKey, 0o600)
-}
-
-// whoMayScrape: prometheus-k8s gets CRI-O's metrics; another
-// ServiceAccount and the proxy's own get 403 naming them (authenticated by
-// TokenReview, refused by SubjectAccessReview); no token or a forged one
-// 401; only /metrics is proxied.
-func (e *secEnv) whoMayScrape(t *testing.T) {
-	metricsURL := "https://" + e.proxyAddr + "/metrics"
-	code, body, _, err := secScrape(metricsURL, e.promToken, e.trusted)
-	require.NoError(t, err)
-	assert.Equal(t, http.StatusOK, code, "openshift-monitoring/prometheus-k8s: %.300s", body)
-	assert.Contains(t, body, "\n"+secMetricsPrefix, "CRI-O's metrics come through the proxy")
-
-	otherNS, otherToken := e.otherServiceAccountToken(t)
-	proxyToken, err := framework.ServiceAccountToken(context.Background(), framework.KubeClient(t), operatorNamespace, e.spec.ServiceAccountName, framework.TokenOptions{})
-	require.NoError(t, err)
+	cfg := trusted.Clone()
+	cfg.Certificates = []tls.Certificate{pki.ClientCert}
+	withCert := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+	tokenOnly := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: trusted}}
 	for _, c := range []struct {
-		who, token string
-		code       int
-		body       string
+		who    string
+		client *http.Client
+		token  string
+		path   string
+		code   int
+		body   string
 	}{
-		{otherNS + "/scraper", otherToken, http.StatusForbidden, "system:serviceaccount:" + otherNS + ":scraper"},
-		{"the proxy's own ServiceAccount", proxyToken, http.StatusForbidden, "system:serviceaccount:" + operatorNamespace + ":" + e.spec.ServiceAccountName},
-		{"no token", "", http.StatusUnauthorized, ""},
-		{"a forged token", "eyJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl", http.StatusUnauthorized, ""},
+		{"prometheus-k8s", withCert, "", "/metrics", http.StatusOK, secMetricsPrefix},
+		{"a forged token", tokenOnly, "eyJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl", "/metrics", http.StatusUnauthorized, ""},
+		{"the proxy's own ServiceAccount", tokenOnly, own, "/metrics", http.StatusForbidden, "system:serviceaccount:" + operatorNamespace + ":crio-metrics"},
+		{"another path (--allow-paths)", withCert, "", "/debug/pprof/", http.StatusNotFound, ""},
 	} {
-		code, body, _, err := secScrape(metricsURL, c.token, e.trusted)
+		code, body, err := framework.HTTPGet(c.client, "https://"+addr+c.path, c.token)
 		require.NoError(t, err, c.who)
 		assert.Equal(t, c.code, code, "%s: %.300s", c.who, body)
-		assert.NotContains(t, body, secMetricsPrefix, "%s gets no metrics", c.who)
-		assert.Contains(t, body, c.body, c.who)
+		assert.Contains(t, string(body), c.body, c.who)
 	}
-	code, body, _, err = secScrape("https://"+e.proxyAddr+"/debug/pprof/", e.promToken, e.trusted)
-	require.NoError(t, err)
-	assert.Equal(t, http.StatusNotFound, code, "only /metrics is proxied (--allow-paths): %.200s", body)
 }
 
-// otherServiceAccountToken returns a token of a ServiceAccount in a new
-// namespace.
-func (e *secEnv) otherServiceAccountToken(t *testing.T) (string, string) {
-	t.Helper()
-	kube := framework.KubeClient(t)
-	ns := framework.CreateNamespace(t, kube, "e2e-security")
-	_, err := kube.CoreV1().ServiceAccounts(ns).Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper"}}, metav1.CreateOptions{})
+// scrapeCheckAuthentication: a kube-rbac-proxy trusting CMO's client CA
+// lets in prometheus-k8s's certificate, not the same user's from another
+// CA, nor a user without get /metrics (403), and still prometheus-k8s's
+// token (x509 and TokenReview, as CMO's own components' proxies do).
+func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernetes.Interface, pki *framework.PlatformPKI, addr, caFile, serverName string) {
+	ca, err := os.ReadFile(caFile)
 	require.NoError(t, err)
-	var token string
-	framework.Eventually(t, 30*time.Second, time.Second, func() (bool, error) {
-		token, err = framework.ServiceAccountToken(context.Background(), kube, ns, "scraper", framework.TokenOptions{})
-		return err == nil, err
-	}, "a token for another ServiceAccount")
-	return ns, token
-}
-
-// whoMayConnect: a client without the operator's CA connects neither to
-// the proxy nor to CRI-O; CRI-O serves the Secret's certificate, which
-// chains to the bundle ConfigMap and names the Service, localhost and
-// 127.0.0.1; the Intermediate profile (the default) accepts TLS 1.2.
-func (e *secEnv) whoMayConnect(t *testing.T) {
-	for _, target := range []struct{ what, addr string }{{"kube-rbac-proxy", e.proxyAddr}, {"CRI-O", e.crioAddr}} {
-		_, err := secHandshake(target.addr, &tls.Config{ServerName: secServiceName}) // the system roots
-		var unknown x509.UnknownAuthorityError
-		require.Error(t, err, "%s: a client without the operator's CA must not connect", target.what)
-		assert.True(t, errors.As(err, &unknown), "%s: want unknown authority, got %v", target.what, err)
-	}
-	cm, err := framework.KubeClient(t).CoreV1().ConfigMaps(operatorNamespace).Get(context.Background(), secCABundle, metav1.GetOptions{})
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca)
+	token, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
 	require.NoError(t, err)
-	liveRoots := x509.NewCertPool()
-	require.True(t, liveRoots.AppendCertsFromPEM([]byte(cm.Data["ca-bundle.crt"])))
-	var crioLeaf *x509.Certificate
-	framework.Eventually(t, time.Minute, 500*time.Millisecond, func() (bool, error) {
-		st, err := secHandshake(e.crioAddr, &tls.Config{RootCAs: e.roots})
-		if err != nil {
-			return false, err
+	get := func(cert *tls.Certificate, token string) int {
+		cfg := &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
+		if cert != nil {
+			cfg.Certificates = []tls.Certificate{*cert}
 		}
-		crioLeaf = st.PeerCertificates[0]
-		want, _, err := servingCert(context.Background(), framework.KubeClient(t))
-		return err == nil && crioLeaf.Equal(want), err
-	}, "CRI-O to serve the certificate of the Secret "+secServingSecret)
+		code, _, err := framework.HTTPGet(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}, "https://"+addr+"/metrics", token)
+		require.NoError(t, err)
+		return code
+	}
+	other := framework.NewPlatformPKI(t).ClientCert
+	// A user without get on /metrics: the namespace's default ServiceAccount.
+	_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+	nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		who   string
+		cert  *tls.Certificate
+		token string
+		want  int
+	}{
+		{"prometheus-k8s's certificate alone", &pki.ClientCert, "", http.StatusOK},
+		{"prometheus-k8s's certificate from another CA", &other, "", http.StatusUnauthorized},
+		{"no certificate, no token", nil, "", http.StatusUnauthorized},
+		{"prometheus-k8s's token alone", nil, token, http.StatusOK},
+		{"a token of a user without get /metrics", nil, nobody, http.StatusForbidden},
+	} {
+		assert.Equal(t, c.want, get(c.cert, c.token), c.who)
+	}
+}
+
+// whoMayConnect: a client without the operator's CA connects neither to the
+// proxy nor to CRI-O; CRI-O serves the Secret's certificate, which chains to
+// the bundle ConfigMap and names the Service, localhost and 127.0.0.1; the
+// Intermediate profile (the default) accepts TLS 1.2.
+func whoMayConnect(t *testing.T, n *framework.ScrapeNode, trusted *tls.Config) {
+	crioAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(n.CRIO.MetricsPort))
+	for _, addr := range []string{n.ProxyAddr, crioAddr} {
+		_, err := handshake(addr, &tls.Config{ServerName: secServiceName}) // the system roots
+		var unknown x509.UnknownAuthorityError
+		assert.True(t, errors.As(err, &unknown), "%s: want unknown authority, got %v", addr, err)
+	}
+	want, _, err := servingCert(context.Background(), framework.KubeClient(t))
+	require.NoError(t, err)
+	served, err := framework.ServedCertificate(crioAddr)
+	require.NoError(t, err)
+	assert.True(t, served.Equal(want), "CRI-O serves the certificate of the Secret "+secServingSecret)
 	for _, name := range []string{secServiceName, secServiceName + ".cluster.local", "localhost", "127.0.0.1"} {
-		_, err := crioLeaf.Verify(x509.VerifyOptions{Roots: liveRoots, DNSName: name})
+		_, err := served.Verify(x509.VerifyOptions{Roots: trusted.RootCAs, DNSName: name})
 		assert.NoError(t, err, "CRI-O's certificate chains to the bundle ConfigMap and is valid for %s", name)
 	}
-	st, err := secHandshake(e.proxyAddr, e.trusted)
-	require.NoError(t, err)
-	_, err = st.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: liveRoots, DNSName: secServiceName})
-	assert.NoError(t, err, "the proxy's certificate chains to the bundle ConfigMap and names the Service")
-	st, err = secHandshake(e.proxyAddr, &tls.Config{RootCAs: e.roots, ServerName: secServiceName, MaxVersion: tls.VersionTLS12})
-	require.NoError(t, err, "TLS 1.2 with the Intermediate profile")
+	tls12 := trusted.Clone()
+	tls12.MaxVersion = tls.VersionTLS12
+	st, err := handshake(n.ProxyAddr, tls12)
+	require.NoError(t, err, "TLS 1.2 with the Intermediate profile, the proxy's certificate chains to the bundle and names the Service")
 	assert.Equal(t, uint16(tls.VersionTLS12), st.Version)
 }
 
-// forcedRotation: through secRotations rotations of the serving
-// certificate (each signed by the bundle's CA for the Service's names,
-// localhost and 127.0.0.1), cert-syncer rewrites the node's files in place
-// (same inodes and modes, as CRI-O's watch needs), CRI-O (same process,
-// started once) loads and serves each new certificate, kube-rbac-proxy
-// (same process) serves a rotated one too, and no scrape through the proxy
-// nor handshake with CRI-O fails meanwhile; neither the CA bundle nor the
-// DaemonSet changes, and its pods are not restarted.
-func (e *secEnv) forcedRotation(t *testing.T) {
-	bundleAtStart := string(e.bundle.File("ca-bundle.crt"))
-	rolloutBefore := crioMetricsRollout(t)
-	inodes := map[string]uint64{e.hostCert: secInode(t, e.hostCert), e.hostKey: secInode(t, e.hostKey)}
-	crioPid, err := e.crio.Pid()
-	require.NoError(t, err)
-	first, err := secHandshake(e.crioAddr, &tls.Config{RootCAs: e.roots})
-	require.NoError(t, err)
-	proxyFirst, err := secHandshake(e.proxyAddr, e.trusted)
-	require.NoError(t, err)
-	poll := secStartScrapePoller("https://"+e.proxyAddr+"/metrics", e.promToken, e.trusted, e.crioAddr, e.roots)
-	defer poll.stop()
-	last := first.PeerCertificates[0]
-	for i := 1; i <= secRotations; i++ {
-		last = e.waitRotation(t, i, last)
+// rotationsWithoutAFailedScrape deletes the serving Secret rotations times:
+// each time every CRI-O serves the operator's new certificate (projection,
+// cert-syncer's in-place write, CRI-O's own reload: same process), the
+// proxies serve the last one in the end, Prometheus records no failed
+// scrape, and neither the CA bundle nor the DaemonSet and its pods change.
+func rotationsWithoutAFailedScrape(t *testing.T, prom *framework.Prometheus, nodes map[string]*framework.ScrapeNode, rotations int) {
+	ctx, kube := context.Background(), framework.KubeClient(t)
+	before, pids := crioMetricsRollout(t), map[string]int{}
+	for name, n := range nodes {
+		pid, err := n.CRIO.Pid()
+		require.NoError(t, err)
+		pids[name] = pid
 	}
-	pid, err := e.crio.Pid()
-	require.NoError(t, err)
-	assert.Equal(t, crioPid, pid, "CRI-O was not restarted")
-	assert.Len(t, e.crio.LogLines("Serving metrics on"), 1, "CRI-O started once")
-	assert.GreaterOrEqual(t, len(e.crio.LogLines("Metrics certificate is valid between")), secRotations+1, "CRI-O reloaded its certificate on every rotation")
-	for p, ino := range inodes {
-		assert.Equal(t, ino, secInode(t, p), "%s was rewritten in place (same inode), the way CRI-O's watch needs", p)
+	time.Sleep(3 * time.Second) // at least two scrapes before the first rotation
+	rotStart := time.Now()
+	for r := 1; r <= rotations; r++ {
+		rotateServingCert(t, nodes, r)
+		time.Sleep(2 * time.Second) // a few scrapes with the new certificate
 	}
-	secAssertMode(t, e.hostCert, 0o644)
-	secAssertMode(t, e.hostKey, 0o600)
-	// kube-rbac-proxy re-reads its own serving pair (the same Secret) every
-	// minute, also without a restart.
-	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		st, err := secHandshake(e.proxyAddr, e.trusted)
-		return err == nil && !st.PeerCertificates[0].Equal(proxyFirst.PeerCertificates[0]), err
-	}, "kube-rbac-proxy to serve a rotated certificate")
-	framework.Eventually(t, 30*time.Second, 100*time.Millisecond, func() (bool, error) {
-		return poll.sawCRIOSerial(last.SerialNumber.String()), nil
-	}, "the poller to see the last certificate")
-	require.False(t, e.proxy.Exited(), "kube-rbac-proxy is still the same process")
-	require.False(t, e.syncer.Exited(), "cert-syncer is still the same process")
-	res := poll.stop()
-	assert.Empty(t, res.scrapeFailures, "no scrape may fail while the certificate rotates (%d scrapes)", res.scrapes)
-	assert.Empty(t, res.handshakeFailures, "CRI-O keeps serving a valid certificate while it rotates")
-	assert.GreaterOrEqual(t, len(res.crioSerials), secRotations+1, "every rotation reached CRI-O")
-	assert.Equal(t, bundleAtStart, string(e.bundle.File("ca-bundle.crt")), "the CA bundle did not change (the signer keeps its long timing)")
-	assert.Equal(t, rolloutBefore, crioMetricsRollout(t), "rotations change neither the DaemonSet nor its pods")
+	// kube-rbac-proxy re-reads its own serving pair every minute.
+	last, _, err := servingCert(ctx, kube)
+	require.NoError(t, err)
+	framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
+		return allServe(nodes, last.SerialNumber.String(), func(n *framework.ScrapeNode) string { return n.ProxyAddr }), nil
+	}, "every kube-rbac-proxy serves the last serving certificate")
+	time.Sleep(3 * time.Second)
+	assertNoFailedScrapes(t, prom, rotStart, rotations, len(nodes))
+	for name, n := range nodes {
+		pid, err := n.CRIO.Pid()
+		assert.NoError(t, err)
+		assert.Equal(t, pids[name], pid, "node %s: CRI-O was not restarted", name)
+		assert.False(t, n.Proxy.Exited() || n.Syncer.Exited(), "node %s: a process exited during the test", name)
+	}
+	assert.Equal(t, before, crioMetricsRollout(t), "rotations change neither the CA bundle nor the DaemonSet nor its pods")
 }
 
-// crioMetricsRollout is the DaemonSet's generation and its pods' UIDs.
+// crioMetricsRollout is the CA bundle, the DaemonSet's generation and its
+// pods' UIDs.
 func crioMetricsRollout(t *testing.T) []string {
 	t.Helper()
-	ctx := context.Background()
-	kube := framework.KubeClient(t)
-	ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, secDaemonSet, metav1.GetOptions{})
+	ctx, kube := context.Background(), framework.KubeClient(t)
+	cm, err := kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
+	require.NoError(t, err)
+	ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	require.NoError(t, err)
 	pods, err := kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
 	require.NoError(t, err)
-	out := []string{fmt.Sprint("generation ", ds.Generation)}
+	out := []string{cm.Data["ca-bundle.crt"], fmt.Sprint("generation ", ds.Generation)}
 	for _, p := range pods.Items {
 		out = append(out, p.Spec.NodeName+" "+string(p.UID))
 	}
@@ -360,155 +233,45 @@ func crioMetricsRollout(t *testing.T) []string {
 	return out
 }
 
-// waitRotation waits for the operator's next certificate after prev, for
-// cert-syncer to write it to the node and for CRI-O to serve it, having
-// logged loading it; it returns the certificate.
-func (e *secEnv) waitRotation(t *testing.T, i int, prev *x509.Certificate) *x509.Certificate {
-	t.Helper()
-	var next *x509.Certificate
-	var nextPEM []byte
-	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
-		cert, raw, err := servingCert(context.Background(), framework.KubeClient(t))
+// modernProfileRefusesTLS12: with the APIServer's Modern TLS profile the
+// operator puts --tls-min-version=VersionTLS13 into the DaemonSet; the
+// node's proxy restarted with those arguments refuses a TLS 1.2 client and
+// serves TLS 1.3. The profile is restored afterwards.
+func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.ScrapeNode, pki *framework.PlatformPKI, trusted *tls.Config) {
+	t.Cleanup(func() { setTLSProfile(t, c, nil) })
+	setTLSProfile(t, c, &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType, Modern: &configv1.ModernTLSProfile{}})
+	var spec corev1.PodSpec
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		ds, err := framework.KubeClient(t).AppsV1().DaemonSets(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		next, nextPEM = cert, raw
-		return !cert.Equal(prev), nil
-	}, fmt.Sprintf("rotation %d: the operator issues a new certificate", i))
-	// cert-syncer reacts to the volume's change within its 200 ms
-	// debounce, and re-checks every minute anyway.
-	framework.Eventually(t, 70*time.Second, 20*time.Millisecond, func() (bool, error) {
-		crt, err := os.ReadFile(e.hostCert)
-		return err == nil && bytes.Equal(crt, nextPEM) && bytes.Equal(e.serving.File("tls.crt"), nextPEM), nil
-	}, fmt.Sprintf("rotation %d: cert-syncer writes the new certificate to the node", i))
-	framework.Eventually(t, 30*time.Second, 50*time.Millisecond, func() (bool, error) {
-		st, err := secHandshake(e.crioAddr, &tls.Config{RootCAs: e.roots})
-		return err == nil && st.PeerCertificates[0].Equal(next), err
-	}, fmt.Sprintf("rotation %d: CRI-O serves the new certificate", i))
-	for _, name := range []string{secServiceName, secServiceName + ".cluster.local", "localhost", "127.0.0.1"} {
-		_, err := next.Verify(x509.VerifyOptions{Roots: e.roots, DNSName: name})
-		assert.NoError(t, err, "rotation %d: signed by the bundle's CA for %s", i, name)
-	}
-	loaded := fmt.Sprintf("Metrics certificate is valid between %s and %s", next.NotBefore.UTC(), next.NotAfter.UTC())
-	require.NotEmpty(t, e.crio.LogLines(loaded), "CRI-O logged loading the certificate valid from %s", next.NotBefore)
-	return next
-}
-
-// modernProfileRefusesTLS12: with the APIServer's Modern TLS profile the
-// operator puts --tls-min-version=VersionTLS13 into the DaemonSet; the
-// proxy restarted with those arguments (the DaemonSet rolls) refuses a TLS
-// 1.2 client and serves TLS 1.3. The profile is restored afterwards.
-func (e *secEnv) modernProfileRefusesTLS12(t *testing.T) {
-	ctx := context.Background()
-	cfgClient := e.c.Config1.ConfigV1().APIServers()
-	apiServer, err := cfgClient.Get(ctx, "cluster", metav1.GetOptions{})
-	require.NoError(t, err)
-	original, err := json.Marshal(apiServer.Spec.TLSSecurityProfile) // "null" when unset
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		patch := fmt.Sprintf(`{"spec":{"tlsSecurityProfile":%s}}`, original)
-		if _, err := cfgClient.Patch(context.Background(), "cluster", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-			t.Errorf("restoring the APIServer's tlsSecurityProfile: %v", err)
-		}
-	})
-	_, err = cfgClient.Patch(ctx, "cluster", types.MergePatchType,
-		[]byte(`{"spec":{"tlsSecurityProfile":{"type":"`+string(configv1.TLSProfileModernType)+`","modern":{}}}}`), metav1.PatchOptions{})
-	require.NoError(t, err)
-	var modern *appsv1.DaemonSet
-	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		var err error
-		modern, err = framework.KubeClient(t).AppsV1().DaemonSets(operatorNamespace).Get(ctx, secDaemonSet, metav1.GetOptions{})
-		return err == nil && slices.Contains(secContainer(t, modern.Spec.Template.Spec, "kube-rbac-proxy").Args, "--tls-min-version=VersionTLS13"), err
+		spec = ds.Spec.Template.Spec
+		return slices.Contains(spec.Containers[0].Args, "--tls-min-version=VersionTLS13"), nil
 	}, "the DaemonSet's kube-rbac-proxy to get --tls-min-version=VersionTLS13")
-
-	e.proxy.Stop()
-	e.node.UpdatePodSpec(t, modern.Spec.Template.Spec)
-	_, modernAddr := e.startProxy(t)
-	_, err = secHandshake(modernAddr, &tls.Config{RootCAs: e.roots, ServerName: secServiceName, MaxVersion: tls.VersionTLS12})
+	n.RestartProxy(t, spec)
+	tls12 := trusted.Clone()
+	tls12.MaxVersion = tls.VersionTLS12
+	_, err := handshake(n.ProxyAddr, tls12)
 	require.Error(t, err, "a TLS 1.2 client must be refused with the Modern profile")
 	assert.Contains(t, err.Error(), "protocol version", "refused for its protocol version")
-	code, body, st, err := secScrape("https://"+modernAddr+"/metrics", e.promToken, &tls.Config{RootCAs: e.roots, ServerName: secServiceName, MinVersion: tls.VersionTLS13})
+	tls13 := trusted.Clone()
+	tls13.MinVersion, tls13.Certificates = tls.VersionTLS13, []tls.Certificate{pki.ClientCert}
+	code, body, err := framework.HTTPGet(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: tls13}}, "https://"+n.ProxyAddr+"/metrics", "")
 	require.NoError(t, err)
-	assert.Equal(t, uint16(tls.VersionTLS13), st.Version)
-	assert.Equal(t, http.StatusOK, code, "%.300s", body)
-	assert.Contains(t, body, "\n"+secMetricsPrefix)
+	assert.Equal(t, http.StatusOK, code, "TLS 1.3: %.300s", body)
+	assert.Contains(t, string(body), secMetricsPrefix)
 }
 
-// secVolumes finds the DaemonSet's serving-certificate Secret volume, CA
-// bundle ConfigMap volume and host directory volume.
-func secVolumes(t *testing.T, spec corev1.PodSpec) (serving, bundle, host corev1.Volume) {
-	t.Helper()
-	for _, v := range spec.Volumes {
-		switch {
-		case v.Secret != nil && v.Secret.SecretName == secServingSecret:
-			serving = v
-		case v.ConfigMap != nil && v.ConfigMap.Name == secCABundle:
-			bundle = v
-		case v.HostPath != nil:
-			host = v
-		}
+// handshake makes one TLS handshake on a new connection.
+func handshake(addr string, cfg *tls.Config) (*tls.ConnectionState, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+	if err != nil {
+		return nil, err
 	}
-	require.NotNil(t, serving.Secret, "the DaemonSet mounts the Secret %s", secServingSecret)
-	require.NotNil(t, bundle.ConfigMap, "the DaemonSet mounts the ConfigMap %s", secCABundle)
-	require.NotNil(t, host.HostPath, "the DaemonSet mounts a host directory")
-	return serving, bundle, host
-}
-
-func secContainer(t *testing.T, spec corev1.PodSpec, name string) corev1.Container {
-	t.Helper()
-	for _, c := range spec.Containers {
-		if c.Name == name {
-			return c
-		}
-	}
-	t.Fatalf("the DaemonSet has no container %s", name)
-	return corev1.Container{}
-}
-
-// startProxy starts the node's kube-rbac-proxy container and waits until
-// it serves TLS. Only three things differ from the DaemonSet's arguments:
-// the listen port (a free one: 9638 may be taken here), the upstream port
-// (our CRI-O's) and the added --kubeconfig (where the pod would use its
-// in-cluster configuration); the volume paths are the node's.
-func (e *secEnv) startProxy(t *testing.T) (*framework.Process, string) {
-	t.Helper()
-	port := framework.FreePort(t)
-	var listen string
-	p := framework.StartPodProcess(t, e.c.Config, framework.PodProcessOptions{
-		Node: e.node, Container: "kube-rbac-proxy", Binaries: map[string]string{"kube-rbac-proxy": e.proxyBin},
-		RewriteArgs: func(args []string) []string {
-			out := make([]string, len(args))
-			for i, a := range args {
-				out[i] = a
-				switch {
-				case strings.HasPrefix(a, "--secure-listen-address="):
-					host, _, err := net.SplitHostPort(strings.TrimPrefix(a, "--secure-listen-address="))
-					require.NoError(t, err, a)
-					require.Equal(t, e.node.IP, host, "the proxy listens on the node's IP ($(NODE_IP))")
-					listen = net.JoinHostPort(host, strconv.Itoa(port))
-					out[i] = "--secure-listen-address=" + listen
-				case strings.HasPrefix(a, "--upstream="):
-					u, err := url.Parse(strings.TrimPrefix(a, "--upstream="))
-					require.NoError(t, err, a)
-					require.Equal(t, "https", u.Scheme, "the proxy talks TLS to CRI-O")
-					require.Equal(t, "127.0.0.1", u.Hostname(), "the proxy talks to CRI-O on loopback")
-					u.Host = net.JoinHostPort(u.Hostname(), strconv.Itoa(e.crioPort))
-					out[i] = "--upstream=" + u.String()
-				}
-			}
-			return append(out, "--kubeconfig="+e.kubeconfig)
-		},
-	})
-	require.NotEmpty(t, listen, "the DaemonSet's kube-rbac-proxy has a --secure-listen-address")
-	framework.Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
-		if p.Exited() {
-			log, _ := os.ReadFile(p.LogPath)
-			t.Fatalf("kube-rbac-proxy exited:\n%s", log)
-		}
-		_, err := secHandshake(listen, &tls.Config{RootCAs: e.roots, ServerName: secServiceName})
-		return err == nil, err
-	}, "kube-rbac-proxy to serve TLS on "+listen)
-	return p, listen
+	defer conn.Close()
+	st := conn.ConnectionState()
+	return &st, nil
 }
 
 // servingCert returns the leaf of the live CRI-O metrics serving Secret and
@@ -525,123 +288,224 @@ func servingCert(ctx context.Context, kube kubernetes.Interface) (*x509.Certific
 	return cert, s.Data["tls.crt"], nil
 }
 
-// secHandshake makes one TLS handshake on a new connection.
-func secHandshake(addr string, cfg *tls.Config) (*tls.ConnectionState, error) {
-	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	st := conn.ConnectionState()
-	return &st, nil
-}
-
-// secScrape GETs url on a new connection, with a bearer token unless empty.
-func secScrape(u, token string, cfg *tls.Config) (int, string, *tls.ConnectionState, error) {
-	client := &http.Client{
-		Timeout:   20 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true},
-	}
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		return 0, "", nil, err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, "", nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body), resp.TLS, err
-}
-
-func secInode(t *testing.T, p string) uint64 {
+// clientCAPods waits for scrapeNodes crio-metrics pods (kwok's: the test
+// runs them) whose kube-rbac-proxy trusts the client CA.
+func clientCAPods(t *testing.T) []*corev1.Pod {
 	t.Helper()
-	fi, err := os.Stat(p)
-	require.NoError(t, err)
-	return fi.Sys().(*syscall.Stat_t).Ino
-}
-
-func secAssertMode(t *testing.T, p string, mode os.FileMode) {
-	t.Helper()
-	fi, err := os.Stat(p)
-	require.NoError(t, err)
-	assert.Equal(t, mode, fi.Mode().Perm(), "mode of %s", p)
-}
-
-// secPoller scrapes through the proxy, as Prometheus would (new connection,
-// bearer token, the bundle, the Service's name), and handshakes directly with
-// CRI-O, every 500 ms, sequentially.
-type secPoller struct {
-	done     chan struct{}
-	finished chan struct{}
-	once     sync.Once
-	mu       sync.Mutex
-	res      secPollResult
-}
-
-type secPollResult struct {
-	duration          time.Duration
-	scrapes           int
-	scrapeFailures    []string
-	handshakes        int
-	handshakeFailures []string
-	crioSerials       []string
-}
-
-func secStartScrapePoller(metricsURL, token string, cfg *tls.Config, crioAddr string, roots *x509.CertPool) *secPoller {
-	p := &secPoller{done: make(chan struct{}), finished: make(chan struct{})}
-	start := time.Now()
-	go func() {
-		defer close(p.finished)
-		tick := time.NewTicker(500 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			code, body, _, scrapeErr := secScrape(metricsURL, token, cfg)
-			st, err := secHandshake(crioAddr, &tls.Config{RootCAs: roots})
-			p.mu.Lock()
-			p.res.scrapes++
-			switch {
-			case scrapeErr != nil:
-				p.res.scrapeFailures = append(p.res.scrapeFailures, fmt.Sprintf("%s: %v", time.Now().Format(time.TimeOnly), scrapeErr))
-			case code != http.StatusOK || !strings.Contains(body, "\n"+secMetricsPrefix):
-				p.res.scrapeFailures = append(p.res.scrapeFailures, fmt.Sprintf("%s: %d %.200s", time.Now().Format(time.TimeOnly), code, body))
-			}
-			p.res.handshakes++
-			if err != nil {
-				p.res.handshakeFailures = append(p.res.handshakeFailures, fmt.Sprintf("%s: %v", time.Now().Format(time.TimeOnly), err))
-			} else if s := st.PeerCertificates[0].SerialNumber.String(); !slices.Contains(p.res.crioSerials, s) {
-				p.res.crioSerials = append(p.res.crioSerials, s)
-			}
-			p.mu.Unlock()
-			select {
-			case <-p.done:
-				p.mu.Lock()
-				p.res.duration = time.Since(start)
-				p.mu.Unlock()
-				return
-			case <-tick.C:
+	var chosen []*corev1.Pod
+	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+		pods, err := framework.KubeClient(t).CoreV1().Pods(operatorNamespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app=crio-metrics"})
+		if err != nil {
+			return false, err
+		}
+		chosen = nil
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if p.DeletionTimestamp == nil && p.Status.HostIP != "" && len(chosen) < scrapeNodes &&
+				slices.Contains(p.Spec.Containers[0].Args, "--client-ca-file="+criometrics.ClientCAFile) {
+				chosen = append(chosen, p)
 			}
 		}
-	}()
-	return p
+		return len(chosen) == scrapeNodes, nil
+	}, fmt.Sprintf("%d crio-metrics pods with a hostIP whose kube-rbac-proxy trusts the client CA", scrapeNodes))
+	return chosen
 }
 
-// sawCRIOSerial reports whether a handshake with CRI-O got serial.
-func (p *secPoller) sawCRIOSerial(serial string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Contains(p.res.crioSerials, serial)
+// startScrapeNodes runs each pod's node with the MachineConfig of its role.
+func startScrapeNodes(t *testing.T, c *framework.Cluster, pods []*corev1.Pod) map[string]*framework.ScrapeNode {
+	t.Helper()
+	ctx := context.Background()
+	nodes := map[string]*framework.ScrapeNode{}
+	for _, p := range pods {
+		node, err := framework.KubeClient(t).CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+		require.NoError(t, err)
+		role := "worker"
+		if _, ok := node.Labels["node-role.kubernetes.io/master"]; ok {
+			role = "master"
+		}
+		mc, err := c.Dynamic.Resource(machineConfigGVR).Get(ctx, "50-"+role+"-crio-metrics-tls", metav1.GetOptions{})
+		require.NoError(t, err)
+		n := framework.StartScrapeNode(t, c.Config, p, mc)
+		nodes[n.Name] = n
+	}
+	return nodes
 }
 
-// stop ends the polling and returns what it saw; safe to call twice.
-func (p *secPoller) stop() secPollResult {
-	p.once.Do(func() { close(p.done) })
-	<-p.finished
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.res
+type scrapeTarget struct{ addr, node string }
+
+// scrapeTargets are the Service's endpoints as the EndpointSlice controller
+// makes them (the API server refuses kwok's loopback addresses in an
+// EndpointSlice), each where its node's kube-rbac-proxy listens.
+func scrapeTargets(t *testing.T, pods []*corev1.Pod, nodes map[string]*framework.ScrapeNode) []scrapeTarget {
+	t.Helper()
+	svc, err := framework.KubeClient(t).CoreV1().Services(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
+	require.NoError(t, err)
+	var targets []scrapeTarget
+	for _, p := range pods {
+		port := int32(0)
+		for _, sp := range svc.Spec.Ports {
+			for _, ctr := range p.Spec.Containers {
+				for _, cp := range ctr.Ports {
+					if sp.Name == "https" && cp.Name == sp.TargetPort.String() {
+						port = cp.ContainerPort
+					}
+				}
+			}
+		}
+		tg := scrapeTarget{fmt.Sprintf("%s:%d", p.Status.PodIP, port), p.Spec.NodeName}
+		require.Equal(t, nodes[tg.node].ProxyAddr, tg.addr, "target of node %s is where its kube-rbac-proxy listens", tg.node)
+		targets = append(targets, tg)
+	}
+	return targets
+}
+
+// prometheusFromServiceMonitor starts a Prometheus scraping targets every
+// second as the live ServiceMonitor and its scrape class say; it returns it,
+// once every target is up, the endpoint's CA file and a client TLS
+// configuration with that CA and the endpoint's server name.
+func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *framework.PlatformPKI, targets []scrapeTarget) (*framework.Prometheus, string, *tls.Config) {
+	t.Helper()
+	ctx := context.Background()
+	promDir := filepath.Join(framework.RepoRoot(t), "_output", "scrape", "prometheus")
+	_ = os.RemoveAll(promDir)
+	require.NoError(t, os.MkdirAll(promDir, 0o755))
+	var sm *unstructured.Unstructured
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		var err error
+		sm, err = c.Dynamic.Resource(serviceMonitorGVR).Namespace(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
+		return err == nil && class == criometrics.ScrapeClass, err
+	}, "the ServiceMonitor to name the scrape class "+criometrics.ScrapeClass)
+	eps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+	require.Len(t, eps, 1, "ServiceMonitor endpoints")
+	ep := eps[0].(map[string]interface{})
+	str := func(fields ...string) string {
+		s, _, _ := unstructured.NestedString(ep, fields...)
+		return s
+	}
+	cmName, cmKey, serverName := str("tlsConfig", "ca", "configMap", "name"), str("tlsConfig", "ca", "configMap", "key"), str("tlsConfig", "serverName")
+	if cmName == "" || cmKey == "" || serverName == "" || str("bearerTokenFile") != "" || str("scheme") != "https" {
+		t.Fatalf("ServiceMonitor endpoint lacks TLS settings or still sends a token: %v", ep)
+	}
+	cm, err := framework.KubeClient(t).CoreV1().ConfigMaps(operatorNamespace).Get(ctx, cmName, metav1.GetOptions{})
+	require.NoError(t, err)
+	caFile := filepath.Join(promDir, "ca.crt")
+	require.NoError(t, os.WriteFile(caFile, []byte(cm.Data[cmKey]), 0o644))
+	var statics []map[string]interface{}
+	for _, tg := range targets {
+		statics = append(statics, map[string]interface{}{"targets": []string{tg.addr}, "labels": map[string]string{"node": tg.node}})
+	}
+	// JSON is YAML: Prometheus reads it as its configuration file.
+	raw, err := json.Marshal(map[string]interface{}{
+		"global": map[string]interface{}{"scrape_interval": "1s", "scrape_timeout": "900ms"},
+		"scrape_configs": []interface{}{map[string]interface{}{
+			"job_name": "crio-metrics", "scheme": str("scheme"), "metrics_path": str("path"), "static_configs": statics,
+			// prometheus-operator fills the endpoint's empty certFile and keyFile
+			// from the scrape class (CMO's metrics-client-certs) and keeps its CA.
+			"tls_config": map[string]string{"ca_file": caFile, "server_name": serverName, "cert_file": pki.ClientCertFile, "key_file": pki.ClientKeyFile},
+		}},
+	})
+	require.NoError(t, err)
+	prom := framework.StartPrometheus(t, promDir, string(raw))
+	prom.WaitTargetsUp(t, len(targets), time.Minute)
+	roots := x509.NewCertPool()
+	require.True(t, roots.AppendCertsFromPEM([]byte(cm.Data[cmKey])), "the ServiceMonitor's CA ConfigMap holds certificates")
+	return prom, caFile, &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
+}
+
+// rotateServingCert deletes the serving Secret and waits until the operator
+// issued a new certificate and every node's CRI-O serves it (projection,
+// cert-syncer, CRI-O's reload).
+func rotateServingCert(t *testing.T, nodes map[string]*framework.ScrapeNode, r int) {
+	t.Helper()
+	ctx := context.Background()
+	kube := framework.KubeClient(t)
+	old, _, err := servingCert(ctx, kube)
+	require.NoError(t, err)
+	if err := kube.CoreV1().Secrets(operatorNamespace).Delete(ctx, secServingSecret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	var serial string
+	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		cert, _, err := servingCert(ctx, kube)
+		if err == nil {
+			serial = cert.SerialNumber.String()
+		}
+		return err == nil && !cert.Equal(old), nil
+	}, fmt.Sprintf("rotation %d: the operator issues a new serving certificate", r))
+	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		return allServe(nodes, serial, func(n *framework.ScrapeNode) string { return fmt.Sprintf("127.0.0.1:%d", n.CRIO.MetricsPort) }), nil
+	}, fmt.Sprintf("rotation %d: every CRI-O serves serial %s", r, serial))
+}
+
+// allServe tells whether every node serves serial at addr(node).
+func allServe(nodes map[string]*framework.ScrapeNode, serial string, addr func(*framework.ScrapeNode) string) bool {
+	for _, n := range nodes {
+		if cert, err := framework.ServedCertificate(addr(n)); err != nil || cert.SerialNumber.String() != serial {
+			return false
+		}
+	}
+	return true
+}
+
+// assertNoFailedScrapes: Prometheus made scrapes since since and none
+// failed; the counts go to _output/bench/scrape-rotation.json.
+func assertNoFailedScrapes(t *testing.T, prom *framework.Prometheus, since time.Time, rotations, targets int) {
+	t.Helper()
+	scrapes, failed := prom.ScrapesSince(t, "crio-metrics", since)
+	out, _ := json.Marshal(map[string]int{"scrapes": scrapes, "failed": failed, "rotations": rotations, "targets": targets})
+	benchDir := filepath.Join(framework.RepoRoot(t), "_output", "bench")
+	require.NoError(t, os.MkdirAll(benchDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(benchDir, "scrape-rotation.json"), append(out, '\n'), 0o644))
+	t.Logf("%s", out)
+	assert.NotZero(t, scrapes, "Prometheus recorded scrapes")
+	assert.Zero(t, failed, "failed scrapes of %d", scrapes)
+}
+
+// scrapeAsCMO makes the cluster look like the cluster-monitoring operator
+// 4.19 (scrape classes): ClusterOperator monitoring and the ConfigMap
+// openshift-monitoring/metrics-client-ca with the CA of pki's client
+// certificate (CMO copies kube-system/extension-apiserver-authentication's
+// client-ca-file). Both, and the operator's copy, are removed afterwards.
+func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, pki *framework.PlatformPKI) {
+	ctx := context.Background()
+	ca, err := os.ReadFile(pki.ClientCAFile)
+	require.NoError(t, err)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-monitoring", Name: "metrics-client-ca"},
+		Data: map[string]string{criometrics.ClientCAKey: string(ca)}}
+	_ = kube.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+	_, err = kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+	require.NoError(t, err)
+	cos := c.Config1.ConfigV1().ClusterOperators()
+	_ = cos.Delete(ctx, "monitoring", metav1.DeleteOptions{})
+	co, err := cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: "monitoring"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	co.Status.Versions = []configv1.OperandVersion{{Name: "operator", Version: "4.19.0"}}
+	_, err = cos.UpdateStatus(ctx, co, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = cos.Delete(ctx, "monitoring", metav1.DeleteOptions{})
+		_ = kube.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+		_ = kube.CoreV1().ConfigMaps(operatorNamespace).Delete(ctx, criometrics.ClientCAConfigMap, metav1.DeleteOptions{})
+	})
+}
+
+// trustAsAPIServerClientCA adds pki's client CA, until the test ends, to the
+// API server's client-ca-file, where the signer of CMO's certificate is.
+func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *framework.PlatformPKI) {
+	ca, err := os.ReadFile(pki.ClientCAFile)
+	require.NoError(t, err)
+	cms := kube.CoreV1().ConfigMaps(metricsclientca.SourceNamespace)
+	edit := func(old, new string) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cm, err := cms.Get(context.Background(), metricsclientca.SourceName, metav1.GetOptions{})
+			if err == nil {
+				cm.Data[metricsclientca.SourceKey] = strings.Replace(cm.Data[metricsclientca.SourceKey], old, new, 1)
+				_, err = cms.Update(context.Background(), cm, metav1.UpdateOptions{})
+			}
+			return err
+		})
+	}
+	require.NoError(t, edit("-----END CERTIFICATE-----\n", "-----END CERTIFICATE-----\n"+string(ca)))
+	t.Cleanup(func() { assert.NoError(t, edit(string(ca), "")) })
 }

@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -30,24 +28,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
-// Node simulates one node of the cluster on this machine, for the parts of a
-// node the CRI-O metrics stack touches:
-//
-//   - a root directory standing for the node's "/": host paths (hostPath
-//     volumes, files a MachineConfig writes) live below it;
-//   - the kubelet's projection of a pod's Secret and ConfigMap volumes, kept
-//     in sync with the live objects the way the kubelet does it, see
-//     KubeletVolume;
-//   - containers of that pod run as local processes (StartPodProcess with
-//     Node) with those volumes mounted where the pod mounts them.
-//
-// It shares the machine's network: the node's IP is 127.0.0.1. Everything is
-// removed when the test ends. It needs root (hostPath directories owned by
-// root, setpriv).
+// Node simulates one node of the cluster on this machine: a root directory
+// standing for its "/" (hostPath volumes, MachineConfig files), the kubelet's
+// projection of a pod's Secret and ConfigMap volumes, and the pod's
+// containers run as local processes (StartPodProcess with Node). It needs
+// root; everything is removed when the test ends.
 type Node struct {
 	// Root is the node's "/".
 	Root string
@@ -62,7 +52,7 @@ type Node struct {
 	podName   string
 	podUID    string
 	spec      corev1.PodSpec
-	volumes   map[string]*KubeletVolume
+	volumes   map[string]string // projected volume name -> directory
 }
 
 // NewNode prepares a node that will run a pod of namespace with spec (e.g. a
@@ -79,10 +69,6 @@ func NewNode(t testing.TB, admin *rest.Config, namespace string, spec corev1.Pod
 	// Like "/": every user may traverse it (containers run as other users).
 	require.NoError(t, os.Chmod(root, 0o755))
 	t.Cleanup(func() {
-		if m := mountsBelow(root); len(m) > 0 {
-			t.Errorf("not removing %s: still mounted below it: %v", root, m)
-			return
-		}
 		if err := os.RemoveAll(root); err != nil {
 			t.Errorf("removing node root %s: %v", root, err)
 		}
@@ -98,24 +84,8 @@ func NewNode(t testing.TB, admin *rest.Config, namespace string, spec corev1.Pod
 		podName:   "e2e-pod-" + uid[:8],
 		podUID:    uid,
 		spec:      spec,
-		volumes:   map[string]*KubeletVolume{},
+		volumes:   map[string]string{},
 	}
-}
-
-// mountsBelow lists mount points at or below dir.
-func mountsBelow(dir string) []string {
-	raw, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, line := range strings.Split(string(raw), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && (f[4] == dir || strings.HasPrefix(f[4], dir+"/")) {
-			out = append(out, f[4])
-		}
-	}
-	return out
 }
 
 // HostPath is where the node's absolute path p lives on this machine.
@@ -213,10 +183,9 @@ func (n *Node) pod() *corev1.Pod {
 }
 
 // MountVolumes starts the kubelet's projection of the pod's Secret and
-// ConfigMap volumes: it waits until each one holds the live object's keys
-// (the kubelet does not start a pod before that), then polls the objects
-// every syncPeriod and updates the files as the kubelet does, until the test
-// ends.
+// ConfigMap volumes (test/kubeletvolume): it waits until each one holds the
+// live object's keys (the kubelet does not start a pod before that), then
+// rewrites it every syncPeriod when the object changed, until the test ends.
 func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -230,105 +199,54 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 		} else if v.Secret == nil {
 			continue
 		}
-		kv := &KubeletVolume{Name: v.Name, Dir: n.volumeDir(plugin, v.Name), fetch: func(ctx context.Context) (map[string][]byte, map[string]os.FileMode, error) {
-			return volumePayload(ctx, n.client, pod, "", nil, v)
-		}}
-		require.NoError(t, os.MkdirAll(kv.Dir, 0o755))
-		if err := wait.PollUntilContextCancel(Context(t, 2*time.Minute), time.Second, true, func(context.Context) (bool, error) {
-			return kv.sync(ctx) == nil, nil
-		}); err != nil {
-			t.Fatalf("volume %s: %v (last error: %v); the kubelet would not start the pod", v.Name, err, kv.lastError())
+		dir := n.volumeDir(plugin, v.Name)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		var current map[string][]byte
+		project := func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			files, modes, err := volumePayload(ctx, n.client, pod, "", nil, v)
+			if err == nil && (current == nil || !maps.EqualFunc(files, current, bytes.Equal)) {
+				if _, err = kubeletvolume.Write(dir, files, modes); err == nil {
+					current = files
+				}
+			}
+			return err
 		}
-		n.volumes[v.Name] = kv
+		var lastErr error
+		if err := wait.PollUntilContextCancel(Context(t, 2*time.Minute), time.Second, true, func(context.Context) (bool, error) {
+			lastErr = project(ctx)
+			return lastErr == nil, nil
+		}); err != nil {
+			t.Fatalf("volume %s: %v (last error: %v); the kubelet would not start the pod", v.Name, err, lastErr)
+		}
+		n.volumes[v.Name] = dir
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wait.UntilWithContext(ctx, func(ctx context.Context) { _ = kv.sync(ctx) }, syncPeriod)
+			wait.UntilWithContext(ctx, func(ctx context.Context) { _ = project(ctx) }, syncPeriod)
 		}()
 	}
 }
 
-// UpdatePodSpec replaces the pod's spec, as when a DaemonSet rolls out a new
-// pod template on the node; the volumes must be the same (they stay mounted).
-// Running containers keep running; start the new ones with StartPodProcess.
-func (n *Node) UpdatePodSpec(t testing.TB, spec corev1.PodSpec) {
+// serviceAccountKubeconfig writes, below the node's root and readable by
+// any user, a kubeconfig that authenticates as the pod's ServiceAccount with
+// a TokenRequest token (what the kubelet projects), and returns its path.
+func (n *Node) serviceAccountKubeconfig(t testing.TB) string {
 	t.Helper()
-	if !equality.Semantic.DeepEqual(n.spec.Volumes, spec.Volumes) {
-		t.Fatalf("the new pod spec changes the volumes; that is not simulated")
+	cfg := ServiceAccountConfig(t, n.admin, n.namespace, n.spec.ServiceAccountName)
+	ca := cfg.CAData
+	if len(ca) == 0 && cfg.CAFile != "" {
+		var err error
+		ca, err = os.ReadFile(cfg.CAFile)
+		require.NoError(t, err)
 	}
-	n.spec = spec
-}
-
-// Volume returns the projected volume name (after MountVolumes), or nil.
-func (n *Node) Volume(name string) *KubeletVolume { return n.volumes[name] }
-
-// volumeDirs maps the names of the projected volumes to their directories.
-func (n *Node) volumeDirs() map[string]string {
-	dirs := map[string]string{}
-	for name, kv := range n.volumes {
-		dirs[name] = kv.Dir
-	}
-	return dirs
-}
-
-// KubeletVolume is a Secret or ConfigMap volume as the kubelet projects it
-// (test/kubeletvolume: a timestamped directory, "..data" swapped by rename,
-// top-level symlinks into "..data"), rewritten when the object's projected
-// content changes. Readers that open Dir/<key> never see a partial file, but
-// two files read one after the other may come from two versions.
-type KubeletVolume struct {
-	Name string
-	Dir  string
-
-	fetch   func(context.Context) (map[string][]byte, map[string]os.FileMode, error)
-	mu      sync.Mutex
-	current map[string][]byte
-	lastErr error
-}
-
-// File returns the projected content of key, as of the last update.
-func (v *KubeletVolume) File(key string) []byte {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.current[key]
-}
-
-// Path is the path a container sees key at.
-func (v *KubeletVolume) Path(key string) string { return filepath.Join(v.Dir, key) }
-
-func (v *KubeletVolume) lastError() error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.lastErr
-}
-
-// sync projects the object's content when it differs from the last one.
-func (v *KubeletVolume) sync(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	files, modes, err := v.fetch(ctx)
-	v.mu.Lock()
-	same := err == nil && v.current != nil && maps.EqualFunc(files, v.current, bytes.Equal)
-	v.mu.Unlock()
-	if err == nil && !same {
-		_, err = kubeletvolume.Write(v.Dir, files, modes)
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.lastErr = err; err == nil {
-		v.current = files
-	}
-	return err
-}
-
-// WriteServiceAccountKubeconfig writes, below the node's root, a kubeconfig
-// that authenticates as the ServiceAccount namespace/name with a token from
-// the TokenRequest API (what the kubelet projects into a pod), readable by
-// any user, and returns its path.
-func (n *Node) WriteServiceAccountKubeconfig(t testing.TB, admin *rest.Config, namespace, name string) string {
-	t.Helper()
-	kc := serviceAccountKubeconfig(t, admin, namespace, name)
-	dir := n.volumeDir("kubernetes.io~projected", "kube-api-access-"+name)
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["cluster"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: ca}
+	kc.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
+	kc.Contexts["default"] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: "sa", Namespace: n.namespace}
+	kc.CurrentContext = "default"
+	dir := n.volumeDir("kubernetes.io~projected", "kube-api-access")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	p := filepath.Join(dir, "kubeconfig")
 	require.NoError(t, clientcmd.WriteToFile(*kc, p))
@@ -494,22 +412,4 @@ func (c *CRIO) Pid() (int, error) {
 		return 0, fmt.Errorf("CRI-O (pid %d) is not running", pid)
 	}
 	return pid, nil
-}
-
-// LogLines returns the lines of CRI-O's log that contain s.
-func (c *CRIO) LogLines(s string) []string {
-	f, err := os.Open(filepath.Join(c.Dir, "crio.log"))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), s) {
-			out = append(out, sc.Text())
-		}
-	}
-	return out
 }

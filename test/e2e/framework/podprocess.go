@@ -28,53 +28,28 @@ import (
 
 // PodProcessOptions configure StartPodProcess.
 type PodProcessOptions struct {
-	// Pod is the pod as the API server has it: scheduled, with the volumes
-	// admission added (the ServiceAccount token volume). Default Node's.
+	// Pod is the pod as the API server has it (scheduled, with the volumes
+	// admission added); default Node's.
 	Pod *corev1.Pod
 	// Container is the name of the container to run; default the first.
 	Container string
 	// ServiceAccountName runs the container as another ServiceAccount of the
-	// pod's namespace than the pod's own. Its tokens are not bound to the pod.
+	// pod's namespace; its tokens are not bound to the pod.
 	ServiceAccountName string
 	// Binaries maps the base name of the container's command (its name when
-	// it sets none: the image's entrypoint) to the local file that the image
-	// would run, e.g. "cluster-node-operator" to
-	// _output/bin/cluster-node-operator.
+	// it sets none) to the local file the image would run.
 	Binaries map[string]string
-	// Node is the node the pod runs on: its pod (when Pod is nil), its root
-	// for hostPath volumes (without a Node a hostPath volume fails the
-	// test) and its kubelet projections (MountVolumes), bind-mounted as they
-	// are so that they follow the live objects.
+	// Node gives hostPath volumes the node's root and mounts its kubelet
+	// projections (MountVolumes), which follow the live objects.
 	Node *Node
-	// RewriteArgs may change the container's arguments. The process shares
-	// the machine's network, which a pod would not: use it to move a
-	// listening port, and nothing else.
+	// RewriteArgs may move a listening port (the process shares the
+	// machine's network), and nothing else.
 	RewriteArgs func([]string) []string
 }
 
-// StartPodProcess runs a container of a pod as a local process, the way the
-// kubelet would run it, as far as a process can be made to look like a pod:
-//
-//   - command and arguments from the container, with $(VAR) references
-//     expanded from its environment; nothing added;
-//   - exactly the container's environment (values, fieldRefs, Secret and
-//     ConfigMap keys) plus what the kubelet adds (KUBERNETES_SERVICE_*,
-//     HOSTNAME), and nothing of the test's own environment;
-//   - every volume mount at its mountPath in a private mount namespace
-//     (unshare; a mount point this machine lacks is made in an overlay of
-//     its nearest existing ancestor, in that namespace only): Secrets and ConfigMaps with their keys, projected
-//     ServiceAccount tokens minted with the TokenRequest API (bound to the pod
-//     when the ServiceAccount is the pod's), kube-root-ca.crt and the
-//     namespace, emptyDirs as tmpfs, hostPath volumes bind-mounted from
-//     below the Node's root; read-only mounts read-only. So the
-//     process finds its in-cluster configuration where client-go looks for
-//     it, and authenticates as the ServiceAccount, not as the test;
-//   - the securityContext: the user (non-root), no new privileges, no
-//     capabilities, and a read-only root filesystem (remounted read-only in
-//     the mount namespace).
-//
-// It needs root and util-linux (unshare, setpriv, mount). The process shares
-// the machine's network; see RewriteArgs. It is stopped when the test ends.
+// StartPodProcess runs a container of a pod as a local process the way the
+// kubelet would (docs/testing.md: its command, environment, volumes and
+// securityContext, in a mount namespace of its own), until the test ends.
 func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *Process {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -86,7 +61,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	defer cancel()
 	pod, hostRoot, projections := opts.Pod, "", map[string]string{}
 	if opts.Node != nil {
-		hostRoot, projections = opts.Node.Root, opts.Node.volumeDirs()
+		hostRoot, projections = opts.Node.Root, opts.Node.volumes
 		if pod == nil {
 			pod = opts.Node.pod()
 		}
@@ -158,13 +133,9 @@ type podRun struct {
 	overlaid        []string
 }
 
-// overlay makes a mount point this machine lacks (an image would have it,
-// e.g. /etc/tls/private) in the mount namespace only: its nearest existing
-// ancestor directory is covered with an overlay whose writable layer is a
-// tmpfs, and the directory created there (a top-level directory such as
-// /host is made, empty, on this machine: "/" is not overlaid). Nothing else
-// is written to this machine's filesystem. Mounts below that ancestor are
-// not carried into the overlay.
+// overlay makes a mount point this machine lacks (an image would have it)
+// in the mount namespace only: an overlay on a tmpfs covers its nearest
+// existing ancestor ("/" is not overlaid: a top-level directory is made).
 func (r *podRun) overlay(target string) {
 	anc := path.Dir(target)
 	for {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
@@ -46,14 +47,14 @@ type ScrapeNode struct {
 	ProxyAddr string // the node's address and the proxy's port
 	Proxy     *Process
 	Syncer    *Process
+
+	kubeconfig string
 }
 
 // StartScrapeNode runs the node of pod (a crio-metrics pod, its hostIP the
 // node's address) as the kubelet would: the pod's volumes projected, mc's
 // drop-in written, cert-syncer, a real CRI-O reading the pair it writes, and
-// kube-rbac-proxy, as pod processes. Only the upstream port changes (one
-// CRI-O per node on this machine) and --kubeconfig is added (the pod's
-// ServiceAccount token volume is not mounted).
+// kube-rbac-proxy, as pod processes (docs/reliability.md).
 func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unstructured.Unstructured) *ScrapeNode {
 	t.Helper()
 	root := RepoRoot(t)
@@ -68,16 +69,7 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unst
 	if pod.Status.HostIP == "" {
 		t.Fatalf("pod %s has no hostIP", pod.Name)
 	}
-	spec := *pod.Spec.DeepCopy()
-	projected := map[string]bool{}
-	for _, v := range spec.Volumes {
-		projected[v.Name] = v.Projected != nil
-	}
-	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return projected[v.Name] })
-	for i := range spec.Containers {
-		spec.Containers[i].VolumeMounts = slices.DeleteFunc(spec.Containers[i].VolumeMounts, func(m corev1.VolumeMount) bool { return projected[m.Name] })
-	}
-	n := &ScrapeNode{Node: NewNode(t, admin, pod.Namespace, spec)}
+	n := &ScrapeNode{Node: NewNode(t, admin, pod.Namespace, withoutProjected(pod.Spec))}
 	n.IP, n.Name = pod.Status.HostIP, pod.Spec.NodeName
 	n.MountVolumes(t, 500*time.Millisecond)
 	n.ApplyMachineConfig(t, mc)
@@ -85,36 +77,53 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unst
 	// cert-syncer first: CRI-O must find a matching pair at start.
 	n.Syncer = StartPodProcess(t, admin, PodProcessOptions{Node: n.Node, Container: "cert-syncer",
 		Binaries: map[string]string{"cert-syncer": filepath.Join(root, "_output", "bin", "cert-syncer")}})
-	var hostDir string
+	var hostDir, probeCA string
 	for _, v := range pod.Spec.Volumes {
 		if v.HostPath != nil {
 			hostDir = n.HostPath(v.HostPath.Path)
+		}
+		if v.ConfigMap != nil && v.ConfigMap.Name == "crio-metrics-ca-bundle" {
+			probeCA = filepath.Join(n.volumes[v.Name], "ca-bundle.crt")
 		}
 	}
 	Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
 		_, err := tls.LoadX509KeyPair(filepath.Join(hostDir, "tls.crt"), filepath.Join(hostDir, "tls.key"))
 		return err == nil, nil
 	}, fmt.Sprintf("cert-syncer of %s writes a matching pair to %s (log %s)", n.Name, hostDir, n.Syncer.LogPath))
-
-	var probeCA string
-	for _, v := range pod.Spec.Volumes {
-		if v.ConfigMap != nil && v.ConfigMap.Name == "crio-metrics-ca-bundle" {
-			probeCA = n.Volume(v.Name).Path("ca-bundle.crt")
-		}
-	}
 	n.CRIO = StartCRIO(t, CRIOOptions{Dir: filepath.Join(n.Root, "crio"), MetricsPort: FreePort(t), DropIns: n.CRIODropIns(t), ProbeCA: probeCA})
+	n.kubeconfig = n.serviceAccountKubeconfig(t)
+	n.startProxy(t)
+	return n
+}
 
-	kubeconfig := n.WriteServiceAccountKubeconfig(t, admin, pod.Namespace, pod.Spec.ServiceAccountName)
-	n.Proxy = StartPodProcess(t, admin, PodProcessOptions{
+// RestartProxy stops the node's kube-rbac-proxy and starts it from spec, as
+// when the DaemonSet rolls out a new pod template (the same volumes).
+func (n *ScrapeNode) RestartProxy(t testing.TB, spec corev1.PodSpec) {
+	t.Helper()
+	n.Proxy.Stop()
+	spec = withoutProjected(spec)
+	if !equality.Semantic.DeepEqual(n.spec.Volumes, spec.Volumes) {
+		t.Fatalf("the new pod spec changes the volumes; that is not simulated")
+	}
+	n.spec = spec
+	n.startProxy(t)
+}
+
+// startProxy runs the pod's kube-rbac-proxy. Only the upstream port changes
+// (one CRI-O per node on this machine) and --kubeconfig is added (the pod's
+// ServiceAccount token volume is not mounted).
+func (n *ScrapeNode) startProxy(t testing.TB) {
+	t.Helper()
+	n.Proxy = StartPodProcess(t, n.admin, PodProcessOptions{
 		Node: n.Node, Container: "kube-rbac-proxy",
-		Binaries: map[string]string{"kube-rbac-proxy": filepath.Join(root, "_output", "bin", "kube-rbac-proxy")},
+		Binaries: map[string]string{"kube-rbac-proxy": filepath.Join(RepoRoot(t), "_output", "bin", "kube-rbac-proxy")},
 		RewriteArgs: func(args []string) []string {
 			for i, a := range args {
 				if strings.HasPrefix(a, "--upstream=https://127.0.0.1:9537/") {
 					args[i] = fmt.Sprintf("--upstream=https://127.0.0.1:%d/", n.CRIO.MetricsPort)
 				}
 			}
-			return append(args, "--kubeconfig="+kubeconfig)
+			return append(args, "--kubeconfig="+n.kubeconfig)
 		},
 	})
 	for _, a := range n.Proxy.Args {
@@ -123,7 +132,21 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unst
 		}
 	}
 	WaitListening(t, n.Proxy, n.ProxyAddr, "kube-rbac-proxy of "+n.Name)
-	return n
+}
+
+// withoutProjected is spec without its projected volumes (the
+// ServiceAccount token: the processes get --kubeconfig instead).
+func withoutProjected(spec corev1.PodSpec) corev1.PodSpec {
+	spec = *spec.DeepCopy()
+	projected := map[string]bool{}
+	for _, v := range spec.Volumes {
+		projected[v.Name] = v.Projected != nil
+	}
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return projected[v.Name] })
+	for i := range spec.Containers {
+		spec.Containers[i].VolumeMounts = slices.DeleteFunc(spec.Containers[i].VolumeMounts, func(m corev1.VolumeMount) bool { return projected[m.Name] })
+	}
+	return spec
 }
 
 // ServedCertificate returns the leaf certificate served at addr, unverified.

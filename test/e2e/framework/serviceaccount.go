@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // TokenOptions configure a ServiceAccount token minted with the TokenRequest
@@ -66,24 +64,4 @@ func ServiceAccountConfig(t testing.TB, admin *rest.Config, namespace, name stri
 	cfg.BearerToken = token
 	cfg.UserAgent = "cluster-node-operator-e2e-" + name
 	return cfg
-}
-
-// serviceAccountKubeconfig is a kubeconfig that authenticates as the
-// ServiceAccount namespace/name with a fresh TokenRequest token.
-func serviceAccountKubeconfig(t testing.TB, admin *rest.Config, namespace, name string) *clientcmdapi.Config {
-	t.Helper()
-	cfg := ServiceAccountConfig(t, admin, namespace, name)
-	ca := cfg.TLSClientConfig.CAData
-	if len(ca) == 0 && cfg.TLSClientConfig.CAFile != "" {
-		var err error
-		if ca, err = os.ReadFile(cfg.TLSClientConfig.CAFile); err != nil {
-			t.Fatal(err)
-		}
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["cluster"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: ca}
-	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
-	kc.Contexts["default"] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: name, Namespace: namespace}
-	kc.CurrentContext = "default"
-	return kc
 }
