@@ -87,7 +87,9 @@ func InstallPlatformCRIOMetrics(t testing.TB, admin *rest.Config, nodes []string
 	ctx := Context(t, 3*time.Minute)
 	p := &PlatformObjects{Nodes: nodes, dyn: dynamic.NewForConfigOrDie(admin), kube: kubernetes.NewForConfigOrDie(admin)}
 	if _, err := p.kube.CoreV1().Namespaces().Create(ctx, platformNamespace(), metav1.CreateOptions{FieldManager: fixtureManager}); err == nil {
-		t.Cleanup(func() { p.delete(t, p.kube.CoreV1().Namespaces().Delete(context.Background(), MCONamespace, metav1.DeleteOptions{})) })
+		t.Cleanup(func() {
+			p.delete(t, p.kube.CoreV1().Namespaces().Delete(context.Background(), MCONamespace, metav1.DeleteOptions{}))
+		})
 	} else if !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating namespace %s: %v", MCONamespace, err)
 	}
