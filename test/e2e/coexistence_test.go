@@ -11,13 +11,13 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,12 +34,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-var (
-	serviceMonitorGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
-	prometheusRuleGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}
-	daemonSetGVR      = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
-	serviceGVR        = schema.GroupVersionResource{Version: "v1", Resource: "services"}
-)
+var serviceMonitorGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
 
 // twoJobsQuery is non-empty when some container_runtime_crio_* metric is
 // scraped by more than one job (the double scrape coexistence must avoid).
@@ -173,41 +168,29 @@ func assertOtherIdentitiesRefused(t *testing.T, w *platformWorld) {
 	}
 }
 
-// eventRecorder watches objects until stopped and records their events,
-// the objects found by the first list too.
-type eventRecorder struct {
-	mu     sync.Mutex
-	events []string
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-}
-
-func recordEvents(t *testing.T, c *framework.Cluster, refs []metricsObject) *eventRecorder {
+// neverCreated watches refs (each one must be absent now) until the
+// returned function, which lists what appeared meanwhile.
+func neverCreated(t *testing.T, c *framework.Cluster, refs []metricsObject) func() []string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &eventRecorder{cancel: cancel}
-	t.Cleanup(r.stop)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var events []string
 	for _, ref := range refs {
-		ri := c.Dynamic.Resource(ref.gvr).Namespace(ref.namespace)
-		sel := "metadata.name=" + ref.name
-		list, err := ri.List(ctx, metav1.ListOptions{FieldSelector: sel})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Fatalf("listing %s: %v", ref, err)
-		}
-		rv := ""
-		if list != nil {
-			rv = list.GetResourceVersion()
-			for i := range list.Items {
-				r.add(ref, "EXISTED", &list.Items[i])
-			}
-		}
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			watchFrom(ctx, ri, sel, rv, func(typ watch.EventType, u *unstructured.Unstructured) { r.add(ref, typ, u) })
-		}()
+		list, err := ref.in(c).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + ref.name})
+		require.NoError(t, err, ref.String())
+		require.Empty(t, list.Items, ref.String())
+		wg.Go(func() {
+			watchFrom(ctx, ref.in(c), "metadata.name="+ref.name, list.GetResourceVersion(), func(typ watch.EventType, u *unstructured.Unstructured) {
+				mu.Lock()
+				defer mu.Unlock()
+				events = append(events, fmt.Sprintf("%s %s at resourceVersion %s", typ, ref, u.GetResourceVersion()))
+			})
+		})
 	}
-	return r
+	stop := func() []string { cancel(); wg.Wait(); return events }
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // watchFrom watches ri (fieldSelector sel) from resourceVersion rv until ctx
@@ -233,26 +216,11 @@ func watchFrom(ctx context.Context, ri dynamic.ResourceInterface, sel, rv string
 	}
 }
 
-func (r *eventRecorder) add(ref metricsObject, typ watch.EventType, u *unstructured.Unstructured) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, fmt.Sprintf("%s %s at resourceVersion %s", typ, ref, u.GetResourceVersion()))
-}
-
-func (r *eventRecorder) stop() {
-	r.cancel()
-	r.wg.Wait()
-}
-
 // operatorStackRefs are the objects of the operator's own CRI-O metrics
 // stack that must never exist beside the platform path.
-var operatorStackRefs = []metricsObject{
-	{serviceMonitorGVR, operatorNamespace, "crio-metrics"},
-	{serviceGVR, operatorNamespace, "crio-metrics"},
-	{daemonSetGVR, operatorNamespace, "crio-metrics"},
-	{machineConfigGVR, "", "50-master-crio-metrics-tls"},
-	{machineConfigGVR, "", "50-worker-crio-metrics-tls"},
-}
+var operatorStackRefs = slices.DeleteFunc(slices.Clone(metricsObjects), func(o metricsObject) bool {
+	return !slices.Contains([]string{"servicemonitors", "services", "daemonsets", "machineconfigs"}, o.gvr.Resource)
+})
 
 // deleteOperatorStack deletes what an earlier test's operator left.
 func deleteOperatorStack(t *testing.T, c *framework.Cluster) {
@@ -265,61 +233,28 @@ func deleteOperatorStack(t *testing.T, c *framework.Cluster) {
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
 }
 
-// waitMetricsStatus waits for the Metrics stack's mode and for its message,
-// MetricsAvailable and the ClusterOperator's Available message to name
-// contains (when not empty).
-func waitMetricsStatus(t *testing.T, c *framework.Cluster, timeout time.Duration, mode nodev1alpha1.StackMode, contains string) {
+// waitMetricsMode waits for the Metrics stack's mode, MetricsAvailable
+// naming contains.
+func waitMetricsMode(t *testing.T, c *framework.Cluster, mode nodev1alpha1.StackMode, contains string) {
 	t.Helper()
-	ctx := context.Background()
-	framework.Eventually(t, timeout, time.Second, func() (bool, error) {
-		no, err := c.NodeOperator(ctx)
-		if err != nil {
-			return false, err
+	c.WaitForNodeOperator(t, 2*time.Minute, time.Second, func(no *nodev1alpha1.NodeOperator) string {
+		if s := framework.StackStatus(no, nodev1alpha1.MetricsStack); s == nil || !s.Enabled || s.Mode != mode {
+			return fmt.Sprintf("Metrics stack %+v, want mode %s", s, mode)
 		}
-		co, err := c.ClusterOperator(ctx)
-		if err != nil {
-			return false, err
+		if contains == "" {
+			return ""
 		}
-		s := framework.StackStatus(no, nodev1alpha1.MetricsStack)
-		if s == nil || !s.Enabled || s.Mode != mode {
-			return false, fmt.Errorf("Metrics stack %+v", s)
-		}
-		avail, coAvail := framework.NodeOperatorCondition(no, "MetricsAvailable"), framework.COCondition(co, configv1.OperatorAvailable)
-		if contains == "" || strings.Contains(s.Message, contains) && avail != nil && avail.Status == operatorv1.ConditionTrue &&
-			strings.Contains(avail.Message, contains) && coAvail != nil && strings.Contains(coAvail.Message, contains) {
-			return true, nil
-		}
-		return false, fmt.Errorf("stack message %q, MetricsAvailable %+v, ClusterOperator Available %+v", s.Message, avail, coAvail)
-	}, fmt.Sprintf("Metrics mode %s naming %q", mode, contains))
-}
-
-// checkPlatformOperands: the PrometheusRule (job="crio") and the dashboard.
-func checkPlatformOperands(t *testing.T, c *framework.Cluster) {
-	t.Helper()
-	ctx := context.Background()
-	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		rule, err := c.Dynamic.Resource(prometheusRuleGVR).Namespace(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
-		text := fmt.Sprint(groups)
-		if !strings.Contains(text, `job="crio"`) || strings.Contains(text, `job="crio-metrics"`) {
-			return false, fmt.Errorf("PrometheusRule crio-metrics does not select job=\"crio\" only: %.300s", text)
-		}
-		_, err = framework.KubeClient(t).CoreV1().ConfigMaps("openshift-config-managed").Get(ctx, "grafana-dashboard-node-crio", metav1.GetOptions{})
-		return err == nil, err
-	}, "PrometheusRule crio-metrics (job=\"crio\") and ConfigMap openshift-config-managed/grafana-dashboard-node-crio")
+		return framework.ConditionIs("MetricsAvailable", operatorv1.ConditionTrue, contains)(no)
+	})
 }
 
 // TestCoexistence runs, on one platform world and one operator, the claims
-// of docs/test-behaviours.md in order: the status quo before the operator,
-// the platform path from the start, the path going and coming back.
+// of docs/test-behaviours.md in order.
 func TestCoexistence(t *testing.T) {
 	c := framework.NewCluster(t)
 	framework.InstallOperatorPrerequisites(t, c.Config)
 	deleteOperatorStack(t, c)
-	never := recordEvents(t, c, operatorStackRefs)
+	never := neverCreated(t, c, operatorStackRefs)
 	w := startPlatformWorld(t, c)
 	if !t.Run("StatusQuo", func(t *testing.T) { assertStatusQuo(t, w) }) {
 		t.FailNow()
@@ -346,26 +281,22 @@ func TestCoexistence(t *testing.T) {
 // testPlatformPathFromTheStart: the operator, started on the status quo,
 // never builds its own stack, through ten opt-out / opt-in flips, CRI-O
 // never restarts, and no scrape through MCO's proxy fails.
-func testPlatformPathFromTheStart(t *testing.T, c *framework.Cluster, w *platformWorld, never *eventRecorder, start time.Time, restarts map[string]int) {
-	settledPlatform := func() {
-		waitMetricsStatus(t, c, 2*time.Minute, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
+func testPlatformPathFromTheStart(t *testing.T, c *framework.Cluster, w *platformWorld, never func() []string, start time.Time, restarts map[string]int) {
+	settled := func() {
+		waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
 		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-		checkPlatformOperands(t, c)
 		w.apply(t, framework.OperatorMachineConfigs(t, c.Config), false, false)
 	}
-	settledPlatform()
+	settled()
 	for i := 1; i <= 10; i++ {
 		c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackDisabled)
 		c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
-		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-		w.apply(t, framework.OperatorMachineConfigs(t, c.Config), false, false)
 		c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackState(""))
-		settledPlatform()
+		settled()
 		assert.Zero(t, w.prom.Scalar(t, twoJobsQuery), "flip %d: container_runtime_crio_* from two jobs", i)
 	}
 	time.Sleep(3 * time.Second)
-	never.stop()
-	assert.Empty(t, never.events, "the operator's own stack existed beside the platform path")
+	assert.Empty(t, never(), "the operator's own stack existed beside the platform path")
 	for _, n := range w.nodes {
 		assert.Equal(t, restarts[n.Name], n.CRIORestarts, "node %s: CRI-O restarted", n.Name)
 	}
@@ -373,31 +304,28 @@ func testPlatformPathFromTheStart(t *testing.T, c *framework.Cluster, w *platfor
 }
 
 // testSwitchToOperatorTLS: the platform path disappears: the own stack
-// comes back and the nodes' CRI-O serve HTTPS (the order of its parts is
-// TestBuildOrderThenNoWrites').
+// comes back and the nodes' CRI-O serve HTTPS.
 func testSwitchToOperatorTLS(t *testing.T, c *framework.Cluster, w *platformWorld) {
 	for _, n := range w.nodes {
 		n.StopProxy(t)
 	}
 	w.objects.RemoveProxy(t)
-	waitMetricsStatus(t, c, 2*time.Minute, nodev1alpha1.OperatorTLS, "")
+	waitMetricsMode(t, c, nodev1alpha1.OperatorTLS, "")
 	waitForMetricsObjects(t, c, true, 3*time.Minute)
 	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
 	w.apply(t, framework.OperatorMachineConfigs(t, c.Config), true, true)
 }
 
 // testSwitchToPlatformProxy: the platform path appears (an upgrade to MCO
-// with the proxy): the own stack goes (in TestTearDownOrder's order), the
-// nodes' CRI-O go to plain HTTP and MCO's proxy serves from then on.
+// with the proxy): the own stack goes, the nodes' CRI-O go to plain HTTP and
+// MCO's proxy serves from then on.
 func testSwitchToPlatformProxy(t *testing.T, c *framework.Cluster, w *platformWorld) {
 	w.objects.InstallProxy(t)
 	for _, n := range w.nodes {
 		n.StartProxy(t)
 	}
-	waitMetricsStatus(t, c, 2*time.Minute, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
+	waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
 	waitForMetricsObjects(t, c, false, 3*time.Minute, "prometheusrules")
-	checkPlatformOperands(t, c)
-
 	w.apply(t, framework.OperatorMachineConfigs(t, c.Config), true, false)
 	w.waitCRIOJobUp(t, time.Minute)
 	up := time.Now()

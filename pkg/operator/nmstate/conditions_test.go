@@ -200,6 +200,12 @@ func TestConditionsForPersistentErrorDoNotChangeWithTime(t *testing.T) {
 	later := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 3, 7, 0, 0, 0, time.UTC)})
 	assert.Equal(t, first, later)
 	assert.True(t, first.Degraded.Status)
+	// The handler reported unavailable past the grace: written once too.
+	past := observation{Decision: decision, CR: crOurs, Deployment: deployment(1, 1, 1, 1, corev1.ConditionTrue), Operand: handler("False", t0), Now: t0.Add(HandlerGrace)}
+	again := past
+	again.Now = past.Now.Add(48 * time.Hour)
+	assert.Equal(t, conditionsFor(past), conditionsFor(again))
+	assert.False(t, conditionsFor(again).Available.Status)
 }
 
 func TestOperandOf(t *testing.T) {

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -51,7 +51,6 @@ type NMStateOperatorDouble struct {
 
 	mu      sync.Mutex
 	refused []string
-	paused  bool
 	applied string // the NMState generation and environment last applied
 
 	stop func()
@@ -96,17 +95,6 @@ func (d *NMStateOperatorDouble) Refused() []string {
 	return append([]string(nil), d.refused...)
 }
 
-// Pause stops the double from applying and reporting (its pod is gone);
-// Resume starts it again.
-func (d *NMStateOperatorDouble) Pause()  { d.setPaused(true) }
-func (d *NMStateOperatorDouble) Resume() { d.setPaused(false) }
-
-func (d *NMStateOperatorDouble) setPaused(p bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.paused, d.applied = p, ""
-}
-
 func (d *NMStateOperatorDouble) record(what string, err error) {
 	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
 		d.mu.Lock()
@@ -115,14 +103,14 @@ func (d *NMStateOperatorDouble) record(what string, err error) {
 	}
 }
 
-// pod is what the operator's pod would be given: its identity and
-// environment, from the Deployment; nil while the Deployment is missing or
-// unavailable.
+// nmstatePod is what the operator's pod would be given: its identity and
+// environment (podEnvironment), from the Deployment.
 type nmstatePod struct {
 	user, namespace string
 	env             nmstateoperand.Env
 }
 
+// pod is nil while the Deployment is missing or unavailable.
 func (d *NMStateOperatorDouble) pod(ctx context.Context) (*nmstatePod, error) {
 	dep, err := d.kube.AppsV1().Deployments(nmstateNamespace).Get(ctx, nmstateOperatorName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) || (err == nil && dep.Status.AvailableReplicas == 0) {
@@ -131,48 +119,36 @@ func (d *NMStateOperatorDouble) pod(ctx context.Context) (*nmstatePod, error) {
 	if err != nil {
 		return nil, err
 	}
-	return podOf(dep), nil
-}
-
-func podOf(dep *appsv1.Deployment) *nmstatePod {
-	spec := dep.Spec.Template.Spec
-	sa := spec.ServiceAccountName
-	if sa == "" {
-		sa = "default"
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: dep.Name, Namespace: dep.Namespace}, Spec: dep.Spec.Template.Spec}
+	env, err := podEnvironment(ctx, d.kube, d.admin, pod, pod.Spec.Containers[0])
+	if err != nil {
+		return nil, err
 	}
-	p := &nmstatePod{user: "system:serviceaccount:" + dep.Namespace + ":" + sa, namespace: dep.Namespace, env: nmstateoperand.Env{}}
-	for _, c := range spec.Containers {
-		for _, e := range c.Env {
-			v := e.Value
-			if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace" {
-				v = dep.Namespace
-			}
-			p.env[e.Name] = v
-		}
-	}
+	p := &nmstatePod{user: "system:serviceaccount:" + dep.Namespace + ":" + cmp.Or(pod.Spec.ServiceAccountName, "default"),
+		namespace: dep.Namespace, env: env.values}
 	// Unset variables read as empty (os.Getenv).
 	for _, k := range []string{"HANDLER_NAMESPACE", "OPERATOR_NAMESPACE", "MONITORING_NAMESPACE", "HANDLER_IMAGE", "KUBE_RBAC_PROXY_IMAGE", "PLUGIN_IMAGE"} {
 		if _, ok := p.env[k]; !ok {
 			p.env[k] = ""
 		}
 	}
-	return p
+	return p, nil
+}
+
+func (p *nmstatePod) groups() []string {
+	return []string{"system:serviceaccounts", "system:serviceaccounts:" + p.namespace, "system:authenticated"}
 }
 
 // as returns a config that impersonates the pod's ServiceAccount.
 func (d *NMStateOperatorDouble) as(p *nmstatePod) *rest.Config {
 	cfg := rest.CopyConfig(d.admin)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: p.user,
-		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + p.namespace, "system:authenticated"}}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: p.user, Groups: p.groups()}
 	return cfg
 }
 
 func (d *NMStateOperatorDouble) reconcile(ctx context.Context) error {
-	d.mu.Lock()
-	paused := d.paused
-	d.mu.Unlock()
 	p, err := d.pod(ctx)
-	if p == nil || paused {
+	if p == nil {
 		return err
 	}
 	cfg := d.as(p)
@@ -249,7 +225,7 @@ func (d *NMStateOperatorDouble) authorized(ctx context.Context, p *nmstatePod, r
 	resource, sub, _ := strings.Cut(r.Resource, "/")
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User:   p.user,
-		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + p.namespace, "system:authenticated"},
+		Groups: p.groups(),
 		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: r.Verb, Group: r.Group, Resource: resource,
 			Subresource: sub, Namespace: r.Namespace, Name: r.Name},
 	}}
@@ -374,27 +350,6 @@ func (d *NMStateOperatorDouble) setConditions(ctx context.Context, dyn dynamic.I
 		metav1.PatchOptions{FieldManager: nmstateFieldOwner, Force: ptr(true)}, "status")
 	d.record("patch nmstates/status "+cr.GetName(), err)
 	return err
-}
-
-// SetNMStateConditions writes the NMState's conditions as the NMState
-// operator would, for tests that play a handler state the double does not
-// reach on kwok nodes (pause the double first).
-func SetNMStateConditions(t testing.TB, admin *rest.Config, available, reason, message string, since time.Time) {
-	t.Helper()
-	ctx := Context(t, time.Minute)
-	degraded := "False"
-	conds := []interface{}{}
-	for _, c := range []nmstateCondition{{"Available", available, reason, message}, {"Degraded", degraded, reason, message}} {
-		conds = append(conds, map[string]interface{}{"type": c.typ, "status": c.status, "reason": c.reason, "message": c.message,
-			"lastHeartbeatTime": since.UTC().Format(time.RFC3339), "lastTransitionTime": since.UTC().Format(time.RFC3339)})
-	}
-	patch, err := json.Marshal(map[string]interface{}{"apiVersion": "nmstate.io/v1", "kind": "NMState",
-		"metadata": map[string]interface{}{"name": "nmstate"}, "status": map[string]interface{}{"conditions": conds}})
-	require.NoError(t, err)
-	if _, err := dynamic.NewForConfigOrDie(admin).Resource(nmstatesGVR).Patch(ctx, "nmstate", types.ApplyPatchType, patch,
-		metav1.PatchOptions{FieldManager: nmstateFieldOwner, Force: ptr(true)}, "status"); err != nil {
-		t.Fatalf("setting the NMState's conditions: %v", err)
-	}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -14,7 +14,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"net"
 	"net/http"
@@ -81,31 +80,18 @@ type PlatformObjects struct {
 }
 
 // InstallPlatformCRIOMetrics puts MCO's CRI-O metrics path on the API
-// server: InstallPlatformContainerRuntime, then InstallProxy.
+// server: MCO's namespace, 01-<role>-container-runtime (00-default), then
+// InstallProxy. All of it (the namespace only if created here) goes at the end.
 func InstallPlatformCRIOMetrics(t testing.TB, admin *rest.Config, nodes []string) *PlatformObjects {
-	t.Helper()
-	p := InstallPlatformContainerRuntime(t, admin, nodes)
-	p.InstallProxy(t)
-	return p
-}
-
-// InstallPlatformContainerRuntime puts on the API server what an OpenShift
-// cluster has with or without MCO's CRI-O metrics proxy (before 4.14): MCO's
-// namespace and 01-<role>-container-runtime (00-default). All of it, the
-// namespace only when it created it, goes when the test ends.
-func InstallPlatformContainerRuntime(t testing.TB, admin *rest.Config, nodes []string) *PlatformObjects {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
 	p := &PlatformObjects{Nodes: nodes, dyn: dynamic.NewForConfigOrDie(admin), kube: kubernetes.NewForConfigOrDie(admin)}
-	if _, err := p.kube.CoreV1().Namespaces().Get(ctx, MCONamespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-		if _, err := p.kube.CoreV1().Namespaces().Create(ctx, platformNamespace(), metav1.CreateOptions{FieldManager: fixtureManager}); err != nil {
-			t.Fatalf("creating namespace %s: %v", MCONamespace, err)
-		}
+	if _, err := p.kube.CoreV1().Namespaces().Create(ctx, platformNamespace(), metav1.CreateOptions{FieldManager: fixtureManager}); err == nil {
 		t.Cleanup(func() {
 			p.delete(t, p.kube.CoreV1().Namespaces().Delete(context.Background(), MCONamespace, metav1.DeleteOptions{}))
 		})
-	} else if err != nil {
-		t.Fatal(err)
+	} else if !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("creating namespace %s: %v", MCONamespace, err)
 	}
 	t.Cleanup(func() {
 		p.RemoveProxy(t)
@@ -118,6 +104,7 @@ func InstallPlatformContainerRuntime(t testing.TB, admin *rest.Config, nodes []s
 			p.createMachineConfig(t, ctx, mc)
 		}
 	}
+	p.InstallProxy(t)
 	return p
 }
 
@@ -181,26 +168,13 @@ func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	}, fmt.Sprintf("mirror pods %s-<node> Running on %v", PlatformProxyName, p.Nodes))
 }
 
-// mirrorPod is the mirror pod a kubelet creates for a static pod: named
-// <pod>-<node>, bound to and owned by the Node, with the kubelet's
-// kubernetes.io/config.* annotations and NoExecute toleration.
+// mirrorPod is the kubelet's mirror pod of a static pod: <pod>-<node>,
+// bound to and owned by the Node, tolerating NoExecute.
 func mirrorPod(static *corev1.Pod, node *corev1.Node) *corev1.Pod {
 	pod := static.DeepCopy()
-	raw, _ := json.Marshal(static)
-	h := fnv.New32a()
-	h.Write(raw)
-	h.Write([]byte(node.Name))
-	hash := strconv.FormatUint(uint64(h.Sum32()), 16)
 	pod.Name = static.Name + "-" + node.Name
-	if pod.Annotations == nil {
-		pod.Annotations = map[string]string{}
-	}
-	pod.Annotations[corev1.MirrorPodAnnotationKey] = hash
-	pod.Annotations["kubernetes.io/config.hash"] = hash
-	pod.Annotations["kubernetes.io/config.seen"] = time.Now().UTC().Format(time.RFC3339Nano)
-	pod.Annotations["kubernetes.io/config.source"] = "file"
-	controller := true
-	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID, Controller: &controller}}
+	pod.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: node.Name, "kubernetes.io/config.source": "file"}
+	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID, Controller: ptr(true)}}
 	pod.Spec.NodeName = node.Name
 	pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute})
 	return pod
@@ -521,21 +495,6 @@ func (pn *PlatformNode) syncCRIOAndRestart(t testing.TB) bool {
 	pn.startCRIO(t)
 	pn.CRIORestarts++
 	return true
-}
-
-// SetCRIODropIn writes the node's CRI-O drop-in name (removes it for nil
-// data) as MCO's daemon writes a MachineConfig file, and reports whether
-// that restarted CRI-O (syncCRIOAndRestart).
-func (pn *PlatformNode) SetCRIODropIn(t testing.TB, name string, data []byte) bool {
-	t.Helper()
-	if p := pn.HostPath(crioDropInDir + name); data == nil {
-		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-	} else {
-		writeNodeFile(t, p, data, 0o644)
-	}
-	return pn.syncCRIOAndRestart(t)
 }
 
 // CRISocket is the node's CRI socket (CRI-O's [crio.api] listen).
