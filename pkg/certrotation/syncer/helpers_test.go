@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/clock"
 
@@ -97,98 +96,29 @@ func (v *secretVolume) setPair(p testPair) {
 	v.update(map[string][]byte{"tls.crt": p.certPEM, "tls.key": p.keyPEM})
 }
 
-// record collects what other goroutines report, in arrival order: the
-// events of an fsnotify watcher (eventLog) or the results of Run's syncs
-// (syncRecorder).
-type record[T any] struct {
+// syncRecorder collects the results of Run's syncs, in arrival order.
+type syncRecorder struct {
 	mu    sync.Mutex
-	items []T
+	items []syncResult
 }
 
-type (
-	eventLog     = record[fsnotify.Event]
-	syncRecorder = record[syncResult]
-)
-
-func (r *record[T]) add(v T) {
+func (r *syncRecorder) add(v syncResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.items = append(r.items, v)
 }
 
-func (r *record[T]) len() int {
+func (r *syncRecorder) len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.items)
 }
 
 // since returns what was recorded after the first n.
-func (r *record[T]) since(n int) []T {
+func (r *syncRecorder) since(n int) []syncResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]T(nil), r.items[n:]...)
-}
-
-// watch starts an fsnotify watcher on paths, recording into log and calling
-// onEvent (if not nil) for each event on the watcher's goroutine.
-func watch(t *testing.T, log *eventLog, onEvent func(fsnotify.Event), paths ...string) {
-	t.Helper()
-	w, err := fsnotify.NewWatcher()
-	require.NoError(t, err)
-	for _, p := range paths {
-		require.NoError(t, w.Add(p))
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				log.add(ev)
-				if onEvent != nil {
-					onEvent(ev)
-				}
-			case _, ok := <-w.Errors:
-				// An overflow loses events: the barrier's wait for the
-				// sentinel's event then fails the test.
-				if !ok {
-					return
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = w.Close()
-		<-done
-	})
-}
-
-// barrier proves that a watcher has delivered every event generated before
-// it: it writes to a sentinel file the watcher also watches and waits for
-// that event. inotify delivers one instance's events in order, so anything
-// not logged before the sentinel's event never happened. No sleeping.
-func barrier(t *testing.T, log *eventLog, sentinel string) int {
-	t.Helper()
-	start := log.len()
-	f, err := os.OpenFile(sentinel, os.O_WRONLY|os.O_APPEND, 0)
-	require.NoError(t, err)
-	_, err = f.Write([]byte("x"))
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	var idx int
-	require.Eventually(t, func() bool {
-		for i, ev := range log.since(start) {
-			if filepath.Clean(ev.Name) == filepath.Clean(sentinel) {
-				idx = start + i
-				return true
-			}
-		}
-		return false
-	}, waitFor, tick, "watcher never delivered the sentinel event")
-	return idx
+	return append([]syncResult(nil), r.items[n:]...)
 }
 
 func readFile(t *testing.T, path string) []byte {

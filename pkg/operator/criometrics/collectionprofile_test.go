@@ -28,7 +28,6 @@ func TestReadMonitoringProfile(t *testing.T) {
 	}{
 		{"no ConfigMap", nil, ProfileFull, ""},
 		{"empty", config(""), ProfileFull, ""},
-		{"other settings only", config("prometheusK8s:\n  retention: 1d\n"), ProfileFull, ""},
 		{"empty profile", config("prometheusK8s:\n  collectionProfile: \"\"\n"), ProfileFull, ""},
 		{"full", config("prometheusK8s:\n  collectionProfile: full\n"), ProfileFull, ""},
 		{"minimal", config("prometheusK8s:\n  retention: 1d\n  collectionProfile: minimal\n"), ProfileMinimal, ""},
@@ -38,10 +37,7 @@ func TestReadMonitoringProfile(t *testing.T) {
 		{"no key", &corev1.ConfigMap{Data: map[string]string{"config": ""}}, "", "it has no key config.yaml"},
 		{"unknown profile", config("prometheusK8s:\n  collectionProfile: Minimal\n"), "",
 			"config.yaml: prometheusK8s.collectionProfile Minimal is neither full nor minimal"},
-		{"not a string", config("prometheusK8s:\n  collectionProfile: [minimal]\n"), "",
-			"config.yaml: prometheusK8s.collectionProfile [minimal] is neither full nor minimal"},
 		{"not an object", config("prometheusK8s: minimal\n"), "", "config.yaml: prometheusK8s is not an object"},
-		{"duplicate key", config("prometheusK8s: {}\nprometheusK8s: {}\n"), "", "config.yaml is not valid YAML: "},
 		{"not YAML", config("prometheusK8s: [\n"), "", "config.yaml is not valid YAML: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

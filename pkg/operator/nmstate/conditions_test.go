@@ -21,8 +21,6 @@ var (
 		Message: "deployed by default on platform BareMetal; set spec.nmstate.managementState=Removed to opt out"}
 	offOnAWS = nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: false, Reason: "NotDefaultOnPlatform",
 		Message: "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)"}
-	hosted = nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: false, Reason: "HostedControlPlane",
-		Message: "not deployed: the control plane is hosted externally (controlPlaneTopology External), nodes are managed by the hosting cluster"}
 )
 
 var (
@@ -78,8 +76,6 @@ func TestConditionsFor(t *testing.T) {
 		want conditions
 	}{{name: "off and nothing left: the decision's message says how to opt in", obs: observation{Decision: offOnAWS},
 		want: conditions{condition{true, "NotDefaultOnPlatform", offOnAWS.Message}, calm, calm},
-	}, {name: "hosted control plane: the reason is in the message", obs: observation{Decision: hosted},
-		want: conditions{condition{true, "HostedControlPlane", hosted.Message}, calm, calm},
 	}, {name: "off with an administrator's NMState kept", obs: observation{Decision: offOnAWS, CR: crAdopted},
 		want: conditions{condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NMState nmstate, created by an administrator, is kept"}, calm, calm},
 	}, {name: "removing: progressing, still available", obs: observation{Decision: offOnAWS, Remaining: []string{"Namespace openshift-nmstate"}},
@@ -115,10 +111,6 @@ func TestConditionsFor(t *testing.T) {
 		}()},
 		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
 			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 1/1 replicas updated, 1 available"}, calm},
-	}, {name: "on, first pod created, not ready yet: deploying, still available (the Deployment is rolled out as far as its controller is concerned)", obs: observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse)},
-		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
-			condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
-			calm},
 	}, {name: "on with an administrator's NMState, first pod not ready yet at the end of the grace: deploying, still available", obs: observation{Decision: onByDefault, CR: crAdopted, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace - time.Second)},
 		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
 			condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},

@@ -363,18 +363,6 @@ func TestStepsAsideForOLMAndTakesOverAfterIt(t *testing.T) {
 	assert.NotContains(t, writes, "create nmstates", "the NMState is kept as it is")
 }
 
-// OLM installed into openshift-nmstate adopts the Deployment of the same
-// name: it is OLM's then, and never deleted.
-func TestOLMsAdoptedDeploymentIsKept(t *testing.T) {
-	d, err := readDeployment(imagesFrom(testImages))
-	require.NoError(t, err)
-	d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "operators.coreos.com/v1alpha1", Kind: "ClusterServiceVersion", Name: "kubernetes-nmstate-operator.v4.20.0", UID: "1"}}
-	f := newFixture(t, onByDefault, []runtime.Object{d}, olmCSVObject(Namespace))
-	assert.Empty(t, f.sync())
-	_, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
-	assert.NoError(t, err)
-}
-
 func TestProviderOf(t *testing.T) {
 	copied := olmCSVObject("default")
 	copied.SetLabels(map[string]string{olmCopiedFrom: "nmstate"})

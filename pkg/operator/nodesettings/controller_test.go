@@ -505,27 +505,6 @@ func TestControllerWithoutSettingsWritesOnce(t *testing.T) {
 	assert.Empty(t, mco.client.Actions(), "the next sync reads nothing")
 }
 
-// The health gate: a node of the pool being verified that is not Ready
-// past the gate fails the pool.
-func TestControllerGateFailsOnANotReadyNode(t *testing.T) {
-	mco := newFakeMCO(t, true, "worker")
-	f := newFixture(t, mco, tracingOn(""))
-	kube := kubefake.NewClientset(&corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Labels: map[string]string{"node-role.kubernetes.io/worker": ""}},
-		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse,
-			Message: "container runtime is down"}}},
-	})
-	f.c.kube = kube
-	f.start() // writes
-	mco.finish("worker")
-	f.sync() // Verifying
-	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"))
-	f.clock.Step(testTiming.Gate)
-	f.sync()
-	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseRollingBack), f.status().Phase)
-	assert.Contains(t, f.status().Message, "node worker-1 is not Ready: container runtime is down")
-}
-
 // A change that fails on the canary after an earlier rollout completed:
 // the canary goes back to the earlier revision (read back from its
 // rendered MachineConfig), once even when the next sync runs on a cache
@@ -648,27 +627,43 @@ func readyWorkers(names ...string) *kubefake.Clientset {
 	return kubefake.NewClientset(objs...)
 }
 
-// The CRI-O part of the gate, with the metrics stack on the platform path:
-// a pool passes once every node's CRI-O was scraped as job="crio" since
-// MCO updated the pool, and fails when a node's is not within the gate.
-func TestControllerGateWaitsForCRIOScrapes(t *testing.T) {
+// The health gate: with the metrics stack on the platform path a pool
+// passes once every node's CRI-O was scraped as job="crio" since MCO
+// updated the pool, and fails when a node's is not within the gate; a node
+// not Ready past the gate fails it; with the metrics stack off it checks
+// readiness only, asks Prometheus nothing, and status says so.
+func TestControllerGate(t *testing.T) {
+	platformPath := &nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.PlatformProxy}
+	notReady := kubefake.NewClientset(&corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Labels: map[string]string{"node-role.kubernetes.io/worker": ""}},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse,
+			Message: "container runtime is down"}}},
+	})
 	for _, tc := range []struct {
-		name       string
-		scrapedBy  time.Duration // when worker-2 is scraped; 0: never
-		wantState  PoolState
-		wantPhase  Phase
-		wantReason string
+		name        string
+		metrics     *nodev1alpha1.StackStatus // nil: not decided yet
+		kube        *kubefake.Clientset
+		scrapedLate bool // worker-2's CRI-O scraped a soak after the first query
+		wantState   PoolState
+		wantPhase   Phase
+		wantInMsg   string
+		wantInProg  string
 	}{
-		{"scraped within the gate", 2 * testTiming.Soak, Done, PhaseComplete, ""},
-		{"never scraped", 0, Reverting, PhaseRollingBack, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node worker-2`},
+		{"scraped within the gate", platformPath, readyWorkers("worker-1", "worker-2"), true, Done, PhaseComplete, "", ""},
+		{"never scraped", platformPath, readyWorkers("worker-1", "worker-2"), false, Reverting, PhaseRollingBack,
+			`CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node worker-2`, ""},
+		{"a node not Ready", nil, notReady, false, Reverting, PhaseRollingBack, "node worker-1 is not Ready: container runtime is down",
+			"the health gate checks node readiness but not CRI-O's metrics: the metrics stack is not decided yet"},
+		{"metrics stack off", &nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack}, readyWorkers("worker-1"), false, Done, PhaseComplete, "",
+			"the health gate checks node readiness but not CRI-O's metrics: the metrics stack is off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mco := newFakeMCO(t, true, "worker")
 			f := newFixture(t, mco, tracingOn(""))
-			f.no.Update(func(no *nodev1alpha1.NodeOperator) {
-				no.Status.Stacks = []nodev1alpha1.StackStatus{{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.PlatformProxy}}
-			})
-			f.c.kube = readyWorkers("worker-1", "worker-2")
+			if tc.metrics != nil {
+				f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Status.Stacks = []nodev1alpha1.StackStatus{*tc.metrics} })
+			}
+			f.c.kube = tc.kube
 			probe := &fakeScrapes{scraped: map[string]bool{"worker-1": true}}
 			f.c.scrapes = probe
 			f.start() // writes
@@ -678,10 +673,14 @@ func TestControllerGateWaitsForCRIOScrapes(t *testing.T) {
 			require.Empty(t, probe.calls, "no query before the pool is verified")
 			f.clock.Step(testTiming.Soak)
 			f.sync()
-			require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"), "worker-2 is not scraped yet")
-			assert.Equal(t, "crio over "+testTiming.Soak.String(), probe.calls[0], "the scrapes since the pool was updated")
-			if tc.scrapedBy > 0 {
-				f.clock.Step(tc.scrapedBy - testTiming.Soak)
+			if tc.metrics == platformPath {
+				require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"), "worker-2 is not scraped yet")
+				assert.Equal(t, "crio over "+testTiming.Soak.String(), probe.calls[0], "the scrapes since the pool was updated")
+			} else {
+				assert.Empty(t, probe.calls, "no query without the platform's job")
+			}
+			if tc.scrapedLate {
+				f.clock.Step(testTiming.Soak)
 				probe.scraped["worker-2"] = true
 			} else {
 				f.clock.Step(testTiming.Gate)
@@ -689,29 +688,14 @@ func TestControllerGateWaitsForCRIOScrapes(t *testing.T) {
 			f.sync()
 			assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(tc.wantState), f.poolState("worker"))
 			assert.Equal(t, nodev1alpha1.NodeSettingsPhase(tc.wantPhase), f.status().Phase)
-			if tc.wantReason != "" {
-				assert.Contains(t, f.status().Message, tc.wantReason)
+			assert.Contains(t, f.status().Message, tc.wantInMsg)
+			if tc.wantInProg != "" {
+				assert.Contains(t, f.condition("Progressing").Message, tc.wantInProg)
+			} else {
+				assert.NotContains(t, f.condition("Progressing").Message, "not CRI-O's metrics")
 			}
-			assert.NotContains(t, f.condition("Progressing").Message, "not CRI-O's metrics")
 		})
 	}
-}
-
-// With the metrics stack off the gate cannot see CRI-O's scrapes: it checks
-// readiness only, asks Prometheus nothing, and status says so.
-func TestControllerGateWithoutCRIOMetrics(t *testing.T) {
-	mco := newFakeMCO(t, true, "worker")
-	f := newFixture(t, mco, tracingOn(""))
-	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
-		no.Status.Stacks = []nodev1alpha1.StackStatus{{Name: nodev1alpha1.MetricsStack, Enabled: false}}
-	})
-	f.c.kube = readyWorkers("worker-1")
-	probe := &fakeScrapes{}
-	f.c.scrapes = probe
-	f.run(nil)
-	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseComplete), f.status().Phase)
-	assert.Empty(t, probe.calls)
-	assert.Contains(t, f.condition("Progressing").Message, "the health gate checks node readiness but not CRI-O's metrics: the metrics stack is off")
 }
 
 // Where the OpenTelemetry operator's API is served: our collector is in

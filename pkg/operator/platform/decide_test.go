@@ -198,24 +198,23 @@ func TestDecideMissingInfrastructureKeepsLastDecision(t *testing.T) {
 	}
 }
 
-func TestDecideMissingInfrastructureWithoutHistoryDeploysNothing(t *testing.T) {
+// Removed, or no Infrastructure and no last decision: every stack is off,
+// even one opted in.
+func TestDecideEveryStackOff(t *testing.T) {
 	spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{State: nodev1alpha1.StackEnabled}}
-	got := Decide(Input{Infrastructure: nil, Spec: spec})
-	for _, s := range got.Stacks() {
-		assert.False(t, s.Enabled, s.Name)
-		assert.Equal(t, ReasonInfrastructureUnavailable, s.Reason)
-		assert.Contains(t, s.Message, "Infrastructure cluster is missing")
-	}
-}
-
-func TestDecideOperatorRemovedRemovesEveryStack(t *testing.T) {
-	for _, platform := range allPlatforms {
-		spec := nodev1alpha1.NodeOperatorSpec{NMState: nodev1alpha1.StackConfig{State: nodev1alpha1.StackEnabled}}
-		spec.ManagementState = operatorv1.Removed
-		got := Decide(Input{Infrastructure: infra(platform, configv1.HighlyAvailableTopologyMode), Spec: spec})
-		for _, s := range got.Stacks() {
-			assert.False(t, s.Enabled)
-			assert.Equal(t, ReasonOperatorRemoved, s.Reason)
+	removed := spec
+	removed.ManagementState = operatorv1.Removed
+	for _, tc := range []struct {
+		in          Input
+		reason, msg string
+	}{
+		{Input{Spec: spec}, ReasonInfrastructureUnavailable, "Infrastructure cluster is missing"},
+		{Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode), Spec: removed}, ReasonOperatorRemoved, ""},
+	} {
+		for _, s := range Decide(tc.in).Stacks() {
+			assert.False(t, s.Enabled, s.Name)
+			assert.Equal(t, tc.reason, s.Reason)
+			assert.Contains(t, s.Message, tc.msg)
 		}
 	}
 }

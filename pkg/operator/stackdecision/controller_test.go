@@ -116,13 +116,6 @@ func TestDecisionRecordedOnceThenNoWrites(t *testing.T) {
 		lookForMCPath bool
 	}{
 		{
-			name:          "AWS without the platform path: own TLS stack, no NMState",
-			infra:         infrastructure(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode),
-			metrics:       nodev1alpha1.StackStatus{Enabled: true, Reason: platform.ReasonPlatformDefault, Mode: nodev1alpha1.OperatorTLS},
-			nmstate:       nodev1alpha1.StackStatus{Enabled: false, Reason: platform.ReasonNotDefaultOnPlatform},
-			lookForMCPath: true,
-		},
-		{
 			name:          "BareMetal with MCO's kube-rbac-proxy-crio: platform path, NMState on",
 			infra:         infrastructure(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode),
 			path:          kubeletMCs,
