@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
@@ -508,4 +509,19 @@ func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *fram
 	}
 	require.NoError(t, edit("-----END CERTIFICATE-----\n", "-----END CERTIFICATE-----\n"+string(ca)))
 	t.Cleanup(func() { assert.NoError(t, edit(string(ca), "")) })
+}
+
+// setTLSProfile sets the APIServer cluster's TLS profile (nil: unset,
+// Intermediate), creating the object where the control plane has none.
+func setTLSProfile(t *testing.T, c *framework.Cluster, profile *configv1.TLSSecurityProfile) {
+	t.Helper()
+	ctx := context.Background()
+	apiservers := c.Config1.ConfigV1().APIServers()
+	if _, err := apiservers.Get(ctx, "cluster", metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		_, err := apiservers.Create(ctx, &configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
+		require.NoError(t, err, "creating apiserver cluster")
+	}
+	data, _ := json.Marshal(map[string]any{"spec": map[string]any{"tlsSecurityProfile": profile}})
+	_, err := apiservers.Patch(ctx, "cluster", types.MergePatchType, data, metav1.PatchOptions{})
+	require.NoError(t, err, "patching apiserver cluster %s", data)
 }
