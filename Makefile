@@ -16,10 +16,19 @@ RACE_TEST_PACKAGES :=./pkg/certrotation/... ./pkg/operator/crioplatform/... ./pk
 GO_TEST_PACKAGES =$(filter-out $(shell $(GO) list $(GO_MOD_FLAGS) $(RACE_TEST_PACKAGES)),$(shell $(GO) list $(GO_MOD_FLAGS) $(UNIT_TEST_PACKAGES)))
 GO_TEST_FLAGS :=-count=1
 
+# golang.mk's targets, without its "test: test-unit": make test runs the unit
+# tests beside the e2e tests instead of before them (hack/test.sh).
 include $(addprefix ./vendor/github.com/openshift/build-machinery-go/make/, \
-	golang.mk \
+	targets/help.mk \
+	targets/golang/*.mk \
 	targets/openshift/deps.mk \
 )
+verify: verify-gofmt verify-govet verify-golang-versions
+.PHONY: verify
+update: update-gofmt
+.PHONY: update
+clean: clean-binaries
+.PHONY: clean
 
 # make verify fails when the builder image's Go (Dockerfile.rhel) and go.mod's
 # go directive differ: the image must build what the tests ran on.
