@@ -103,10 +103,12 @@ declare -A shard_tools=(
 start_shard() {
   # shellcheck disable=SC2086
   hack/build-tools.sh ${shard_tools[$1]} >&2
+  # (the lock's descriptor is closed for the command: the control plane's
+  # daemons would otherwise inherit it and hold the lock as long as they run)
   (
     exec 8>"$root/_output/e2e-up.lock"
     flock 8
-    in_shard "$1" hack/local-cluster.sh up
+    in_shard "$1" hack/local-cluster.sh up 8>&-
   )
 }
 
