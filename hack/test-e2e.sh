@@ -73,8 +73,11 @@ if [ "$shards" = 3 ]; then
   names=(nodes release api)
 fi
 
+tools_pid=
 cleanup() {
   local rc=$?
+  # a failed run does not leave the background tool build running
+  [ -z "$tools_pid" ] || kill "$tools_pid" 2>/dev/null || true
   if [ "${KEEP_CLUSTER:-0}" != 1 ]; then
     for n in "${names[@]}"; do
       in_shard "$n" hack/local-cluster.sh down || true
@@ -143,6 +146,7 @@ run_shard() {
 # runs), so that oc-inspect is ready by the release shard's must-gather.
 # shellcheck disable=SC2086
 hack/build-tools.sh $all_tools >"$root/_output/e2e-tools.log" 2>&1 &
+tools_pid=$!
 
 # Each shard starts as soon as its tools are built, so the api shard need
 # not wait for CRI-O or the CVO. The api shard's output streams to stdout;
