@@ -128,24 +128,10 @@ func settledWithVersion(co *configv1.ClusterOperator) string {
 	return "version operator=" + operatorVersion + " not reported"
 }
 
-// TestBenchCertSyncer runs the cert-syncer measurement alone, without a
-// cluster: BENCH_PARTS=certsyncer.
-func TestBenchCertSyncer(t *testing.T) {
-	if os.Getenv("BENCH_PARTS") != "certsyncer" {
-		t.Skip("BENCH_PARTS is not certsyncer")
-	}
-	root := framework.RepoRoot(t)
-	res := &results{path: filepath.Join(root, "_output", "bench", "cert-syncer-results.md"), started: time.Now()}
-	certSyncer(t, root, res)
-	t.Logf("\n%s", res)
-}
-
+// TestBench: docs/test-behaviours.md; hack/bench.sh sets the BENCH_* variables.
 func TestBench(t *testing.T) {
 	root := framework.RepoRoot(t)
 	parts := cmp.Or(os.Getenv("BENCH_PARTS"), "all")
-	if parts == "certsyncer" {
-		t.Skip("BENCH_PARTS=certsyncer")
-	}
 	res := &results{path: cmp.Or(os.Getenv("BENCH_RESULTS"), filepath.Join(root, "_output", "bench", "results.md")), started: time.Now()}
 	defer t.Logf("results written to %s", res.path)
 
