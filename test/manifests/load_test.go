@@ -1,11 +1,9 @@
 package manifests
 
 import (
-	"bufio"
-	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,21 +20,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/features"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
 const (
 	operatorNamespace = "openshift-cluster-node-operator"
 	nmstateNamespace  = "openshift-nmstate"
 	operatorName      = "cluster-node-operator"
-	// versionPlaceholder is replaced by the release tooling.
-	versionPlaceholder = "0.0.1-snapshot"
-	profileAnnotation  = "include.release.openshift.io/"
+	profileAnnotation = "include.release.openshift.io/"
 )
 
 // profiles are the CVO's release profiles; hostedProfiles have no
@@ -82,16 +77,14 @@ func (o *object) resource() string {
 }
 
 // object is one YAML document of a manifest file (File relative to the
-// repository, Doc its index there).
+// repository).
 type object struct {
 	*unstructured.Unstructured
 	File string
-	Doc  int
-	YAML []byte
 }
 
 func (o *object) String() string {
-	return fmt.Sprintf("%s %s (%s#%d)", o.GetKind(), strings.TrimPrefix(o.GetNamespace()+"/"+o.GetName(), "/"), o.File, o.Doc)
+	return fmt.Sprintf("%s %s (%s)", o.GetKind(), strings.TrimPrefix(o.GetNamespace()+"/"+o.GetName(), "/"), o.File)
 }
 
 // Profiles lists the release profiles the object is annotated for.
@@ -105,8 +98,14 @@ func (o *object) Profiles() map[string]bool {
 	return out
 }
 
-// Decode decodes the document strictly into out.
-func (o *object) Decode(out any) error { return yaml.UnmarshalStrict(o.YAML, out) }
+// Decode decodes the object strictly into out (JSON is YAML).
+func (o *object) Decode(out any) error {
+	raw, err := json.Marshal(o.Object)
+	if err != nil {
+		return err
+	}
+	return yaml.UnmarshalStrict(raw, out)
+}
 
 // tree is what the lint reads: manifests/ in the CVO's order (its file
 // names, its objects, image-references) and the operands in bindata/, whose
@@ -119,19 +118,22 @@ type tree struct {
 	operands        []*object
 }
 
-var loaded = sync.OnceValues(readTree)
+var (
+	loadOnce sync.Once
+	loaded   *tree
+)
 
 // load reads the repository once for all tests.
 func load(t *testing.T) *tree {
 	t.Helper()
-	tr, err := loaded()
-	if err != nil {
-		t.Fatal(err)
+	loadOnce.Do(func() { loaded = readTree(t) })
+	if loaded == nil {
+		t.Fatal("reading the repository failed in the first test")
 	}
-	return tr
+	return loaded
 }
 
-func readTree() (*tree, error) {
+func readTree(t *testing.T) *tree {
 	tr := &tree{root: "../.."}
 	for dir, into := range map[string]*[]*object{"manifests": &tr.manifests, "bindata": &tr.operands} {
 		err := filepath.WalkDir(filepath.Join(tr.root, dir), func(path string, d fs.DirEntry, err error) error {
@@ -141,46 +143,23 @@ func readTree() (*tree, error) {
 			if dir == "manifests" {
 				tr.manifestFiles = append(tr.manifestFiles, d.Name())
 			}
-			raw, err := os.ReadFile(path)
 			switch {
-			case err != nil:
 			case d.Name() == "image-references":
+				raw, err := os.ReadFile(path)
 				tr.imageReferences = &imagev1.ImageStream{}
-				err = yaml.UnmarshalStrict(raw, tr.imageReferences)
+				return errors.Join(err, yaml.UnmarshalStrict(raw, tr.imageReferences))
 			case strings.HasSuffix(path, ".yaml"):
-				var objs []*object
-				objs, err = readObjects(strings.TrimPrefix(path, tr.root+"/"), raw)
-				*into = append(*into, objs...)
+				for _, u := range framework.ReadManifests(t, path) {
+					*into = append(*into, &object{u, strings.TrimPrefix(path, tr.root+"/")})
+				}
 			}
-			return err
+			return nil
 		})
 		if err != nil {
-			return nil, err
+			t.Fatal(err)
 		}
 	}
-	return tr, nil
-}
-
-// readObjects parses every non-empty YAML document of a file.
-func readObjects(rel string, raw []byte) ([]*object, error) {
-	var out []*object
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	for i := 0; ; i++ {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		m := map[string]any{}
-		if err == nil {
-			err = yaml.Unmarshal(doc, &m)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", rel, i, err)
-		}
-		if len(m) > 0 {
-			out = append(out, &object{Unstructured: &unstructured.Unstructured{Object: runtime.DeepCopyJSON(m)}, File: rel, Doc: i, YAML: doc})
-		}
-	}
+	return tr
 }
 
 // byKind returns the manifests of a kind (kinds are unique across groups here).
@@ -188,18 +167,6 @@ func (tr *tree) byKind(kind string) []*object {
 	var out []*object
 	for _, o := range tr.manifests {
 		if o.GetKind() == kind {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-// inProfile returns the manifests applied on clusters of a profile and
-// feature set, in order.
-func (tr *tree) inProfile(profile string, set features.FeatureSet) []*object {
-	var out []*object
-	for _, o := range tr.manifests {
-		if o.Profiles()[profile] && features.Includes(o.GetAnnotations(), set) {
 			out = append(out, o)
 		}
 	}

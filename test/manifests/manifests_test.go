@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	configv1 "github.com/openshift/api/config/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/openshift/cluster-node-operator/pkg/features"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
 // manifestName is 0000_<run level>_<component>_<NN>_<what>.yaml; a CRD has
@@ -98,7 +98,7 @@ func TestManifests(t *testing.T) {
 	}
 	for _, profile := range profiles {
 		for _, set := range features.FeatureSets {
-			t.Run(profile+"/"+string(set), func(t *testing.T) { checkInstall(t, tr, profile, set) })
+			t.Run(profile+"/"+string(set), func(t *testing.T) { checkInstall(t, profile, set) })
 		}
 	}
 }
@@ -107,18 +107,20 @@ func TestManifests(t *testing.T) {
 // ServiceAccount, RBAC, Service and CRD before the one Deployment, the one
 // ClusterOperator after it (the CVO waits on the ClusterOperator until the
 // operator reports its version), no object twice, and the Deployment on
-// control-plane nodes where the cluster has them.
-func checkInstall(t *testing.T, tr *tree, profile string, set features.FeatureSet) {
-	objs := tr.inProfile(profile, set)
+// control-plane nodes where the cluster has them. The release is read as the
+// e2e tests' CVO gets it (framework.ReadRelease).
+func checkInstall(t *testing.T, profile string, set features.FeatureSet) {
+	objs := framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, FeatureSet: set}).Manifests
 	index := map[string][]int{}
-	seen := map[string]*object{}
-	for i, o := range objs {
+	seen := map[string]framework.ReleaseManifest{}
+	for i, m := range objs {
+		o := m.Object
 		index[o.GetKind()] = append(index[o.GetKind()], i)
 		id := fmt.Sprintf("%s/%s/%s", o.GroupVersionKind().GroupKind(), o.GetNamespace(), o.GetName())
-		if prev := seen[id]; prev != nil {
-			t.Errorf("%s and %s are the same object in this profile", prev, o)
+		if prev, ok := seen[id]; ok {
+			t.Errorf("%s and %s are the same object in this profile", prev, m)
 		}
-		seen[id] = o
+		seen[id] = m
 	}
 	one := func(kind string) int {
 		if n := len(index[kind]); n != 1 {
@@ -130,8 +132,8 @@ func checkInstall(t *testing.T, tr *tree, profile string, set features.FeatureSe
 	if co < deployment {
 		t.Errorf("%s sorts before %s: the CVO would wait for the ClusterOperator forever", objs[co], objs[deployment])
 	}
-	if o := objs[0]; o.GetKind() != "Namespace" || o.GetName() != operatorNamespace {
-		t.Errorf("the first manifest is %s, want the operator's namespace", o)
+	if o := objs[0].Object; o.GetKind() != "Namespace" || o.GetName() != operatorNamespace {
+		t.Errorf("the first manifest is %s, want the operator's namespace", objs[0])
 	}
 	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Service", "CustomResourceDefinition"} {
 		for _, i := range index[kind] {
@@ -145,7 +147,7 @@ func checkInstall(t *testing.T, tr *tree, profile string, set features.FeatureSe
 			t.Errorf("%s sorts before its CRD", objs[i])
 		}
 	}
-	sel, _, _ := unstructured.NestedMap(objs[deployment].Object, "spec", "template", "spec", "nodeSelector")
+	sel, _, _ := unstructured.NestedMap(objs[deployment].Object.Object, "spec", "template", "spec", "nodeSelector")
 	if _, onMasters := sel["node-role.kubernetes.io/master"]; onMasters == hostedProfiles[profile] {
 		t.Errorf("%s: selects control-plane nodes: %v; %s clusters have them: %v", objs[deployment], onMasters, profile, !hostedProfiles[profile])
 	}
@@ -184,27 +186,5 @@ func TestCRDAndCR(t *testing.T) {
 	crs := tr.byKind("NodeOperator")
 	if len(crs) != 1 || crs[0].GetName() != "cluster" || crs[0].GetAnnotations()["release.openshift.io/create-only"] != "true" {
 		t.Errorf("want exactly one NodeOperator cluster, release.openshift.io/create-only (or the CVO would revert the administrator's configuration), got %v", crs)
-	}
-}
-
-// TestClusterOperator: docs/test-behaviours.md.
-func TestClusterOperator(t *testing.T) {
-	tr := load(t)
-	cos := tr.byKind("ClusterOperator")
-	co := &configv1.ClusterOperator{}
-	if len(cos) != 1 || cos[0].Decode(co) != nil || co.Name != "node" {
-		t.Fatalf("want one ClusterOperator node, got %v", cos)
-	}
-	if len(co.Status.Versions) != 1 || co.Status.Versions[0].Name != "operator" || co.Status.Versions[0].Version != versionPlaceholder {
-		t.Errorf("status.versions is %+v, want exactly operator=%s (the CVO fails a ClusterOperator without versions)", co.Status.Versions, versionPlaceholder)
-	}
-	var names []string
-	for _, ref := range co.Status.RelatedObjects {
-		names = append(names, ref.Resource+"/"+ref.Name)
-	}
-	for _, want := range []string{"namespaces/" + operatorNamespace, "nodeoperators/cluster"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("relatedObjects %v lack %s: must-gather would not collect it before the operator runs", names, want)
-		}
 	}
 }

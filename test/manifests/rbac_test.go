@@ -26,20 +26,6 @@ type request struct {
 	verb      string
 }
 
-func (r request) String() string {
-	s := r.verb + " " + r.resource
-	if r.group != "" {
-		s += "." + r.group
-	}
-	if r.name != "" {
-		s += " " + r.name
-	}
-	if r.namespace != "" {
-		s += " in " + r.namespace
-	}
-	return s
-}
-
 // need is a request with the reason the operator makes it.
 type need struct {
 	request
@@ -265,7 +251,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 				for _, v := range slices.DeleteFunc(slices.Clone(r.Verbs), func(v string) bool { return v == "bind" || v == "escalate" }) {
 					for _, n := range names {
 						req := request{g.namespace, group, res, n, v}
-						expect(t, needed(req, needs, created, c.namespaces, c.writeNames), "%s: grants %s, which nothing needs", g.source, req)
+						expect(t, needed(req, needs, created, c.namespaces, c.writeNames), "%s: grants %+v, which nothing needs", g.source, req)
 					}
 				}
 			}
