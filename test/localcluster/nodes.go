@@ -103,30 +103,25 @@ func scaleNodes(ctx context.Context, cl *clients, want int) error {
 		}
 		extra = extra[n:]
 	}
+	// Created 16 at a time; errs has room for every one.
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var createErr error
-	work := make(chan int)
-	for range 16 {
+	sem, errs := make(chan struct{}, 16), make(chan error, want)
+	for i := 0; i < want; i++ {
+		if have[i] {
+			continue
+		}
+		sem <- struct{}{}
 		wg.Go(func() {
-			for i := range work {
-				if _, err := cl.kube.CoreV1().Nodes().Create(ctx, node(i), metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
-					mu.Lock()
-					createErr = fmt.Errorf("creating node %d: %w", i, err)
-					mu.Unlock()
-				}
+			defer func() { <-sem }()
+			if _, err := cl.kube.CoreV1().Nodes().Create(ctx, node(i), metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+				errs <- fmt.Errorf("creating node %d: %w", i, err)
 			}
 		})
 	}
-	for i := 0; i < want; i++ {
-		if !have[i] {
-			work <- i
-		}
-	}
-	close(work)
 	wg.Wait()
-	if createErr != nil {
-		return createErr
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
 	}
 	logf("nodes created and deleted in %.1fs", time.Since(start).Seconds())
 	// Listing thousands of nodes is not free: poll less often for many.
