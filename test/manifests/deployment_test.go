@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -28,14 +29,6 @@ const (
 	serviceCAVolume = "service-ca"
 )
 
-// expect reports what is not so.
-func expect(t *testing.T, ok bool, format string, args ...any) {
-	t.Helper()
-	if !ok {
-		t.Errorf(format, args...)
-	}
-}
-
 // TestDeploymentConventions: docs/test-behaviours.md (what TestInstallAsCVO
 // proves live is not checked here).
 func TestDeploymentConventions(t *testing.T) {
@@ -43,32 +36,32 @@ func TestDeploymentConventions(t *testing.T) {
 	for o, d := range tr.deployments(t) {
 		t.Run(filepath.Base(o.File), func(t *testing.T) {
 			spec, ann := d.Spec.Template.Spec, d.Spec.Template.Annotations
-			expect(t, d.Spec.Replicas != nil && *d.Spec.Replicas == 1, "replicas must be 1 (the operator is a leader-elected singleton)")
+			assert.Truef(t, d.Spec.Replicas != nil && *d.Spec.Replicas == 1, "replicas must be 1 (the operator is a leader-elected singleton)")
 			for k, want := range map[string]string{
 				"openshift.io/required-scc":               "restricted-v2",
 				"target.workload.openshift.io/management": `{"effect": "PreferredDuringScheduling"}`,
 				"kubectl.kubernetes.io/default-container": operatorName, // oc logs and oc exec reach the operator
 			} {
-				expect(t, ann[k] == want, "pod template annotation %s is %q, want %q", k, ann[k], want)
+				assert.Truef(t, ann[k] == want, "pod template annotation %s is %q, want %q", k, ann[k], want)
 			}
 			// Move off a failed node, but not at once; tolerate no taint by accident.
 			for _, key := range []string{"node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"} {
-				expect(t, slices.ContainsFunc(spec.Tolerations, func(tol corev1.Toleration) bool {
+				assert.Truef(t, slices.ContainsFunc(spec.Tolerations, func(tol corev1.Toleration) bool {
 					return tol.Key == key && tol.Effect == corev1.TaintEffectNoExecute && tol.TolerationSeconds != nil && *tol.TolerationSeconds <= 300
 				}), "want a NoExecute toleration of %s with tolerationSeconds <= 300", key)
 			}
-			expect(t, !slices.ContainsFunc(spec.Tolerations, func(tol corev1.Toleration) bool { return tol.Key == "" }), "a toleration tolerates every taint")
+			assert.Truef(t, !slices.ContainsFunc(spec.Tolerations, func(tol corev1.Toleration) bool { return tol.Key == "" }), "a toleration tolerates every taint")
 			if len(spec.Containers) != 2 || spec.Containers[0].Name != operatorName || spec.Containers[1].Name != proxyName {
 				t.Fatalf("want exactly the containers [%s %s]", operatorName, proxyName)
 			}
 			for _, c := range spec.Containers {
 				// Beyond restricted Pod Security; restricted-v2 assigns the user.
 				sc := c.SecurityContext
-				expect(t, !c.Resources.Requests.Cpu().IsZero() && !c.Resources.Requests.Memory().IsZero() && len(c.Resources.Limits) == 0,
+				assert.Truef(t, !c.Resources.Requests.Cpu().IsZero() && !c.Resources.Requests.Memory().IsZero() && len(c.Resources.Limits) == 0,
 					"container %s: want cpu and memory requests and no limits", c.Name)
-				expect(t, c.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError && c.ImagePullPolicy == corev1.PullIfNotPresent,
+				assert.Truef(t, c.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError && c.ImagePullPolicy == corev1.PullIfNotPresent,
 					"container %s: want terminationMessagePolicy FallbackToLogsOnError and imagePullPolicy IfNotPresent", c.Name)
-				expect(t, sc != nil && sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem && sc.RunAsUser == nil &&
+				assert.Truef(t, sc != nil && sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem && sc.RunAsUser == nil &&
 					(spec.SecurityContext == nil || spec.SecurityContext.RunAsUser == nil), "container %s: want readOnlyRootFilesystem and no fixed runAsUser", c.Name)
 			}
 			checkOperatorContainer(t, tr, spec, spec.Containers[0])
@@ -78,14 +71,10 @@ func TestDeploymentConventions(t *testing.T) {
 	}
 }
 
-// checkOperatorContainer: plain HTTP on loopback (only the sidecar serves the
-// pod's network); the service CA bundle, read-only where its
-// --prometheus-ca-file default looks, from an optional ConfigMap the
-// manifests create empty for the service CA to inject; and an environment
-// that sets exactly what the operator's code reads.
+// checkOperatorContainer: docs/test-behaviours.md (TestDeploymentConventions).
 func checkOperatorContainer(t *testing.T, tr *tree, spec corev1.PodSpec, c corev1.Container) {
 	t.Helper()
-	expect(t, len(c.Ports) == 0, "container %s: ports %+v; only kube-rbac-proxy serves the pod's network", c.Name, c.Ports)
+	assert.Truef(t, len(c.Ports) == 0, "container %s: ports %+v; only kube-rbac-proxy serves the pod's network", c.Name, c.Ports)
 	caFile := operator.NewOptions().Prometheus.CAFile
 	if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].Name != serviceCAVolume || !c.VolumeMounts[0].ReadOnly || c.VolumeMounts[0].MountPath != path.Dir(caFile) {
 		t.Errorf("container %s: mounts %+v, want only %s, read-only, where --prometheus-ca-file (%s) looks", c.Name, c.VolumeMounts, serviceCAVolume, caFile)
@@ -94,7 +83,7 @@ func checkOperatorContainer(t *testing.T, tr *tree, spec corev1.PodSpec, c corev
 	if i < 0 || spec.Volumes[i].ConfigMap == nil || spec.Volumes[i].ConfigMap.Optional == nil || !*spec.Volumes[i].ConfigMap.Optional {
 		t.Fatalf("volume %s: want an optional configMap volume", serviceCAVolume)
 	}
-	expect(t, slices.ContainsFunc(tr.byKind("ConfigMap"), func(o *object) bool {
+	assert.Truef(t, slices.ContainsFunc(tr.byKind("ConfigMap"), func(o *object) bool {
 		data, _ := o.Object["data"].(map[string]any)
 		return o.GetName() == spec.Volumes[i].ConfigMap.Name && o.GetNamespace() == operatorNamespace &&
 			o.GetAnnotations()["service.beta.openshift.io/inject-cabundle"] == "true" && len(data) == 0
@@ -102,16 +91,16 @@ func checkOperatorContainer(t *testing.T, tr *tree, spec corev1.PodSpec, c corev
 
 	env := map[string]corev1.EnvVar{}
 	for _, e := range c.Env {
-		expect(t, env[e.Name].Name == "", "container %s: %s is set twice", c.Name, e.Name)
+		assert.Truef(t, env[e.Name].Name == "", "container %s: %s is set twice", c.Name, e.Name)
 		env[e.Name] = e
 	}
-	expect(t, env["OPERATOR_IMAGE"].Value == c.Image, "OPERATOR_IMAGE %q is not the operator's own image (it ships cert-syncer)", env["OPERATOR_IMAGE"].Value)
+	assert.Truef(t, env["OPERATOR_IMAGE"].Value == c.Image, "OPERATOR_IMAGE %q is not the operator's own image (it ships cert-syncer)", env["OPERATOR_IMAGE"].Value)
 	read := environmentReadByOperator(t, tr.root)
 	for name, file := range read {
-		expect(t, env[name].Name != "", "the operator reads %s (%s), which the Deployment does not set", name, file)
+		assert.Truef(t, env[name].Name != "", "the operator reads %s (%s), which the Deployment does not set", name, file)
 	}
 	for name := range env {
-		expect(t, read[name] != "" || name == "POD_NAME", "%s is set but nothing reads it (POD_NAME: library-go)", name)
+		assert.Truef(t, read[name] != "" || name == "POD_NAME", "%s is set but nothing reads it (POD_NAME: library-go)", name)
 	}
 }
 
@@ -121,17 +110,13 @@ func checkOperatorContainer(t *testing.T, tr *tree, spec corev1.PodSpec, c corev
 var proxyFlags = []string{"--secure-listen-address", "--upstream", "--tls-cert-file", "--tls-private-key-file",
 	"--tls-min-version", "--tls-cipher-suites", "--allow-paths", "--client-ca-file"}
 
-// checkProxyContainer: reviewed flags only, OpenShift's Intermediate TLS
-// profile (the API server's default), the port named https, and the
-// optional Secret the service CA issues for the metrics Service (only the
-// sidecar waits for it); the Service and ServiceMonitor lead Prometheus
-// there over TLS with CMO's client certificate (its scrape class), no token.
+// checkProxyContainer: docs/test-behaviours.md (TestDeploymentConventions).
 func checkProxyContainer(t *testing.T, tr *tree, spec corev1.PodSpec, c corev1.Container) {
 	t.Helper()
 	flags := map[string]string{}
 	for _, a := range c.Args {
 		name, value, _ := strings.Cut(a, "=")
-		expect(t, slices.Contains(proxyFlags, name), "%s: %s is not among the flags known to be harmless (proxyFlags)", c.Name, name)
+		assert.Truef(t, slices.Contains(proxyFlags, name), "%s: %s is not among the flags known to be harmless (proxyFlags)", c.Name, name)
 		flags[name] = value
 	}
 	want, err := criometrics.TLSArgs(nil)
@@ -140,10 +125,10 @@ func checkProxyContainer(t *testing.T, tr *tree, spec corev1.PodSpec, c corev1.C
 	}
 	for _, w := range want {
 		name, value, _ := strings.Cut(w, "=")
-		expect(t, flags[name] == value, "%s: %s=%s, want %s (Intermediate profile)", c.Name, name, flags[name], value)
+		assert.Truef(t, flags[name] == value, "%s: %s=%s, want %s (Intermediate profile)", c.Name, name, flags[name], value)
 	}
 	_, port, _ := net.SplitHostPort(flags["--secure-listen-address"])
-	expect(t, len(c.Ports) == 1 && c.Ports[0].Name == "https" && strconv.Itoa(int(c.Ports[0].ContainerPort)) == port,
+	assert.Truef(t, len(c.Ports) == 1 && c.Ports[0].Name == "https" && strconv.Itoa(int(c.Ports[0].ContainerPort)) == port,
 		"%s: ports %+v, want exactly https on %s (--secure-listen-address)", c.Name, c.Ports, port)
 
 	svcs := slices.DeleteFunc(tr.byKind("Service"), func(o *object) bool { return o.GetNamespace() != operatorNamespace || o.GetName() != metricsService })
@@ -152,12 +137,12 @@ func checkProxyContainer(t *testing.T, tr *tree, spec corev1.PodSpec, c corev1.C
 		t.Fatalf("want one Service %s/%s, got %v", operatorNamespace, metricsService, svcs)
 	}
 	secret := svc.Annotations["service.beta.openshift.io/serving-cert-secret-name"]
-	expect(t, slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool {
+	assert.Truef(t, slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool {
 		return v.Secret != nil && v.Secret.SecretName == secret && v.Secret.Optional != nil && *v.Secret.Optional
 	}), "no optional volume of Secret %q, the Service's serving certificate", secret)
 	p, _ := strconv.Atoi(port)
 	sp := svc.Spec.Ports
-	expect(t, svc.Spec.Selector["app"] == operatorName && len(sp) == 1 && sp[0].Name == "https" &&
+	assert.Truef(t, svc.Spec.Selector["app"] == operatorName && len(sp) == 1 && sp[0].Name == "https" &&
 		(sp[0].TargetPort == intstr.FromString("https") || sp[0].TargetPort == intstr.FromInt32(int32(p))),
 		"Service %s (selector %v, ports %+v) does not lead to kube-rbac-proxy's https port %d", metricsService, svc.Spec.Selector, sp, p)
 
@@ -175,20 +160,17 @@ func checkProxyContainer(t *testing.T, tr *tree, spec corev1.PodSpec, c corev1.C
 		t.Fatalf("want one ServiceMonitor with one endpoint for the operator's metrics, got %v", sms)
 	}
 	for k, v := range sm.Spec.Selector.MatchLabels {
-		expect(t, svc.Labels[k] == v, "the ServiceMonitor selects %s=%v, which Service %s (labels %v) lacks", k, v, metricsService, svc.Labels)
+		assert.Truef(t, svc.Labels[k] == v, "the ServiceMonitor selects %s=%v, which Service %s (labels %v) lacks", k, v, metricsService, svc.Labels)
 	}
 	ep := sm.Spec.Endpoints[0]
 	tls, _ := ep["tlsConfig"].(map[string]any)
-	expect(t, len(sm.Spec.Selector.MatchLabels) > 0 && ep["port"] == "https" && ep["scheme"] == "https" && tls != nil &&
+	assert.Truef(t, len(sm.Spec.Selector.MatchLabels) > 0 && ep["port"] == "https" && ep["scheme"] == "https" && tls != nil &&
 		tls["serverName"] == metricsService+"."+operatorNamespace+".svc" && sm.Spec.ScrapeClass == "tls-client-certificate-auth" &&
 		(ep["path"] == nil || ep["path"] == "/metrics") && ep["bearerTokenFile"] == nil && ep["authorization"] == nil,
 		"ServiceMonitor %+v: want a label selector, port and scheme https, serverName of the Service, path /metrics, scrapeClass tls-client-certificate-auth and no token", sm.Spec)
 }
 
-// checkImages: every image the pod runs or the operator deploys (*_IMAGE) is
-// a literal pull spec of image-references, which the release tooling
-// substitutes, every one of those is used, and the sidecar runs the
-// kube-rbac-proxy the operator deploys.
+// checkImages: the pod's images and the *_IMAGE it passes on are image-references' pull specs, each used.
 func checkImages(t *testing.T, tr *tree, spec corev1.PodSpec) {
 	t.Helper()
 	refs := map[string]string{}
@@ -197,25 +179,25 @@ func checkImages(t *testing.T, tr *tree, spec corev1.PodSpec) {
 		if tag.From != nil && tag.From.Kind == "DockerImage" {
 			from = tag.From.Name
 		}
-		expect(t, from == "quay.io/openshift/origin-"+tag.Name+":latest", "image-references tag %s points to %+v, want the DockerImage quay.io/openshift/origin-%[1]s:latest", tag.Name, tag.From)
+		assert.Truef(t, from == "quay.io/openshift/origin-"+tag.Name+":latest", "image-references tag %s points to %+v, want the DockerImage quay.io/openshift/origin-%[1]s:latest", tag.Name, tag.From)
 		refs[from] = tag.Name
 	}
 	used, env := map[string]bool{}, map[string]string{}
 	for _, c := range spec.Containers {
 		used[c.Image] = true
-		expect(t, refs[c.Image] != "", "container %s: image %q is not in image-references", c.Name, c.Image)
+		assert.Truef(t, refs[c.Image] != "", "container %s: image %q is not in image-references", c.Name, c.Image)
 		for _, e := range c.Env {
 			if strings.HasSuffix(e.Name, "_IMAGE") {
 				env[e.Name], used[e.Value] = e.Value, true
-				expect(t, refs[e.Value] != "", "container %s: %s=%q is not a pull spec of image-references", c.Name, e.Name, e.Value)
+				assert.Truef(t, refs[e.Value] != "", "container %s: %s=%q is not a pull spec of image-references", c.Name, e.Name, e.Value)
 			}
 		}
 	}
 	for image, tag := range refs {
-		expect(t, used[image], "image-references tag %s (%s) is used by no manifest", tag, image)
+		assert.Truef(t, used[image], "image-references tag %s (%s) is used by no manifest", tag, image)
 	}
 	proxy := spec.Containers[1].Image
-	expect(t, refs[proxy] == proxyName && proxy == env["KUBE_RBAC_PROXY_IMAGE"], "%s: image %q, want tag %s, the KUBE_RBAC_PROXY_IMAGE the operator deploys", proxyName, proxy, proxyName)
+	assert.Truef(t, refs[proxy] == proxyName && proxy == env["KUBE_RBAC_PROXY_IMAGE"], "%s: image %q, want tag %s, the KUBE_RBAC_PROXY_IMAGE the operator deploys", proxyName, proxy, proxyName)
 }
 
 // getenv is a literal os.Getenv("X") or os.LookupEnv("X").
@@ -261,6 +243,6 @@ func TestDeploymentVariantsAgree(t *testing.T) {
 		files, ds = append(files, o.File), append(ds, d)
 	}
 	for i := range ds {
-		expect(t, equality.Semantic.DeepEqual(ds[0], ds[i]), "%s and %s differ in more than placement and profiles", files[0], files[i])
+		assert.Truef(t, equality.Semantic.DeepEqual(ds[0], ds[i]), "%s and %s differ in more than placement and profiles", files[0], files[i])
 	}
 }

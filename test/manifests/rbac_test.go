@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -135,7 +136,7 @@ func readRBAC(t *testing.T, tr *tree) []grant {
 		}
 		k := key(b.RoleRef.Kind, ns, b.RoleRef.Name)
 		rules, ok := roles[k]
-		expect(t, ok, "%s: binds %s, which the manifests do not define", o, k)
+		assert.Truef(t, ok, "%s: binds %s, which the manifests do not define", o, k)
 		for _, s := range b.Subjects {
 			switch {
 			case s.Kind == "ServiceAccount" && s.Namespace == operatorNamespace && s.Name == operatorName:
@@ -145,14 +146,14 @@ func readRBAC(t *testing.T, tr *tree) []grant {
 			case s.Kind == "ServiceAccount" && s.Namespace == "openshift-monitoring" && s.Name == "prometheus-k8s" && prometheusBindings[k]:
 				if b.RoleRef.Kind == "ClusterRole" {
 					prometheusMayScrape = true
-					expect(t, equality.Semantic.DeepEqual(rules, metricsRule), "%s grants prometheus-k8s %+v, want %+v", o, rules, metricsRule)
+					assert.Truef(t, equality.Semantic.DeepEqual(rules, metricsRule), "%s grants prometheus-k8s %+v, want %+v", o, rules, metricsRule)
 				}
 			default:
 				t.Errorf("%s: binds %s to %s %s/%s, which is not the operator", o, k, s.Kind, s.Namespace, s.Name)
 			}
 		}
 	}
-	expect(t, prometheusMayScrape, "no ClusterRole of the manifests lets prometheus-k8s get /metrics")
+	assert.Truef(t, prometheusMayScrape, "no ClusterRole of the manifests lets prometheus-k8s get /metrics")
 	if len(out) == 0 {
 		t.Fatal("the manifests grant the operator nothing")
 	}
@@ -225,19 +226,19 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 	for _, g := range grants {
 		r := g.rule
 		where := fmt.Sprintf("%s rule %+v", g.source, r)
-		expect(t, !strings.Contains(strings.Join(slices.Concat(r.Verbs, r.APIGroups, r.Resources, r.ResourceNames), " "), "*"), "%s: a wildcard", where)
-		expect(t, len(r.NonResourceURLs) == 0, "%s: the operator reads no non-resource URL beyond discovery, which every user may", where)
-		expect(t, !slices.Contains(r.Verbs, "impersonate"), "%s: the operator impersonates no one", where)
+		assert.Truef(t, !strings.Contains(strings.Join(slices.Concat(r.Verbs, r.APIGroups, r.Resources, r.ResourceNames), " "), "*"), "%s: a wildcard", where)
+		assert.Truef(t, len(r.NonResourceURLs) == 0, "%s: the operator reads no non-resource URL beyond discovery, which every user may", where)
+		assert.Truef(t, !slices.Contains(r.Verbs, "impersonate"), "%s: the operator impersonates no one", where)
 		for _, v := range r.Verbs {
 			switch v {
 			case "create", "deletecollection":
-				expect(t, len(r.ResourceNames) == 0, "%s: %s cannot be narrowed by resourceNames (the request names no object); the rule grants nothing", where, v)
+				assert.Truef(t, len(r.ResourceNames) == 0, "%s: %s cannot be narrowed by resourceNames (the request names no object); the rule grants nothing", where, v)
 			case "bind", "escalate":
 				// escalate is checked against the request's name, which a
 				// create lacks; an admission policy narrows it instead.
-				expect(t, len(r.ResourceNames) > 0 || (v == "escalate" && c.rbacNames != nil), "%s: %s must be narrowed by resourceNames", where, v)
+				assert.Truef(t, len(r.ResourceNames) > 0 || (v == "escalate" && c.rbacNames != nil), "%s: %s must be narrowed by resourceNames", where, v)
 				for _, n := range r.ResourceNames {
-					expect(t, escalatable[n], "%s: %s on %s, which is not a role the operator creates", where, v, n)
+					assert.Truef(t, escalatable[n], "%s: %s on %s, which is not a role the operator creates", where, v, n)
 				}
 			}
 		}
@@ -251,7 +252,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 				for _, v := range slices.DeleteFunc(slices.Clone(r.Verbs), func(v string) bool { return v == "bind" || v == "escalate" }) {
 					for _, n := range names {
 						req := request{g.namespace, group, res, n, v}
-						expect(t, needed(req, needs, created, c.namespaces, c.writeNames), "%s: grants %+v, which nothing needs", g.source, req)
+						assert.Truef(t, needed(req, needs, created, c.namespaces, c.writeNames), "%s: grants %+v, which nothing needs", g.source, req)
 					}
 				}
 			}
@@ -355,7 +356,7 @@ func readConfinement(t *testing.T, tr *tree) confinement {
 		b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
 		ok := o.Decode(b) == nil && sortedJoin(b.Spec.ValidationActions) == "Deny" && b.Spec.ParamRef == nil && b.Spec.MatchResources == nil
 		bound[b.Spec.PolicyName] = ok
-		expect(t, ok, "%s: bind with validationActions [Deny] only, and no parameters or resource selection", o)
+		assert.Truef(t, ok, "%s: bind with validationActions [Deny] only, and no parameters or resource selection", o)
 	}
 	username := "system:serviceaccount:" + operatorNamespace + ":" + operatorName
 	var out confinement
@@ -432,7 +433,7 @@ func TestAdmissionPoliciesConfineTheOperator(t *testing.T) {
 		}
 	}
 	for _, e := range c.exceptions {
-		expect(t, slices.ContainsFunc(tr.operands, func(o *object) bool {
+		assert.Truef(t, slices.ContainsFunc(tr.operands, func(o *object) bool {
 			return o.GetNamespace()+"/"+o.resource()+"."+o.GroupVersionKind().Group+"/"+o.GetName() == e
 		}), "the namespace policy lets %s through, which is no operand of the operator", e)
 	}
@@ -442,12 +443,12 @@ func TestAdmissionPoliciesConfineTheOperator(t *testing.T) {
 	}
 	for _, pool := range []string{"worker", "master", "canary", "infra-1.a"} {
 		name := nodesettings.MachineConfigName(pool)
-		expect(t, c.machineConfigPattern.MatchString(name), "the MachineConfig policy does not allow %s, the node settings of pool %s", name, pool)
+		assert.Truef(t, c.machineConfigPattern.MatchString(name), "the MachineConfig policy does not allow %s, the node settings of pool %s", name, pool)
 	}
 	for _, name := range []string{"99-worker-ssh", "00-worker", "rendered-worker-0123", "60-worker-node-settings-x", "01-master-kubelet"} {
-		expect(t, !c.machineConfigPattern.MatchString(name) && !c.machineConfigNames[name], "the MachineConfig policy allows %s, which the operator does not write", name)
+		assert.Truef(t, !c.machineConfigPattern.MatchString(name) && !c.machineConfigNames[name], "the MachineConfig policy allows %s, which the operator does not write", name)
 	}
 	for what, pair := range map[string][2]map[string]bool{"namespaces": {c.namespaces, namespaces}, "role and binding names": {c.rbacNames, rbacNames}, "MachineConfig names": {c.machineConfigNames, machineConfigs}} {
-		expect(t, pair[0] != nil && maps.Equal(pair[0], pair[1]), "the policy on the operator's %s allows %v, want exactly what it writes: %v", what, slices.Sorted(maps.Keys(pair[0])), slices.Sorted(maps.Keys(pair[1])))
+		assert.Truef(t, pair[0] != nil && maps.Equal(pair[0], pair[1]), "the policy on the operator's %s allows %v, want exactly what it writes: %v", what, slices.Sorted(maps.Keys(pair[0])), slices.Sorted(maps.Keys(pair[1])))
 	}
 }
