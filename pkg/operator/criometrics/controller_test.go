@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -134,15 +135,6 @@ func gvrOf(o *unstructured.Unstructured) schema.GroupVersionResource {
 		resource = platform.MachineConfigurationGVR.Resource
 	}
 	return gv.WithResource(resource)
-}
-
-func object(gvr schema.GroupVersionResource, kind, namespace, name string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(gvr.GroupVersion().String())
-	u.SetKind(kind)
-	u.SetNamespace(namespace)
-	u.SetName(name)
-	return u
 }
 
 // sync refreshes the caches and runs one sync woken by key; it returns the
@@ -283,8 +275,7 @@ func build(t *testing.T, f *fixture) {
 	assert.Empty(t, f.sync())
 }
 
-// Build: every part in order, then nothing is written. A stricter TLS
-// profile updates the DaemonSet once; a DaemonSet gone is put back at once.
+// Build: every part in order, then no writes; see docs/test-behaviours.md.
 func TestBuildOrderThenNoWrites(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
 	build(t, f)
@@ -309,9 +300,7 @@ func TestBuildOrderThenNoWrites(t *testing.T) {
 	assert.True(t, now, "a DaemonSet gone: the full sync at once")
 }
 
-// Removal and switch: one step per sync, each queueing the next, last in
-// first out; then nothing is written. On the platform's path the alerts
-// and dashboard stay, rendered for its job.
+// Removal and switch: one step per sync, last in first out, then no writes.
 func TestTearDownOrder(t *testing.T) {
 	var removeRest []string // what was created, in the same order; the certificates last
 	for _, w := range restCreated {
@@ -346,8 +335,7 @@ func TestTearDownOrder(t *testing.T) {
 	}
 }
 
-// The drop-in MachineConfigs wait until MCO's status lists our entry at
-// the object's generation; our entry is applied once the object exists.
+// The drop-in MachineConfigs wait for MCO's status to list our entry.
 func TestMachineConfigsWaitForDisruptionPolicyStatus(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed)
 	f.sync()
@@ -376,8 +364,7 @@ func TestMachineConfigsWaitForDisruptionPolicyStatus(t *testing.T) {
 	}
 }
 
-// Persistent problems are reported once and write nothing more; a wait
-// counts from the start the status records.
+// Persistent problems are reported once; a wait counts from the recorded start.
 func TestPersistentProblemsReportedOnce(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), platform.ServedAPIs{Monitoring: true, MachineConfig: true})
 	f.c.images = stack.Images{}
@@ -418,10 +405,7 @@ func TestHeld(t *testing.T) {
 	}
 }
 
-// With CMO's metrics client CA, the copy is built just before the DaemonSet
-// that trusts it, the ServiceMonitor names CMO's scrape class, nothing is
-// written at steady state, and the copy goes with the rest, after the
-// DaemonSet.
+// CMO's client CA copy comes before the DaemonSet that trusts it and goes after it.
 func TestClientCACopyOrder(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
 	cmo := kubefake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: monitoringNamespace, Name: cmoClientCAConfigMap},
@@ -454,4 +438,69 @@ func TestClientCACopyOrder(t *testing.T) {
 	require.Len(t, steps, 5)
 	assert.Equal(t, []string{"delete daemonsets " + DaemonSetName}, steps[2])
 	assert.Contains(t, steps[3], "delete "+copied, "the copy goes after the DaemonSet that mounts it")
+}
+
+// writeLog records the writes a fake client sees, in order, as
+// "<verb> <resource> <name>"; reads are counted.
+type writeLog struct {
+	writes []string
+	reads  int
+}
+
+func (l *writeLog) watch(clients ...interface {
+	PrependReactor(verb, resource string, reaction clienttesting.ReactionFunc)
+}) {
+	for _, c := range clients {
+		c.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			switch a.GetVerb() {
+			case "get", "list", "watch":
+				l.reads++
+				return false, nil, nil
+			}
+			name := ""
+			switch a := a.(type) {
+			case interface{ GetObject() runtime.Object }: // create, update
+				if m, err := meta.Accessor(a.GetObject()); err == nil {
+					name = m.GetName()
+				}
+			case interface{ GetName() string }: // delete, patch
+				name = a.GetName()
+			}
+			l.writes = append(l.writes, a.GetVerb()+" "+a.GetResource().Resource+" "+name)
+			return false, nil, nil
+		})
+	}
+}
+
+// take returns and forgets what was logged.
+func (l *writeLog) take() []string {
+	w := l.writes
+	l.writes, l.reads = nil, 0
+	return w
+}
+
+// refresh fills an informer's cache with a list from the client, as the
+// informer would after the writes.
+func refresh(t *testing.T, informer cache.SharedIndexInformer) func(list runtime.Object, err error) {
+	return func(list runtime.Object, err error) {
+		t.Helper()
+		require.NoError(t, err)
+		objs, err := meta.ExtractList(list)
+		require.NoError(t, err)
+		items := make([]interface{}, 0, len(objs))
+		for _, o := range objs {
+			items = append(items, o)
+		}
+		require.NoError(t, informer.GetIndexer().Replace(items, ""))
+	}
+}
+
+// metricsDecision is the recorded decision of the metrics stack.
+func metricsDecision(enabled bool, mode nodev1alpha1.StackMode) *nodev1alpha1.NodeOperator {
+	return &nodev1alpha1.NodeOperator{
+		Spec: nodev1alpha1.NodeOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}},
+		Status: nodev1alpha1.NodeOperatorStatus{Stacks: []nodev1alpha1.StackStatus{
+			{Name: nodev1alpha1.MetricsStack, Enabled: enabled, Reason: platform.ReasonPlatformDefault, Mode: mode},
+		}},
+	}
 }

@@ -80,9 +80,6 @@ func TestDecide(t *testing.T) {
 			assert.Equal(t, tc.wantWait, d.Wait, "wait")
 		})
 	}
-}
-
-func TestPersists(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	assert.False(t, Persists(time.Time{}, now), "a wait that begins now")
 	assert.False(t, Persists(now.Add(-WaitGrace+time.Second), now))
