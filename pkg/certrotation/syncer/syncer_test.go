@@ -369,9 +369,7 @@ func TestRunSchedulesOnTheClock(t *testing.T) {
 	assert.True(t, destHolds(dest, p), "an expired pair does not replace the destination")
 }
 
-// Generous timeouts: these tests must pass on a slow, loaded machine. They
-// only bound how long we wait for something that must happen; nothing
-// asserts that anything is fast.
+// Generous bounds for a slow, loaded machine: nothing asserts that anything is fast.
 const (
 	waitFor = 60 * time.Second
 	tick    = 10 * time.Millisecond
@@ -407,8 +405,7 @@ func newPair(t *testing.T, name string) testPair {
 	return genPair(t, name, now.Add(-time.Hour), now.Add(24*time.Hour))
 }
 
-// secretVolume is a Secret volume as the kubelet projects it (..data swapped
-// atomically, see test/kubeletvolume).
+// secretVolume is a Secret volume as the kubelet projects it (test/kubeletvolume).
 type secretVolume struct {
 	t   *testing.T
 	dir string
@@ -434,7 +431,6 @@ type syncRecorder struct {
 	items []syncResult
 }
 
-// since returns what was recorded after the first n.
 func (r *syncRecorder) since(n int) []syncResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -142,9 +142,7 @@ func TestTLSStackServiceMonitorComesLast(t *testing.T) {
 		machineConfig bool
 		want          bool
 	}{
-		{"proxy not serving yet", TLSStack{DaemonSet: true, MachineConfigs: true}, true, false},
 		{"drop-in not applied yet", TLSStack{DaemonSet: true, DaemonSetServes: true}, true, false},
-		{"proxy serves and drop-in applied", TLSStack{DaemonSet: true, DaemonSetServes: true, MachineConfigs: true}, true, true},
 		{"no MCO: no drop-in to wait for", TLSStack{DaemonSet: true, DaemonSetServes: true}, false, true},
 	}
 	for _, tt := range tests {

@@ -67,10 +67,7 @@ type fixture struct {
 	later []any
 }
 
-// newFixture: built-in kinds live in the kube fake, the others
-// (ServiceMonitor, MachineConfig, SCC, MachineConfiguration) in the dynamic
-// fake, whose GETs of built-in kinds read the kube fake: one API server, as
-// the controller sees. The dynamic fake keeps what is server-side applied.
+// newFixture: one API server of two fakes (the dynamic one reads built-in kinds from the kube one, keeps applies).
 func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served platform.ServedAPIs, objects ...*unstructured.Unstructured) *fixture {
 	t.Helper()
 	f := &fixture{
@@ -137,8 +134,7 @@ func gvrOf(o *unstructured.Unstructured) schema.GroupVersionResource {
 	return gv.WithResource(resource)
 }
 
-// sync refreshes the caches and runs one sync woken by key; it returns the
-// writes and whether the sync queued another one at once.
+// syncKey refreshes the caches, runs one sync woken by key: its writes, and whether it queued another.
 func (f *fixture) syncKey(key string) ([]string, bool) {
 	f.t.Helper()
 	ctx := context.Background()
@@ -203,8 +199,7 @@ func (f *fixture) conditions() map[string]operatorv1.OperatorCondition {
 	return out
 }
 
-// rollOut plays the DaemonSet controller: every one of n nodes runs the
-// current pod.
+// rollOut plays the DaemonSet controller: n nodes run the current pod.
 func (f *fixture) rollOut(n int32) {
 	f.t.Helper()
 	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
@@ -215,9 +210,7 @@ func (f *fixture) rollOut(n int32) {
 	require.NoError(f.t, err)
 }
 
-// mcoMachineConfiguration is MachineConfiguration cluster at generation 2
-// as MCO's operator leaves it: with spec our entry when withEntry, and a
-// status computed for observed listing our entry when listed.
+// mcoMachineConfiguration: generation 2, our entry in spec (withEntry) and in a status for observed (listed).
 func mcoMachineConfiguration(t *testing.T, withEntry bool, observed int64, listed bool) *unstructured.Unstructured {
 	t.Helper()
 	mc := &operatorv1.MachineConfiguration{TypeMeta: metav1.TypeMeta{APIVersion: "operator.openshift.io/v1", Kind: "MachineConfiguration"}}
@@ -255,8 +248,7 @@ var (
 	mcsApplied = []string{"patch machineconfigs 50-master-crio-metrics-tls", "patch machineconfigs 50-worker-crio-metrics-tls"}
 )
 
-// build takes a fixture from nothing to the own TLS stack serving, and
-// checks the order of writes on the way.
+// build takes a fixture to the own TLS stack serving, checking the order of writes.
 func build(t *testing.T, f *fixture) {
 	t.Helper()
 	assert.Equal(t, slices.Concat(restCreated, monitoringCreated, certsCreated), f.sync(),
@@ -280,9 +272,7 @@ func TestBuildOrderThenNoWrites(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
 	build(t, f)
 	conds := f.conditions()
-	assert.Equal(t, operatorv1.ConditionTrue, conds[Prefix+"Available"].Status)
-	assert.Equal(t, operatorv1.ConditionFalse, conds[Prefix+"Progressing"].Status)
-	assert.Equal(t, operatorv1.ConditionFalse, conds[Prefix+"Degraded"].Status)
+	assert.Equal(t, []operatorv1.ConditionStatus{"True", "False", "False"}, []operatorv1.ConditionStatus{conds[Prefix+"Available"].Status, conds[Prefix+"Progressing"].Status, conds[Prefix+"Degraded"].Status})
 	for i := range 3 {
 		f.clock.Step(time.Hour)
 		assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
@@ -397,11 +387,9 @@ func TestHeld(t *testing.T) {
 		"Unmanaged":   unmanaged,
 		"no decision": {Spec: nodev1alpha1.NodeOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}}},
 	} {
-		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, no, allServed)
-			assert.Empty(t, f.sync())
-			assert.Empty(t, f.conditions())
-		})
+		f := newFixture(t, no, allServed)
+		assert.Empty(t, f.sync(), name)
+		assert.Empty(t, f.conditions(), name)
 	}
 }
 
@@ -440,8 +428,7 @@ func TestClientCACopyOrder(t *testing.T) {
 	assert.Contains(t, steps[3], "delete "+copied, "the copy goes after the DaemonSet that mounts it")
 }
 
-// writeLog records the writes a fake client sees, in order, as
-// "<verb> <resource> <name>"; reads are counted.
+// writeLog records a fake client's writes in order ("<verb> <resource> <name>") and counts reads.
 type writeLog struct {
 	writes []string
 	reads  int
@@ -479,8 +466,7 @@ func (l *writeLog) take() []string {
 	return w
 }
 
-// refresh fills an informer's cache with a list from the client, as the
-// informer would after the writes.
+// refresh fills an informer's cache with the client's list, as after the writes.
 func refresh(t *testing.T, informer cache.SharedIndexInformer) func(list runtime.Object, err error) {
 	return func(list runtime.Object, err error) {
 		t.Helper()

@@ -43,8 +43,7 @@ var testImages = stack.Images{
 	KubeRBACProxy:   "quay.io/test/kube-rbac-proxy:1",
 }
 
-// fixture is the controller with fake clients, and a log of every write
-// action in the order the clients saw them.
+// fixture is the controller with fake clients and a log of their write actions, in order.
 type fixture struct {
 	t        *testing.T
 	c        *controller
@@ -110,9 +109,7 @@ func newFixture(t *testing.T, decision nodev1alpha1.StackStatus, kubeObjs []runt
 	return f
 }
 
-// sync runs one sync the way the informers would see the cluster: the
-// Deployment cache and the NodeOperator status (generations) are refreshed
-// first. It returns the writes of that sync, which must succeed.
+// sync refreshes the Deployment cache and the NodeOperator status, then runs one sync that must succeed.
 func (f *fixture) sync() []string {
 	f.t.Helper()
 	writes, err := f.trySync()
@@ -200,10 +197,8 @@ func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 			cr, err := f.dynamic.Resource(NMStateGVR).Get(context.Background(), CRName, metav1.GetOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, StackLabelValue, cr.GetLabels()[StackLabel])
-			assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
-			assert.Equal(t, "PlatformDefault", f.condition("Available").Reason)
-			assert.Equal(t, operatorv1.ConditionFalse, f.condition("Progressing").Status)
-			assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
+			assert.Equal(t, []any{operatorv1.ConditionTrue, "PlatformDefault", operatorv1.ConditionFalse, operatorv1.ConditionFalse},
+				[]any{f.condition("Available").Status, f.condition("Available").Reason, f.condition("Progressing").Status, f.condition("Degraded").Status})
 
 			for i := 0; i < 3; i++ {
 				assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
@@ -295,17 +290,13 @@ func TestOthersObjectsAreNeverTouched(t *testing.T) {
 	ns := &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]interface{}{"name": Namespace}}}
 
-	t.Run("off: nothing without the stack's label is deleted", func(t *testing.T) {
-		f := newFixture(t, offOnAWS, []runtime.Object{foreign}, ns, adminNMState())
-		assert.Empty(t, f.sync())
-	})
-	t.Run("on: an NMState operator deployed by someone else is left to run NMState", func(t *testing.T) {
-		f := newFixture(t, onByDefault, []runtime.Object{foreign})
-		assert.Empty(t, f.sync())
-		assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
-		assert.Equal(t, ReasonProvidedByOLM, f.condition("Available").Reason, "OLM's label says who installed it")
-		assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
-	})
+	f := newFixture(t, offOnAWS, []runtime.Object{foreign}, ns, adminNMState())
+	assert.Empty(t, f.sync(), "off: nothing without the stack's label is deleted")
+	f = newFixture(t, onByDefault, []runtime.Object{foreign.DeepCopy()})
+	assert.Empty(t, f.sync(), "on: an NMState operator deployed by someone else is left to run NMState")
+	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
+	assert.Equal(t, ReasonProvidedByOLM, f.condition("Available").Reason, "OLM's label says who installed it")
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 }
 
 func olmCSVObject(namespace string) *unstructured.Unstructured {
@@ -412,17 +403,19 @@ func TestMissingImagesAreReported(t *testing.T) {
 	assert.Error(t, err, "no Deployment without images")
 }
 
+// Every embedded manifest is applied (each is a relatedObject, which
+// lists what the stack applies), and labelled as the stack's.
 func TestEveryManifestIsUsedAndLabelled(t *testing.T) {
 	names, err := bindata.Names("nmstate")
 	require.NoError(t, err)
-	used := map[string]bool{crdFile: true, deploymentFile: true, crFile: true}
-	for _, f := range staticFiles {
-		used[f] = true
-	}
+	related, err := relatedObjects()
+	require.NoError(t, err)
 	for _, name := range names {
-		assert.True(t, used[name], "%s is embedded but never applied", name)
-		assert.Equal(t, StackLabelValue, manifest(t, name).GetLabels()[StackLabel],
-			"%s lacks the label that lets removal tell the stack's objects from others'", name)
+		m := manifest(t, name)
+		resource, _ := stack.ResourceFor(m.GroupVersionKind().GroupKind())
+		assert.Contains(t, related, configv1.ObjectReference{Group: m.GroupVersionKind().Group, Resource: resource, Namespace: m.GetNamespace(), Name: m.GetName()},
+			"%s is embedded but never applied", name)
+		assert.Equal(t, StackLabelValue, m.GetLabels()[StackLabel], "%s lacks the label that lets removal tell the stack's objects from others'", name)
 	}
 }
 
@@ -438,14 +431,6 @@ func TestDeploymentFollowsThePlatformConventions(t *testing.T) {
 	assert.True(t, *c.SecurityContext.RunAsNonRoot)
 	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
 	assert.Equal(t, []corev1.Capability{"ALL"}, c.SecurityContext.Capabilities.Drop)
-}
-
-func TestRelatedObjectsIncludeTheNMStateCR(t *testing.T) {
-	related, err := relatedObjects()
-	require.NoError(t, err)
-	assert.Contains(t, related, configv1.ObjectReference{Group: "nmstate.io", Resource: "nmstates", Name: "nmstate"})
-	assert.Contains(t, related, configv1.ObjectReference{Group: "apps", Resource: "deployments", Namespace: Namespace, Name: DeploymentName})
-	assert.Contains(t, related, configv1.ObjectReference{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "nmstates.nmstate.io"})
 }
 
 var (
@@ -474,8 +459,7 @@ func handler(available string, since time.Time) operandStatus {
 		Degraded:  operandCondition{Status: "False", Reason: reason, Message: msg, Since: since}}
 }
 
-// deployment builds a Deployment status: generation and observedGeneration,
-// then updated and available replicas out of one, and the Available condition.
+// deployment: generation, observedGeneration, updated and available replicas of one, Available.
 func deployment(generation, observed int64, updated, available int32, availableCond corev1.ConditionStatus, extra ...appsv1.DeploymentCondition) *appsv1.Deployment {
 	one := int32(1)
 	d := &appsv1.Deployment{
@@ -537,6 +521,8 @@ func TestConditionsFor(t *testing.T) {
 			calm},
 	}, {name: "on, first pod still not ready after the grace: unavailable", obs: observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace)},
 		want: conditions{condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}, calm, calm},
+	}, {name: "on, pod lost with its node, Deployment created long ago: unavailable but not progressing (no new spec)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
+		want: conditions{condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}, calm, calm},
 	}, {name: "on, rollout stuck past its deadline: degraded at once (the Deployment controller waited)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: stuck},
 		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
 			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 1 available"},
@@ -579,24 +565,9 @@ func TestConditionsFor(t *testing.T) {
 	}
 }
 
-func TestRollingOut(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		d    *appsv1.Deployment
-		want bool
-	}{
-		{"settled", deployment(3, 3, 1, 1, corev1.ConditionTrue), false},
-		{"new generation not observed", deployment(4, 3, 1, 1, corev1.ConditionTrue), true},
-		{"new pod not created yet", deployment(4, 4, 0, 1, corev1.ConditionTrue), true},
-		{"replacement pod for a lost node", deployment(3, 3, 1, 0, corev1.ConditionFalse), false},
-	} {
-		assert.Equal(t, tc.want, rollingOut(tc.d), tc.name)
-	}
-}
-
 // A persistent error gives the same conditions on every retry: written once.
 func TestConditionsForPersistentErrorDoNotChangeWithTime(t *testing.T) {
-	decision := nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: true, Reason: "PlatformDefault", Message: "deployed by default on platform BareMetal"}
+	decision := onByDefault
 	err := errors.New("NMSTATE_OPERATOR_IMAGE is not set")
 	first := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 1, 0, 1, 1, 0, time.UTC)})
 	later := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 3, 7, 0, 0, 0, time.UTC)})

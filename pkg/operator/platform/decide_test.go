@@ -31,9 +31,7 @@ var allKnobs = []nodev1alpha1.StackState{"", nodev1alpha1.StackEnabled, nodev1al
 
 var allServed = []ServedAPIs{{}, {Monitoring: true}, {MachineConfig: true}, {Monitoring: true, MachineConfig: true}}
 
-// allPlatformPaths: none, MCO's MachineConfigs only (install, before any node
-// runs the static pod), mirror pods only (MachineConfigs unreadable by name),
-// both.
+// allPlatformPaths: none, MCO's MachineConfigs only (install), mirror pods only, both.
 var allPlatformPaths = []PlatformCRIOMetrics{
 	{},
 	{MachineConfigs: []string{"01-master-kubelet", "01-worker-kubelet"}},
@@ -48,8 +46,7 @@ func infra(platform configv1.PlatformType, topology configv1.TopologyMode) *conf
 	}}
 }
 
-// expected is the platform table of docs/architecture.md and README.md,
-// written independently of Decide.
+// expected is the platform table of docs/architecture.md and README.md, written apart from Decide.
 func expected(platform configv1.PlatformType, topology configv1.TopologyMode, knob nodev1alpha1.StackState, nmstateStack bool) (bool, string) {
 	switch {
 	case knob == nodev1alpha1.StackDisabled:
@@ -204,16 +201,12 @@ func TestDecideMetricsModeFollowsThePlatformPath(t *testing.T) {
 		{"lookup fails with no history: nothing node-side yet", unreadable, "", "", "not known yet (machineconfigs 01-worker-kubelet"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			previous := Decide(Input{Infrastructure: bareMetal, Served: served}).Metrics.StackStatus
-			previous.Mode = tt.previous
-			got := Decide(Input{Infrastructure: bareMetal, Served: served, PlatformCRIOMetrics: tt.path,
-				Previous: []nodev1alpha1.StackStatus{previous}})
-			assert.True(t, got.Metrics.Enabled)
-			assert.Equal(t, tt.wantMode, got.Metrics.Mode)
-			assert.Contains(t, got.Metrics.Message, tt.wantMessage)
-			assert.Contains(t, got.Metrics.Message, "deployed by default on platform BareMetal")
-			assert.Equal(t, 1, strings.Count(got.Metrics.Message, "CRI-O metrics"), got.Metrics.Message)
-		})
+		previous := Decide(Input{Infrastructure: bareMetal, Served: served}).Metrics.StackStatus
+		previous.Mode = tt.previous
+		got := Decide(Input{Infrastructure: bareMetal, Served: served, PlatformCRIOMetrics: tt.path, Previous: []nodev1alpha1.StackStatus{previous}})
+		assert.Equal(t, []any{true, tt.wantMode}, []any{got.Metrics.Enabled, got.Metrics.Mode}, tt.name)
+		assert.Contains(t, got.Metrics.Message, tt.wantMessage, tt.name)
+		assert.Contains(t, got.Metrics.Message, "deployed by default on platform BareMetal", tt.name)
+		assert.Equal(t, 1, strings.Count(got.Metrics.Message, "CRI-O metrics"), got.Metrics.Message)
 	}
 }

@@ -54,8 +54,6 @@ func TestInPlace(t *testing.T) {
 		"new spec asked for":      {applied, map[string]string{"image": "b"}, false},
 		"a label the cache lacks": {metav1.ObjectMeta{Name: "x", Generation: 3, Annotations: applied.Annotations}, spec, false},
 	} {
-		if got := InPlace(c.cached, required, c.spec, 3); got != c.want {
-			t.Errorf("%s: InPlace = %v, want %v", name, got, c.want)
-		}
+		assert.Equal(t, c.want, InPlace(c.cached, required, c.spec, 3), name)
 	}
 }

@@ -23,8 +23,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
-// fixture is the controller on a fake NodeOperator, an Infrastructure cache
-// and a scripted platform path lookup.
+// fixture: the controller on a fake NodeOperator, an Infrastructure cache and a scripted path lookup.
 type fixture struct {
 	t        *testing.T
 	c        *controller
@@ -65,8 +64,7 @@ func newFixture(t *testing.T, infra *configv1.Infrastructure) *fixture {
 	return f
 }
 
-// sync runs one sync as the informers would see the world, and returns its
-// writes.
+// sync runs one sync as the informers would see the world, and returns its writes.
 func (f *fixture) sync() []string {
 	f.t.Helper()
 	f.no.Refresh()

@@ -1,6 +1,7 @@
 package versioncontroller
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,16 @@ func cond(t string, s operatorv1.ConditionStatus) operatorv1.OperatorCondition {
 	return operatorv1.OperatorCondition{Type: t, Status: s}
 }
 
+// conds are the conditions of "Type=Status" pairs.
+func conds(pairs ...string) []operatorv1.OperatorCondition {
+	var out []operatorv1.OperatorCondition
+	for _, p := range pairs {
+		typ, status, _ := strings.Cut(p, "=")
+		out = append(out, cond(typ, operatorv1.ConditionStatus(status)))
+	}
+	return out
+}
+
 func TestRolledOut(t *testing.T) {
 	stacks := []string{"Metrics", "NMState"}
 	for _, tc := range []struct {
@@ -30,23 +41,12 @@ func TestRolledOut(t *testing.T) {
 		want       bool
 	}{
 		{"no stack reported yet", nil, false},
-		{"one stack not reported", []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionTrue)}, false},
-		{"all available, nothing progressing", []operatorv1.OperatorCondition{
-			cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionFalse),
-			cond("NMStateAvailable", operatorv1.ConditionTrue), cond("NMStateProgressing", operatorv1.ConditionFalse),
-			cond("StackDecisionDegraded", operatorv1.ConditionTrue),
-		}, true},
-		{"a rollout in progress", []operatorv1.OperatorCondition{
-			cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionTrue),
-			cond("NMStateAvailable", operatorv1.ConditionTrue),
-		}, false},
-		{"a stack unavailable", []operatorv1.OperatorCondition{
-			cond("MetricsAvailable", operatorv1.ConditionFalse), cond("NMStateAvailable", operatorv1.ConditionTrue),
-		}, false},
-		{"unknown progressing", []operatorv1.OperatorCondition{
-			cond("MetricsAvailable", operatorv1.ConditionTrue), cond("NMStateAvailable", operatorv1.ConditionTrue),
-			cond("NMStateProgressing", operatorv1.ConditionUnknown),
-		}, false},
+		{"one stack not reported", conds("MetricsAvailable=True"), false},
+		{"available, progressing not reported", conds("MetricsAvailable=True", "NMStateAvailable=True"), true},
+		{"all available, nothing progressing", conds("MetricsAvailable=True", "MetricsProgressing=False", "NMStateAvailable=True", "NMStateProgressing=False", "StackDecisionDegraded=True"), true},
+		{"a rollout in progress", conds("MetricsAvailable=True", "MetricsProgressing=True", "NMStateAvailable=True"), false},
+		{"a stack unavailable", conds("MetricsAvailable=False", "NMStateAvailable=True"), false},
+		{"unknown progressing", conds("MetricsAvailable=True", "NMStateAvailable=True", "NMStateProgressing=Unknown"), false},
 	} {
 		assert.Equal(t, tc.want, RolledOut(tc.conditions, stacks), tc.name)
 	}
@@ -55,10 +55,7 @@ func TestRolledOut(t *testing.T) {
 func TestNextStep(t *testing.T) {
 	stacks := []string{"Metrics", "NMState"}
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	ready := []operatorv1.OperatorCondition{
-		cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionFalse),
-		cond("NMStateAvailable", operatorv1.ConditionTrue), cond("NMStateProgressing", operatorv1.ConditionFalse),
-	}
+	ready := conds("MetricsAvailable=True", "MetricsProgressing=False", "NMStateAvailable=True", "NMStateProgressing=False")
 	announced := func(ago time.Duration, extra ...operatorv1.OperatorCondition) []operatorv1.OperatorCondition {
 		c := operatorv1.OperatorCondition{Type: ConditionProgressing, Status: operatorv1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-ago))}
 		return append(append([]operatorv1.OperatorCondition{c}, ready...), extra...)
@@ -95,24 +92,6 @@ func podSpec(containers ...string) corev1.PodSpec {
 		spec.Containers = append(spec.Containers, corev1.Container{Name: containers[i], Image: containers[i+1]})
 	}
 	return spec
-}
-
-func TestStackRolledOut(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		conditions []operatorv1.OperatorCondition
-		want       bool
-	}{
-		{"nothing reported", nil, false},
-		{"available, not progressing", []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionFalse)}, true},
-		{"available, progressing not reported", []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionTrue)}, true},
-		{"available, progressing", []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionTrue)}, false},
-		{"available, progressing unknown", []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionUnknown)}, false},
-		{"unavailable", []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionFalse), cond("MetricsProgressing", operatorv1.ConditionFalse)}, false},
-		{"another stack progressing does not matter", []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionTrue), cond("NMStateProgressing", operatorv1.ConditionTrue)}, true},
-	} {
-		assert.Equal(t, tc.want, StackRolledOut(tc.conditions, "Metrics"), tc.name)
-	}
 }
 
 func TestWorkloads(t *testing.T) {
@@ -157,8 +136,8 @@ func TestWorkloads(t *testing.T) {
 }
 
 func TestObserve(t *testing.T) {
-	ready := []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionFalse)}
-	rolling := []operatorv1.OperatorCondition{cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionTrue)}
+	ready := conds("MetricsAvailable=True", "MetricsProgressing=False")
+	rolling := conds("MetricsAvailable=True", "MetricsProgressing=True")
 	daemonSet := Workload{Kind: "DaemonSet", Namespace: ns, Name: "crio-metrics", RolledOut: true,
 		Template: podSpec("kube-rbac-proxy", "krp:2", "cert-syncer", "op:2")}
 	previous := nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.OperatorTLS,
@@ -239,10 +218,7 @@ func TestSummary(t *testing.T) {
 
 // A settled cluster's apply is the recorded status (no write); nothing observed, no entry.
 func TestStacksStatusIsStable(t *testing.T) {
-	conditions := []operatorv1.OperatorCondition{
-		cond("MetricsAvailable", operatorv1.ConditionTrue), cond("MetricsProgressing", operatorv1.ConditionFalse),
-		cond("NMStateAvailable", operatorv1.ConditionTrue), cond("NMStateProgressing", operatorv1.ConditionTrue),
-	}
+	conditions := conds("MetricsAvailable=True", "MetricsProgressing=False", "NMStateAvailable=True", "NMStateProgressing=True")
 	workloads := func(s nodev1alpha1.StackStatus) []Workload {
 		if s.Name == nodev1alpha1.MetricsStack {
 			return []Workload{{Kind: "DaemonSet", Namespace: ns, Name: "crio-metrics", RolledOut: true, Template: podSpec("kube-rbac-proxy", "krp")}}
