@@ -5,6 +5,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	"github.com/openshift/library-go/pkg/operator/configobserver/featuregates"
+	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift/cluster-node-operator/pkg/features"
@@ -38,9 +39,7 @@ func TestGateEnabled(t *testing.T) {
 		{"TechPreviewNoUpgrade, listed disabled", listed(false), configv1.TechPreviewNoUpgrade, false},
 		{"Default, listed enabled", listed(true), configv1.Default, true},
 	} {
-		if got := gateEnabled(tc.gates, features.Of(tc.set), gate); got != tc.want {
-			t.Errorf("%s: enabled %v, want %v", tc.name, got, tc.want)
-		}
+		assert.Equal(t, tc.want, gateEnabled(tc.gates, features.Of(tc.set), gate), tc.name)
 	}
 }
 
@@ -56,9 +55,8 @@ func TestFeatureSetChanged(t *testing.T) {
 		{"another feature set", featureGate("cluster", configv1.TechPreviewNoUpgrade), true},
 		{"another object", featureGate("other", configv1.TechPreviewNoUpgrade), false},
 	} {
-		if _, got := featureSetChanged(tc.obj, "Default"); got != tc.want {
-			t.Errorf("%s: changed %v, want %v", tc.name, got, tc.want)
-		}
+		_, got := featureSetChanged(tc.obj, "Default")
+		assert.Equal(t, tc.want, got, tc.name)
 	}
 }
 

@@ -5,8 +5,16 @@ package syncer
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,11 +26,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
-// TestUnchangedSecretWritesNothing: re-syncing, touching the source and
-// the kubelet re-projecting identical content must not write at all.
+// Re-syncing, a touched source or an identical re-projection writes nothing.
 func TestUnchangedSecretWritesNothing(t *testing.T) {
 	src := newSecretVolume(t)
 	dest := t.TempDir()
@@ -53,9 +63,9 @@ func TestUnchangedSecretWritesNothing(t *testing.T) {
 	// The kubelet re-projects the same content (new timestamped dir,
 	// ..data swap), with Run watching.
 	rec := startRun(t, s)
-	n := rec.len()
+	n := len(rec.since(0))
 	src.setPair(p)
-	require.Eventually(t, func() bool { return rec.len() > n }, waitFor, tick, "no sync after the re-projection")
+	require.Eventually(t, func() bool { return len(rec.since(0)) > n }, waitFor, tick, "no sync after the re-projection")
 	for _, r := range rec.since(0) {
 		assert.NoError(t, r.err)
 		assert.False(t, r.changed, "Run wrote an unchanged pair")
@@ -65,9 +75,7 @@ func TestUnchangedSecretWritesNothing(t *testing.T) {
 	assert.Equal(t, dirBefore, dirStat(t, dest), "a file was created or removed in the destination")
 }
 
-// TestInPlaceModesAndTruncation: existing files keep their inode (so CRI-O's
-// inode watches survive), get the right modes, and end with exactly the new
-// bytes even when the old content was longer.
+// Existing files keep their inode (CRI-O's watches), get the modes, end with exactly the new bytes.
 func TestInPlaceModesAndTruncation(t *testing.T) {
 	src := newSecretVolume(t)
 	dest := t.TempDir()
@@ -104,9 +112,8 @@ func TestInPlaceModesAndTruncation(t *testing.T) {
 	assertOnlyPair(t, dest)
 }
 
-// TestCreatesMissingFiles: a destination without the files (or with a
-// symlink in their place) gets regular files, atomically, with the right
-// modes and no temporary files left.
+// Missing files (or symlinks in their place) become regular files, no temporary file left;
+// healthz is 503 until the first sync, then 200.
 func TestCreatesMissingFiles(t *testing.T) {
 	src := newSecretVolume(t)
 	dest := t.TempDir()
@@ -120,7 +127,17 @@ func TestCreatesMissingFiles(t *testing.T) {
 	p := newPair(t, "p")
 	src.setPair(p)
 	s := newTestSyncer(t, src.dir, dest)
+	healthz := func() (int, string) {
+		rr := httptest.NewRecorder()
+		s.healthz(rr, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		return rr.Code, rr.Body.String()
+	}
+	code, _ := healthz()
+	assert.Equal(t, http.StatusServiceUnavailable, code, "healthz before the first sync")
 	startRun(t, s)
+	code, body := healthz()
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "last successful sync")
 
 	require.True(t, destHolds(dest, p))
 	assertModes(t, dest)
@@ -128,9 +145,7 @@ func TestCreatesMissingFiles(t *testing.T) {
 	assertOnlyPair(t, dest)
 }
 
-// TestInvalidSourceNotWritten: a mismatched pair (certificate of one pair,
-// key of another), a missing key, garbage, an expired or not-yet-valid
-// certificate are never written; the previous good pair stays.
+// An invalid pair is never written; the previous good pair stays.
 func TestInvalidSourceNotWritten(t *testing.T) {
 	src := newSecretVolume(t)
 	dest := t.TempDir()
@@ -163,20 +178,16 @@ func TestInvalidSourceNotWritten(t *testing.T) {
 			vol.update(tc.files)
 			s2 := newTestSyncer(t, vol.dir, dest)
 			changed, err := s2.SyncOnce()
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
+			require.ErrorContains(t, err, tc.want)
 			assert.False(t, changed)
 			assert.True(t, destHolds(dest, good), "previous good pair must stay")
+			var nyv *notYetValidError
+			assert.Equal(t, tc.name == "not yet valid", errors.As(err, &nyv), "so that Run waits for NotBefore")
 		})
 	}
-	var nyv *notYetValidError
-	vol := newSecretVolume(t)
-	vol.setPair(future)
-	_, err := newTestSyncer(t, vol.dir, dest).SyncOnce()
-	require.True(t, errors.As(err, &nyv), "not-yet-valid must be reported as such so Run waits for NotBefore")
 
 	// The running syncer sees a mismatched pair arrive and refuses it.
-	n := rec.len()
+	n := len(rec.since(0))
 	src.update(map[string][]byte{"tls.crt": b.certPEM, "tls.key": c.keyPEM})
 	require.Eventually(t, func() bool {
 		for _, r := range rec.since(n) {
@@ -209,16 +220,17 @@ func TestCommand(t *testing.T) {
 		return cmd.ExecuteContext(ctx)
 	}
 	dest := t.TempDir()
-	err := run(context.Background(), "--source-dir", filepath.Join(t.TempDir(), "missing"), "--dest-dir", dest)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "is the Secret volume mounted?")
-	err = run(context.Background(), "--source-dir", t.TempDir(), "--dest-dir", filepath.Join(t.TempDir(), "missing"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "is the hostPath volume mounted?")
-	err = run(context.Background(), "--source-dir", t.TempDir(), "--dest-dir", dest, "--key-file-name", "../x")
-	require.Error(t, err)
-	err = run(context.Background(), "--dest-dir", dest)
-	require.Error(t, err, "--source-dir is required")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--source-dir", filepath.Join(t.TempDir(), "missing"), "--dest-dir", dest}, "is the Secret volume mounted?"},
+		{[]string{"--source-dir", t.TempDir(), "--dest-dir", filepath.Join(t.TempDir(), "missing")}, "is the hostPath volume mounted?"},
+		{[]string{"--source-dir", t.TempDir(), "--dest-dir", dest, "--key-file-name", "../x"}, ""},
+		{[]string{"--dest-dir", dest}, ""}, // --source-dir is required
+	} {
+		assert.ErrorContains(t, run(context.Background(), tc.args...), tc.want, tc.args)
+	}
 
 	// Runs until SIGTERM, then returns without error.
 	src := newSecretVolume(t)
@@ -239,24 +251,6 @@ func TestCommand(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("cert-syncer did not stop on SIGTERM")
 	}
-}
-
-func TestHealthz(t *testing.T) {
-	src := newSecretVolume(t)
-	src.setPair(newPair(t, "p"))
-	s := newTestSyncer(t, src.dir, t.TempDir())
-	get := func() (int, string) {
-		rr := httptest.NewRecorder()
-		s.healthz(rr, httptest.NewRequest(http.MethodGet, "/healthz", nil))
-		return rr.Code, rr.Body.String()
-	}
-	code, _ := get()
-	assert.Equal(t, http.StatusServiceUnavailable, code)
-	startRun(t, s)
-	code, body := get()
-	assert.Equal(t, http.StatusOK, code)
-	assert.Contains(t, body, "ok")
-	assert.Contains(t, body, "last successful sync")
 }
 
 type fileStat struct {
@@ -304,11 +298,7 @@ func assertOnlyPair(t *testing.T, dir string) {
 	assert.ElementsMatch(t, []string{"tls.crt", "tls.key"}, names)
 }
 
-// TestRunSchedulesOnTheClock drives Run with a fake clock, with no event in
-// the source: a not-yet-valid pair is written one second after NotBefore,
-// an unchanged pair is re-checked every resync interval, and an expired one
-// is retried after 1, 2, 4 s and never replaces the good pair. Each sync's time is the fake clock's, which
-// moves only when the test steps it.
+// Run on a fake clock, no source event: NotBefore+1s, each resync, expired retried after 1, 2, 4 s.
 func TestRunSchedulesOnTheClock(t *testing.T) {
 	start := time.Now().Truncate(time.Second)
 	clk := clocktesting.NewFakeClock(start)
@@ -319,20 +309,12 @@ func TestRunSchedulesOnTheClock(t *testing.T) {
 	s, err := New(Config{SourceDir: src.dir, DestDir: dest, ResyncInterval: time.Hour}, clk)
 	require.NoError(t, err)
 
-	var mu sync.Mutex
-	var at []time.Duration
-	var errs []error
-	s.onSync = func(_ bool, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		at = append(at, clk.Since(start))
-		errs = append(errs, err)
+	type result struct {
+		at  time.Duration
+		err error
 	}
-	syncs := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(at)
-	}
+	syncs := make(chan result, 32)
+	s.onSync = func(_ bool, err error) { syncs <- result{clk.Since(start), err} }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
@@ -358,7 +340,6 @@ func TestRunSchedulesOnTheClock(t *testing.T) {
 		{4*time.Second - 1, noneDue},
 		{1, "expired"},
 	}
-	var want []time.Duration
 	elapsed := time.Duration(0)
 	for i, st := range steps {
 		if i > 0 {
@@ -371,18 +352,144 @@ func TestRunSchedulesOnTheClock(t *testing.T) {
 		if st.wantErr == noneDue {
 			continue
 		}
-		want = append(want, elapsed)
-		require.Eventually(t, func() bool { return syncs() == len(want) }, waitFor, tick, "sync %d after step %d", len(want), i)
-		mu.Lock()
-		if err := errs[len(errs)-1]; st.wantErr == "" {
-			assert.NoError(t, err, "step %d", i)
-		} else if assert.Error(t, err, "step %d", i) {
-			assert.Contains(t, err.Error(), st.wantErr, "step %d", i)
+		var got result
+		select {
+		case got = <-syncs:
+		case <-time.After(waitFor):
+			t.Fatalf("no sync after step %d", i)
 		}
-		mu.Unlock()
+		assert.Equal(t, elapsed, got.at, "step %d: when the sync ran", i)
+		if st.wantErr == "" {
+			assert.NoError(t, got.err, "step %d", i)
+		} else {
+			assert.ErrorContains(t, got.err, st.wantErr, "step %d", i)
+		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, want, at, "when each sync ran")
+	assert.Empty(t, syncs, "no other sync")
 	assert.True(t, destHolds(dest, p), "an expired pair does not replace the destination")
+}
+
+// Generous bounds for a slow, loaded machine: nothing asserts that anything is fast.
+const (
+	waitFor = 60 * time.Second
+	tick    = 10 * time.Millisecond
+)
+
+type testPair struct{ certPEM, keyPEM []byte }
+
+func genPair(t *testing.T, name string, notBefore, notAfter time.Time) testPair {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: "crio-metrics " + name},
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	return testPair{pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})}
+}
+
+func newPair(t *testing.T, name string) testPair {
+	now := time.Now()
+	return genPair(t, name, now.Add(-time.Hour), now.Add(24*time.Hour))
+}
+
+// secretVolume is a Secret volume as the kubelet projects it (test/kubeletvolume).
+type secretVolume struct {
+	t   *testing.T
+	dir string
+}
+
+func newSecretVolume(t *testing.T) *secretVolume {
+	return &secretVolume{t: t, dir: t.TempDir()}
+}
+
+func (v *secretVolume) update(files map[string][]byte) {
+	v.t.Helper()
+	_, err := kubeletvolume.Write(v.dir, files, nil)
+	require.NoError(v.t, err)
+}
+
+func (v *secretVolume) setPair(p testPair) {
+	v.update(map[string][]byte{"tls.crt": p.certPEM, "tls.key": p.keyPEM})
+}
+
+// syncRecorder collects the results of Run's syncs, in arrival order.
+type syncRecorder struct {
+	mu    sync.Mutex
+	items []syncResult
+}
+
+func (r *syncRecorder) since(n int) []syncResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]syncResult(nil), r.items[n:]...)
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+func destHolds(dir string, p testPair) bool {
+	c, err1 := os.ReadFile(filepath.Join(dir, "tls.crt"))
+	k, err2 := os.ReadFile(filepath.Join(dir, "tls.key"))
+	return err1 == nil && err2 == nil && bytes.Equal(c, p.certPEM) && bytes.Equal(k, p.keyPEM)
+}
+
+func newTestSyncer(t *testing.T, src, dest string) *Syncer {
+	t.Helper()
+	s, err := New(Config{
+		SourceDir: src,
+		DestDir:   dest,
+		// Long: the syncs under test must come from the directory watch,
+		// not from the safety-net resync.
+		ResyncInterval: time.Hour,
+		Debounce:       20 * time.Millisecond,
+	}, clock.RealClock{})
+	require.NoError(t, err)
+	return s
+}
+
+type syncResult struct {
+	changed bool
+	err     error
+}
+
+// startRun runs s.Run until the test ends and returns its sync recorder.
+func startRun(t *testing.T, s *Syncer) *syncRecorder {
+	t.Helper()
+	rec := &syncRecorder{}
+	s.onSync = func(changed bool, err error) {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		rec.items = append(rec.items, syncResult{changed, err})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-errc:
+			require.NoError(t, err)
+		case <-time.After(waitFor):
+			t.Error("Run did not return after its context was cancelled")
+		}
+	})
+	require.Eventually(t, func() bool { return len(rec.since(0)) > 0 }, waitFor, tick, "no initial sync")
+	return rec
 }

@@ -1,12 +1,16 @@
 package criometrics
 
 import (
+	"cmp"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
 func TestConditionsFor(t *testing.T) {
@@ -65,14 +69,12 @@ func TestConditionsFor(t *testing.T) {
 	}, {name: "removal held back by MCO's policy past the grace", obs: observation{Decision: off, Intent: TearDown, TLS: TLSStack{MachineConfigs: true}, Waiting: "w", WaitPersists: true},
 		want: conditions{Available: condition{true, ReasonNotDeployed, "off"}, Progressing: condition{true, ReasonRemoving, "removing in order: MachineConfigs 50-master-crio-metrics-tls, 50-worker-crio-metrics-tls; " + MachineConfigsHeldBack + "w"}, Degraded: condition{true, ReasonDisruptionPolicyNotReady, MachineConfigsHeldBack + "w"}},
 	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, conditionsFor(tc.obs))
-		})
+		assert.Equal(t, tc.want, conditionsFor(tc.obs), tc.name)
 	}
+	assert.Contains(t, PlatformProxyNodes(0), "MCO before 4.16 does not label them")
 }
 
-// A persistent problem gives the same conditions whenever it is looked at:
-// nothing in them changes with time alone.
+// A persistent problem gives the same conditions whenever looked at.
 func TestConditionsForPersistentProblemDoNotChangeWithTime(t *testing.T) {
 	own := nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.OperatorTLS, Message: "own"}
 	for _, o := range []observation{
@@ -84,5 +86,118 @@ func TestConditionsForPersistentProblemDoNotChangeWithTime(t *testing.T) {
 		first.Now = created.Add(11 * time.Minute)
 		last.Now = created.Add(47 * time.Hour)
 		assert.Equal(t, conditionsFor(first), conditionsFor(last))
+	}
+}
+
+func TestIntentFor(t *testing.T) {
+	decided := func(enabled bool, mode nodev1alpha1.StackMode) stack.State {
+		return stack.State{Act: true, Decided: true, Enabled: enabled,
+			Decision: nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: enabled, Mode: mode}}
+	}
+	tests := []struct {
+		name  string
+		state stack.State
+		want  Intent
+	}{
+		{"unmanaged", stack.State{Act: false, Decided: true, Enabled: true, Decision: nodev1alpha1.StackStatus{Mode: nodev1alpha1.OperatorTLS}}, Hold},
+		{"no decision yet", stack.State{Act: true}, Hold},
+		{"own TLS stack", decided(true, nodev1alpha1.OperatorTLS), Build},
+		{"platform serves", decided(true, nodev1alpha1.PlatformProxy), TearDown},
+		{"opted out", decided(false, ""), TearDown},
+		{"path not known yet", decided(true, ""), Hold},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, IntentFor(tt.state), tt.name)
+	}
+}
+
+// The teardown order: ServiceMonitor, MachineConfigs, DaemonSet, the rest.
+func TestTLSStackTeardownOrder(t *testing.T) {
+	tests := []struct {
+		name                   string
+		tls                    TLSStack
+		mcs, daemonSet, others bool
+	}{
+		{"everything left", TLSStack{ServiceMonitor: true, MachineConfigs: true, DaemonSet: true}, false, false, false},
+		{"ServiceMonitor gone", TLSStack{MachineConfigs: true, DaemonSet: true}, true, false, false},
+		{"MachineConfigs gone", TLSStack{DaemonSet: true}, true, true, false},
+		{"DaemonSet gone", TLSStack{}, true, true, true},
+		// Whatever is left, nothing after it goes.
+		{"only the ServiceMonitor left", TLSStack{ServiceMonitor: true}, false, false, false},
+		{"only the MachineConfigs left", TLSStack{MachineConfigs: true}, true, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.mcs, tt.tls.MayRemoveMachineConfigs(), "MachineConfigs")
+			assert.Equal(t, tt.daemonSet, tt.tls.MayRemoveDaemonSet(), "DaemonSet")
+			assert.Equal(t, tt.others, tt.tls.MayRemoveRest(), "RBAC, Service, SCC, certificates")
+		})
+	}
+}
+
+func TestTLSStackServiceMonitorComesLast(t *testing.T) {
+	tests := []struct {
+		name          string
+		tls           TLSStack
+		machineConfig bool
+		want          bool
+	}{
+		{"drop-in not applied yet", TLSStack{DaemonSet: true, DaemonSetServes: true}, true, false},
+		{"no MCO: no drop-in to wait for", TLSStack{DaemonSet: true, DaemonSetServes: true}, false, true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.tls.MayCreateServiceMonitor(tt.machineConfig), tt.name)
+	}
+}
+
+var created = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func ds(generation, observed int64, desired, current, updated, available int32) *appsv1.DaemonSet {
+	d := &appsv1.DaemonSet{}
+	d.Generation = generation
+	d.CreationTimestamp = metav1.NewTime(created)
+	d.Status = appsv1.DaemonSetStatus{
+		ObservedGeneration: observed, DesiredNumberScheduled: desired, CurrentNumberScheduled: current,
+		UpdatedNumberScheduled: updated, NumberAvailable: available,
+	}
+	return d
+}
+
+// Rollout, an hour after the DaemonSet's creation unless a case says otherwise.
+func TestRollout(t *testing.T) {
+	for _, tc := range []struct {
+		name                            string
+		ds                              *appsv1.DaemonSet
+		available, progressing, tooMany bool
+		message                         string // a part of it
+		at                              time.Duration
+	}{
+		{name: "steady", ds: ds(2, 2, 10, 10, 10, 10), available: true},
+		{name: "spec not yet observed", ds: ds(3, 2, 10, 10, 10, 10), available: true, progressing: true},
+		{name: "rolling out", ds: ds(3, 3, 10, 10, 4, 9), available: true, progressing: true},
+		{name: "rolling out, a node between old and new pod", ds: ds(3, 3, 10, 9, 4, 9), available: true, progressing: true},
+		{name: "node joined, no pod yet: not progressing", ds: ds(2, 2, 11, 10, 10, 10), available: true},
+		{name: "node joined, pod not ready: not progressing", ds: ds(2, 2, 11, 11, 11, 10), available: true},
+		{name: "no node serves", ds: ds(2, 2, 3, 3, 3, 0), tooMany: true},
+		{name: "no nodes at all", ds: ds(1, 1, 0, 0, 0, 0), available: true},
+		{name: "more than 10% down", ds: ds(2, 2, 20, 20, 20, 17), available: true, tooMany: true},
+		{name: "10% down", ds: ds(2, 2, 20, 20, 20, 18), available: true},
+		{name: "small cluster, one node down", ds: ds(2, 2, 3, 3, 3, 2), available: true},
+		{name: "template not observed", ds: ds(3, 2, 250, 250, 250, 250), available: true, progressing: true,
+			message: "rolling out a new configuration: not started yet, 250 of 250 nodes serving metrics"},
+		{name: "template observed", ds: ds(3, 3, 250, 250, 25, 240), available: true, progressing: true,
+			message: "rolling out a new configuration: 25 of 250 nodes updated, 240 serving metrics"},
+		{name: "new DaemonSet", ds: ds(1, 1, 3, 3, 3, 0), at: time.Minute, available: true, progressing: true, message: "deploying"},
+		{name: "new DaemonSet past the grace", ds: ds(1, 1, 3, 3, 3, 0), at: 11 * time.Minute, tooMany: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Rollout(tc.ds, created.Add(cmp.Or(tc.at, time.Hour)))
+			assert.Equal(t, tc.available, got.Available, "available")
+			assert.Equal(t, tc.progressing, got.Progressing, "progressing")
+			assert.Equal(t, tc.tooMany, got.TooManyUnavailable, "too many unavailable")
+			assert.Equal(t, tc.message == "deploying", got.Deploying, "deploying")
+			assert.Contains(t, got.Message, tc.message)
+			assert.NotEmpty(t, got.Message)
+		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -66,10 +67,7 @@ type fixture struct {
 	later []any
 }
 
-// newFixture: built-in kinds live in the kube fake, the others
-// (ServiceMonitor, MachineConfig, SCC, MachineConfiguration) in the dynamic
-// fake, whose GETs of built-in kinds read the kube fake: one API server, as
-// the controller sees. The dynamic fake keeps what is server-side applied.
+// newFixture: one API server of two fakes (the dynamic one reads built-in kinds from the kube one, keeps applies).
 func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served platform.ServedAPIs, objects ...*unstructured.Unstructured) *fixture {
 	t.Helper()
 	f := &fixture{
@@ -136,17 +134,7 @@ func gvrOf(o *unstructured.Unstructured) schema.GroupVersionResource {
 	return gv.WithResource(resource)
 }
 
-func object(gvr schema.GroupVersionResource, kind, namespace, name string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(gvr.GroupVersion().String())
-	u.SetKind(kind)
-	u.SetNamespace(namespace)
-	u.SetName(name)
-	return u
-}
-
-// sync refreshes the caches and runs one sync woken by key; it returns the
-// writes and whether the sync queued another one at once.
+// syncKey refreshes the caches, runs one sync woken by key: its writes, and whether it queued another.
 func (f *fixture) syncKey(key string) ([]string, bool) {
 	f.t.Helper()
 	ctx := context.Background()
@@ -211,8 +199,7 @@ func (f *fixture) conditions() map[string]operatorv1.OperatorCondition {
 	return out
 }
 
-// rollOut plays the DaemonSet controller: every one of n nodes runs the
-// current pod.
+// rollOut plays the DaemonSet controller: n nodes run the current pod.
 func (f *fixture) rollOut(n int32) {
 	f.t.Helper()
 	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
@@ -223,9 +210,7 @@ func (f *fixture) rollOut(n int32) {
 	require.NoError(f.t, err)
 }
 
-// mcoMachineConfiguration is MachineConfiguration cluster at generation 2
-// as MCO's operator leaves it: with spec our entry when withEntry, and a
-// status computed for observed listing our entry when listed.
+// mcoMachineConfiguration: generation 2, our entry in spec (withEntry) and in a status for observed (listed).
 func mcoMachineConfiguration(t *testing.T, withEntry bool, observed int64, listed bool) *unstructured.Unstructured {
 	t.Helper()
 	mc := &operatorv1.MachineConfiguration{TypeMeta: metav1.TypeMeta{APIVersion: "operator.openshift.io/v1", Kind: "MachineConfiguration"}}
@@ -263,8 +248,7 @@ var (
 	mcsApplied = []string{"patch machineconfigs 50-master-crio-metrics-tls", "patch machineconfigs 50-worker-crio-metrics-tls"}
 )
 
-// build takes a fixture from nothing to the own TLS stack serving, and
-// checks the order of writes on the way.
+// build takes a fixture to the own TLS stack serving, checking the order of writes.
 func build(t *testing.T, f *fixture) {
 	t.Helper()
 	assert.Equal(t, slices.Concat(restCreated, monitoringCreated, certsCreated), f.sync(),
@@ -283,15 +267,12 @@ func build(t *testing.T, f *fixture) {
 	assert.Empty(t, f.sync())
 }
 
-// Build: every part in order, then nothing is written. A stricter TLS
-// profile updates the DaemonSet once; a DaemonSet gone is put back at once.
+// Build: every part in order, then no writes; see docs/test-behaviours.md.
 func TestBuildOrderThenNoWrites(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
 	build(t, f)
 	conds := f.conditions()
-	assert.Equal(t, operatorv1.ConditionTrue, conds[Prefix+"Available"].Status)
-	assert.Equal(t, operatorv1.ConditionFalse, conds[Prefix+"Progressing"].Status)
-	assert.Equal(t, operatorv1.ConditionFalse, conds[Prefix+"Degraded"].Status)
+	assert.Equal(t, []operatorv1.ConditionStatus{"True", "False", "False"}, []operatorv1.ConditionStatus{conds[Prefix+"Available"].Status, conds[Prefix+"Progressing"].Status, conds[Prefix+"Degraded"].Status})
 	for i := range 3 {
 		f.clock.Step(time.Hour)
 		assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
@@ -309,9 +290,7 @@ func TestBuildOrderThenNoWrites(t *testing.T) {
 	assert.True(t, now, "a DaemonSet gone: the full sync at once")
 }
 
-// Removal and switch: one step per sync, each queueing the next, last in
-// first out; then nothing is written. On the platform's path the alerts
-// and dashboard stay, rendered for its job.
+// Removal and switch: one step per sync, last in first out, then no writes.
 func TestTearDownOrder(t *testing.T) {
 	var removeRest []string // what was created, in the same order; the certificates last
 	for _, w := range restCreated {
@@ -346,8 +325,7 @@ func TestTearDownOrder(t *testing.T) {
 	}
 }
 
-// The drop-in MachineConfigs wait until MCO's status lists our entry at
-// the object's generation; our entry is applied once the object exists.
+// The drop-in MachineConfigs wait for MCO's status to list our entry.
 func TestMachineConfigsWaitForDisruptionPolicyStatus(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed)
 	f.sync()
@@ -376,8 +354,7 @@ func TestMachineConfigsWaitForDisruptionPolicyStatus(t *testing.T) {
 	}
 }
 
-// Persistent problems are reported once and write nothing more; a wait
-// counts from the start the status records.
+// Persistent problems are reported once; a wait counts from the recorded start.
 func TestPersistentProblemsReportedOnce(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), platform.ServedAPIs{Monitoring: true, MachineConfig: true})
 	f.c.images = stack.Images{}
@@ -410,18 +387,13 @@ func TestHeld(t *testing.T) {
 		"Unmanaged":   unmanaged,
 		"no decision": {Spec: nodev1alpha1.NodeOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}}},
 	} {
-		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, no, allServed)
-			assert.Empty(t, f.sync())
-			assert.Empty(t, f.conditions())
-		})
+		f := newFixture(t, no, allServed)
+		assert.Empty(t, f.sync(), name)
+		assert.Empty(t, f.conditions(), name)
 	}
 }
 
-// With CMO's metrics client CA, the copy is built just before the DaemonSet
-// that trusts it, the ServiceMonitor names CMO's scrape class, nothing is
-// written at steady state, and the copy goes with the rest, after the
-// DaemonSet.
+// CMO's client CA copy comes before the DaemonSet that trusts it and goes after it.
 func TestClientCACopyOrder(t *testing.T) {
 	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
 	cmo := kubefake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: monitoringNamespace, Name: cmoClientCAConfigMap},
@@ -454,4 +426,67 @@ func TestClientCACopyOrder(t *testing.T) {
 	require.Len(t, steps, 5)
 	assert.Equal(t, []string{"delete daemonsets " + DaemonSetName}, steps[2])
 	assert.Contains(t, steps[3], "delete "+copied, "the copy goes after the DaemonSet that mounts it")
+}
+
+// writeLog records a fake client's writes in order ("<verb> <resource> <name>") and counts reads.
+type writeLog struct {
+	writes []string
+	reads  int
+}
+
+func (l *writeLog) watch(clients ...interface {
+	PrependReactor(verb, resource string, reaction clienttesting.ReactionFunc)
+}) {
+	for _, c := range clients {
+		c.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			switch a.GetVerb() {
+			case "get", "list", "watch":
+				l.reads++
+				return false, nil, nil
+			}
+			name := ""
+			switch a := a.(type) {
+			case interface{ GetObject() runtime.Object }: // create, update
+				if m, err := meta.Accessor(a.GetObject()); err == nil {
+					name = m.GetName()
+				}
+			case interface{ GetName() string }: // delete, patch
+				name = a.GetName()
+			}
+			l.writes = append(l.writes, a.GetVerb()+" "+a.GetResource().Resource+" "+name)
+			return false, nil, nil
+		})
+	}
+}
+
+// take returns and forgets what was logged.
+func (l *writeLog) take() []string {
+	w := l.writes
+	l.writes, l.reads = nil, 0
+	return w
+}
+
+// refresh fills an informer's cache with the client's list, as after the writes.
+func refresh(t *testing.T, informer cache.SharedIndexInformer) func(list runtime.Object, err error) {
+	return func(list runtime.Object, err error) {
+		t.Helper()
+		require.NoError(t, err)
+		objs, err := meta.ExtractList(list)
+		require.NoError(t, err)
+		items := make([]interface{}, 0, len(objs))
+		for _, o := range objs {
+			items = append(items, o)
+		}
+		require.NoError(t, informer.GetIndexer().Replace(items, ""))
+	}
+}
+
+// metricsDecision is the recorded decision of the metrics stack.
+func metricsDecision(enabled bool, mode nodev1alpha1.StackMode) *nodev1alpha1.NodeOperator {
+	return &nodev1alpha1.NodeOperator{
+		Spec: nodev1alpha1.NodeOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}},
+		Status: nodev1alpha1.NodeOperatorStatus{Stacks: []nodev1alpha1.StackStatus{
+			{Name: nodev1alpha1.MetricsStack, Enabled: enabled, Reason: platform.ReasonPlatformDefault, Mode: mode},
+		}},
+	}
 }

@@ -1,15 +1,29 @@
 package criometrics
 
 import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-node-operator/bindata"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
@@ -89,10 +103,6 @@ func TestRenderDaemonSet(t *testing.T) {
 	seStrategy, _, _ := unstructured.NestedString(scc.Object, "seLinuxContext", "type")
 	assert.Equal(t, "RunAsAny", seStrategy, "the SCC must admit cert-syncer's spc_t")
 
-	same, err := RenderDaemonSet(images, tls12, "bundle-1", false)
-	require.NoError(t, err)
-	assert.Equal(t, ds.Spec.Template, same.Spec.Template, "rendering is deterministic")
-
 	newCA, err := RenderDaemonSet(images, tls12, "bundle-2", false)
 	require.NoError(t, err)
 	assert.NotEqual(t, ds.Spec.Template.Annotations[caBundleHashAnnotation], newCA.Spec.Template.Annotations[caBundleHashAnnotation],
@@ -106,4 +116,197 @@ func TestRenderDaemonSet(t *testing.T) {
 
 	_, err = RenderDaemonSet(stack.Images{}, tls12, "bundle-1", false)
 	assert.Error(t, err, "missing images are an error, not an empty image")
+}
+
+func argValue(args []string, flag string) (string, bool) {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func TestTLSArgs(t *testing.T) {
+	custom := &configv1.TLSSecurityProfile{Type: configv1.TLSProfileCustomType, Custom: &configv1.CustomTLSProfile{
+		TLSProfileSpec: configv1.TLSProfileSpec{MinTLSVersion: configv1.VersionTLS12, Ciphers: []string{"ECDHE-RSA-AES128-GCM-SHA256"}},
+	}}
+	for _, tc := range []struct {
+		name        string
+		profile     *configv1.TLSSecurityProfile
+		wantMin     string
+		wantCiphers bool
+	}{
+		{"unset is Intermediate", nil, "VersionTLS12", true},
+		{"Old", &configv1.TLSSecurityProfile{Type: configv1.TLSProfileOldType}, "VersionTLS10", true},
+		{"Intermediate", &configv1.TLSSecurityProfile{Type: configv1.TLSProfileIntermediateType}, "VersionTLS12", true},
+		{"Modern has no 1.2 ciphers", &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType}, "VersionTLS13", false},
+		{"unknown type is Intermediate", &configv1.TLSSecurityProfile{Type: "Future"}, "VersionTLS12", true},
+		{"Custom", custom, "VersionTLS12", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, err := TLSArgs(tc.profile)
+			require.NoError(t, err)
+			min, _ := argValue(args, "--tls-min-version")
+			assert.Equal(t, tc.wantMin, min)
+			ciphers, ok := argValue(args, "--tls-cipher-suites")
+			assert.Equal(t, tc.wantCiphers, ok)
+			// Every suite must be one Go knows by its IANA name, as kube-rbac-proxy parses them.
+			known := map[string]bool{}
+			for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+				known[s.Name] = true
+			}
+			if ok {
+				for _, s := range strings.Split(ciphers, ",") {
+					assert.True(t, known[s], "unknown cipher suite %q", s)
+					assert.False(t, strings.HasPrefix(s, "TLS_AES_") || strings.HasPrefix(s, "TLS_CHACHA20_"), "TLS 1.3 suite %q cannot be configured", s)
+				}
+			}
+		})
+	}
+	args, _ := TLSArgs(custom)
+	ciphers, _ := argValue(args, "--tls-cipher-suites")
+	assert.Equal(t, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", ciphers)
+	_, err := TLSArgs(&configv1.TLSSecurityProfile{Type: configv1.TLSProfileCustomType})
+	assert.Error(t, err)
+	_, err = TLSArgs(&configv1.TLSSecurityProfile{Type: configv1.TLSProfileCustomType, Custom: &configv1.CustomTLSProfile{
+		TLSProfileSpec: configv1.TLSProfileSpec{MinTLSVersion: configv1.VersionTLS12, Ciphers: []string{"NOT-A-CIPHER"}},
+	}})
+	assert.Error(t, err)
+}
+
+func TestDisruptionPolicyApply(t *testing.T) {
+	restartCRIO := []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: "crio.service"}}}
+	other := operatorv1.NodeDisruptionPolicySpecFile{Path: "/etc/other.conf", Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.NoneSpecAction}}}
+	live := func(files ...operatorv1.NodeDisruptionPolicySpecFile) *operatorv1.MachineConfiguration {
+		return &operatorv1.MachineConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "42"},
+			Spec: operatorv1.MachineConfigurationSpec{
+				StaticPodOperatorSpec: operatorv1.StaticPodOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}},
+				NodeDisruptionPolicy:  operatorv1.NodeDisruptionPolicyConfig{Files: files},
+			},
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		live      *operatorv1.MachineConfiguration
+		wantApply bool
+	}{
+		{"no policy at all", live(), true},
+		{"only other entries", live(other), true},
+		{"our entry in place", live(other, operatorv1.NodeDisruptionPolicySpecFile{Path: DropInPath, Actions: restartCRIO}), false},
+		{"our path with other actions", live(operatorv1.NodeDisruptionPolicySpecFile{Path: DropInPath, Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RebootSpecAction}}}), true},
+		{"our path restarting another service", live(operatorv1.NodeDisruptionPolicySpecFile{Path: DropInPath, Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: "kubelet.service"}}}}), true},
+		{"restart then more", live(operatorv1.NodeDisruptionPolicySpecFile{Path: DropInPath, Actions: append(append([]operatorv1.NodeDisruptionPolicySpecAction{}, restartCRIO...), operatorv1.NodeDisruptionPolicySpecAction{Type: operatorv1.DaemonReloadSpecAction})}), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := DisruptionPolicyApply(tc.live)
+			if !tc.wantApply {
+				assert.Nil(t, got)
+				return
+			}
+			require.NotNil(t, got)
+			raw, err := json.Marshal(got)
+			require.NoError(t, err)
+			// Exactly one entry and nothing else of the object: the apply
+			// owns only that entry. The resourceVersion makes it an update
+			// of the object we read, never a create.
+			assert.JSONEq(t, `{
+				"apiVersion": "operator.openshift.io/v1",
+				"kind": "MachineConfiguration",
+				"metadata": {"name": "cluster", "resourceVersion": "42"},
+				"spec": {"nodeDisruptionPolicy": {"files": [{
+					"path": "/etc/crio/crio.conf.d/50-crio-metrics-tls.conf",
+					"actions": [{"type": "Restart", "restart": {"serviceName": "crio.service"}}]
+				}]}}
+			}`, string(raw))
+		})
+	}
+}
+
+const testCA = "-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n"
+
+func TestDecideScrapeAuth(t *testing.T) {
+	for _, c := range []struct {
+		version, ca string
+		want        ScrapeAuth
+	}{
+		{"4.19.0", testCA, ScrapeAuth{ClientCA: testCA, ClientCertificate: true}},
+		{"4.20.0-0.nightly-2026-01-01-000000", testCA, ScrapeAuth{ClientCA: testCA, ClientCertificate: true}},
+		{"4.19.0-rc.1", testCA, ScrapeAuth{ClientCA: testCA, ClientCertificate: true}},
+		{"5.0.0", testCA, ScrapeAuth{ClientCA: testCA, ClientCertificate: true}},
+		// CMO before the scrape class: the proxy trusts the CA, the
+		// ServiceMonitor keeps the token (prometheus-operator would drop a
+		// ServiceMonitor naming an undeclared class).
+		{"4.18.9", testCA, ScrapeAuth{ClientCA: testCA}},
+		{"", testCA, ScrapeAuth{ClientCA: testCA}},
+		{"garbage", testCA, ScrapeAuth{ClientCA: testCA}},
+		// No CA to trust: a certificate would be refused.
+		{"4.19.0", "", ScrapeAuth{}},
+		{"4.19.0", "not PEM", ScrapeAuth{}},
+		{"4.19.0", "-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n", ScrapeAuth{}},
+	} {
+		assert.Equal(t, c.want, DecideScrapeAuth(c.version, c.ca), "version %q, CA %q", c.version, c.ca)
+	}
+}
+
+func TestRenderServiceMonitor(t *testing.T) {
+	endpoint := func(a ScrapeAuth) (map[string]interface{}, map[string]interface{}) {
+		raw, err := RenderServiceMonitor(a)
+		require.NoError(t, err)
+		var sm struct {
+			Spec map[string]interface{} `json:"spec"`
+		}
+		require.NoError(t, yaml.Unmarshal(raw, &sm))
+		return sm.Spec, sm.Spec["endpoints"].([]interface{})[0].(map[string]interface{})
+	}
+	spec, ep := endpoint(ScrapeAuth{ClientCA: testCA})
+	assert.NotContains(t, spec, "scrapeClass")
+	assert.NotEmpty(t, ep["bearerTokenFile"])
+
+	spec, ep = endpoint(ScrapeAuth{ClientCA: testCA, ClientCertificate: true})
+	assert.Equal(t, ScrapeClass, spec["scrapeClass"])
+	assert.NotContains(t, ep, "bearerTokenFile")
+	// The class supplies only the certificate and key; the stack's own CA
+	// and serverName stay, or Prometheus would not trust our proxy.
+	tlsConfig := ep["tlsConfig"].(map[string]interface{})
+	assert.Contains(t, tlsConfig, "ca")
+	assert.Equal(t, "crio-metrics.openshift-cluster-node-operator.svc", tlsConfig["serverName"])
+}
+
+func TestScrapeAuthLookup(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+	co := &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: "monitoring"},
+		Status: configv1.ClusterOperatorStatus{Versions: []configv1.OperandVersion{{Name: "operator", Version: "4.19.2"}}}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-monitoring", Name: "metrics-client-ca"},
+		Data: map[string]string{ClientCAKey: testCA}}
+	kube, cos := kubefake.NewSimpleClientset(), fakeClusterOperators{}
+	l := NewScrapeAuthLookup(kube, cos, clk, time.Minute)
+
+	assert.Equal(t, ScrapeAuth{}, l.Get(ctx), "no CMO: the token")
+	_, err := kube.CoreV1().ConfigMaps("openshift-monitoring").Create(ctx, cm, metav1.CreateOptions{})
+	require.NoError(t, err)
+	cos[co.Name] = co
+	assert.Equal(t, ScrapeAuth{}, l.Get(ctx), "reused within the TTL")
+	clk.SetTime(clk.Now().Add(time.Minute))
+	want := ScrapeAuth{ClientCA: testCA, ClientCertificate: true}
+	assert.Equal(t, want, l.Get(ctx))
+
+	// A failed read keeps the last answer instead of flipping the scrape.
+	kube.PrependReactor("get", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("connection refused")
+	})
+	clk.SetTime(clk.Now().Add(time.Minute))
+	assert.Equal(t, want, l.Get(ctx))
+	assert.Equal(t, ScrapeAuth{}, (*ScrapeAuthLookup)(nil).Get(ctx), "no lookup: the token")
+}
+
+type fakeClusterOperators map[string]*configv1.ClusterOperator
+
+func (f fakeClusterOperators) Get(_ context.Context, name string, _ metav1.GetOptions) (*configv1.ClusterOperator, error) {
+	if co, ok := f[name]; ok {
+		return co, nil
+	}
+	return nil, apierrors.NewNotFound(configv1.Resource("clusteroperators"), name)
 }

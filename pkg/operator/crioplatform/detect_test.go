@@ -84,9 +84,7 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-// TestDetectReusesLookup: the MachineConfigs are read once per TTL (the
-// stack decision asks on every NodeOperator change), and again at once when
-// MCO's API appears or goes, or when asked for a fresh lookup.
+// MachineConfigs are read once per TTL, at once when MCO's API comes or goes or when asked.
 func TestDetectReusesLookup(t *testing.T) {
 	scheme := runtime.NewScheme()
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,

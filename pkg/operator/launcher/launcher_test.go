@@ -36,11 +36,3 @@ func TestReadyOnlyWhileLeading(t *testing.T) {
 		t.Errorf("leading: /readyz %d, want 200", code)
 	}
 }
-
-func TestNamespaceFlagWins(t *testing.T) {
-	o := NewOptions("x")
-	o.Namespace = "ns"
-	if ns, err := o.namespace(); err != nil || ns != "ns" {
-		t.Errorf("namespace() = %q, %v; want ns", ns, err)
-	}
-}

@@ -20,9 +20,7 @@ func configMap(namespace, name, key, value string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Data: map[string]string{key: value}}
 }
 
-// Ensure writes the copy only when it differs from the source, once, with
-// the source's client-ca-file; a source it cannot read is Degraded with a
-// message that is the same on every call, and nothing is written.
+// The copy is written only when it differs; an unreadable source: Degraded, no write.
 func TestEnsureAndConditionFor(t *testing.T) {
 	const ns = "ns"
 	for _, tc := range []struct {

@@ -2,11 +2,12 @@ package nmstate
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -42,8 +43,7 @@ var testImages = stack.Images{
 	KubeRBACProxy:   "quay.io/test/kube-rbac-proxy:1",
 }
 
-// fixture is the controller with fake clients, and a log of every write
-// action in the order the clients saw them.
+// fixture is the controller with fake clients and a log of their write actions, in order.
 type fixture struct {
 	t        *testing.T
 	c        *controller
@@ -109,9 +109,7 @@ func newFixture(t *testing.T, decision nodev1alpha1.StackStatus, kubeObjs []runt
 	return f
 }
 
-// sync runs one sync the way the informers would see the cluster: the
-// Deployment cache and the NodeOperator status (generations) are refreshed
-// first. It returns the writes of that sync, which must succeed.
+// sync refreshes the Deployment cache and the NodeOperator status, then runs one sync that must succeed.
 func (f *fixture) sync() []string {
 	f.t.Helper()
 	writes, err := f.trySync()
@@ -149,17 +147,6 @@ func (f *fixture) condition(suffix string) operatorv1.OperatorCondition {
 	return *c
 }
 
-// editDeployment plays someone who changes the Deployment's image.
-func (f *fixture) editDeployment() {
-	f.t.Helper()
-	d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
-	require.NoError(f.t, err)
-	d.Spec.Template.Spec.Containers[0].Image = "quay.io/someone/else:1"
-	d.Generation++
-	_, err = f.kube.AppsV1().Deployments(Namespace).Update(context.Background(), d, metav1.UpdateOptions{})
-	require.NoError(f.t, err)
-}
-
 // makeAvailable plays the Deployment controller and kubelet.
 func (f *fixture) makeAvailable() {
 	f.t.Helper()
@@ -186,11 +173,8 @@ func adminNMState() *unstructured.Unstructured {
 	}}
 }
 
-// The stack deploys in order and then writes nothing, and someone's edit of
-// the Deployment is put back once; also while the NodeOperator informer has
-// not seen the status that recorded the Deployment's generation (a busy API
-// server or operator), where an update for nothing would fail with a
-// conflict whenever the Deployment controller writes its status in between.
+// Deploys in order, then writes nothing; an edit is put back once; also
+// with a NodeOperator informer behind the status (an update for nothing conflicts).
 func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 	for _, stale := range []bool{false, true} {
 		t.Run(fmt.Sprintf("status seen late: %v", stale), func(t *testing.T) {
@@ -213,19 +197,22 @@ func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 			cr, err := f.dynamic.Resource(NMStateGVR).Get(context.Background(), CRName, metav1.GetOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, StackLabelValue, cr.GetLabels()[StackLabel])
-			assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
-			assert.Equal(t, "PlatformDefault", f.condition("Available").Reason)
-			assert.Equal(t, operatorv1.ConditionFalse, f.condition("Progressing").Status)
-			assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
+			assert.Equal(t, []any{operatorv1.ConditionTrue, "PlatformDefault", operatorv1.ConditionFalse, operatorv1.ConditionFalse},
+				[]any{f.condition("Available").Status, f.condition("Available").Reason, f.condition("Progressing").Status, f.condition("Degraded").Status})
 
 			for i := 0; i < 3; i++ {
 				assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
 			}
 
 			// Someone edits the Deployment: it is put back, once.
-			f.editDeployment()
-			assert.Equal(t, []string{"update deployments"}, f.sync())
 			d, err := f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
+			require.NoError(t, err)
+			d.Spec.Template.Spec.Containers[0].Image = "quay.io/someone/else:1"
+			d.Generation++
+			_, err = f.kube.AppsV1().Deployments(Namespace).Update(context.Background(), d, metav1.UpdateOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"update deployments"}, f.sync())
+			d, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, testImages.NMStateOperator, d.Spec.Template.Spec.Containers[0].Image)
 			assert.Empty(t, f.sync())
@@ -251,7 +238,9 @@ func TestRemoveInOrderKeepsCRDAndUserData(t *testing.T) {
 	nncp := &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy", "metadata": map[string]interface{}{"name": "br1"}}}
 	f := newFixture(t, offOnAWS, []runtime.Object{d}, append(dyn, ourCR, nncp)...)
-	_, err = f.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), readCRDForTest(t), metav1.CreateOptions{})
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	require.NoError(t, yaml.Unmarshal(bindata.MustAsset(crdFile), crd))
+	_, err = f.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crd, metav1.CreateOptions{})
 	require.NoError(t, err)
 
 	writes := f.sync()
@@ -272,13 +261,6 @@ func TestRemoveInOrderKeepsCRDAndUserData(t *testing.T) {
 	_, err = f.dynamic.Resource(schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nodenetworkconfigurationpolicies"}).
 		Get(context.Background(), "br1", metav1.GetOptions{})
 	assert.NoError(t, err, "NodeNetworkConfigurationPolicies are kept")
-}
-
-func readCRDForTest(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
-	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	require.NoError(t, yaml.Unmarshal(bindata.MustAsset(crdFile), crd))
-	return crd
 }
 
 func TestAdoptedNMStateIsLeftAloneAndKept(t *testing.T) {
@@ -308,17 +290,13 @@ func TestOthersObjectsAreNeverTouched(t *testing.T) {
 	ns := &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]interface{}{"name": Namespace}}}
 
-	t.Run("off: nothing without the stack's label is deleted", func(t *testing.T) {
-		f := newFixture(t, offOnAWS, []runtime.Object{foreign}, ns, adminNMState())
-		assert.Empty(t, f.sync())
-	})
-	t.Run("on: an NMState operator deployed by someone else is left to run NMState", func(t *testing.T) {
-		f := newFixture(t, onByDefault, []runtime.Object{foreign})
-		assert.Empty(t, f.sync())
-		assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
-		assert.Equal(t, ReasonProvidedByOLM, f.condition("Available").Reason, "OLM's label says who installed it")
-		assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
-	})
+	f := newFixture(t, offOnAWS, []runtime.Object{foreign}, ns, adminNMState())
+	assert.Empty(t, f.sync(), "off: nothing without the stack's label is deleted")
+	f = newFixture(t, onByDefault, []runtime.Object{foreign.DeepCopy()})
+	assert.Empty(t, f.sync(), "on: an NMState operator deployed by someone else is left to run NMState")
+	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
+	assert.Equal(t, ReasonProvidedByOLM, f.condition("Available").Reason, "OLM's label says who installed it")
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 }
 
 func olmCSVObject(namespace string) *unstructured.Unstructured {
@@ -330,9 +308,7 @@ func olmCSVObject(namespace string) *unstructured.Unstructured {
 	}}
 }
 
-// An OLM install arriving after the stack deployed: one NMState operator
-// stays (OLM's), and what it may use is kept; uninstalling it hands NMState
-// back without touching the NMState.
+// OLM arriving later: the stack steps aside; OLM gone, it takes NMState back.
 func TestStepsAsideForOLMAndTakesOverAfterIt(t *testing.T) {
 	var rbac []runtime.Object
 	for _, file := range rbacFiles {
@@ -387,30 +363,23 @@ func TestProviderOf(t *testing.T) {
 		{"a Subscription before its CSV", nil, []unstructured.Unstructured{sub}, nil, provider{ReasonProvidedByOLM, "Subscription nmstate/nmstate"}},
 		{"a Deployment someone else created", nil, nil, manual, provider{ReasonProvidedExternally, "Deployment openshift-nmstate/nmstate-operator, not created by the node operator"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, providerOf(tc.csvs, tc.subs, tc.d))
-		})
+		assert.Equal(t, tc.want, providerOf(tc.csvs, tc.subs, tc.d), tc.name)
 	}
 }
 
 func TestNothingHappensUnmanagedOrUndecided(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		state stack.State
-	}{
-		{"Unmanaged", stack.State{Act: false, Decided: true, Enabled: false, Decision: offOnAWS}},
-		{"no decision yet", stack.State{Act: true, Decided: false}},
+	for name, state := range map[string]stack.State{
+		"Unmanaged":       {Act: false, Decided: true, Enabled: false, Decision: offOnAWS},
+		"no decision yet": {Act: true, Decided: false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d, err := readDeployment(imagesFrom(testImages))
-			require.NoError(t, err)
-			f := newFixture(t, offOnAWS, []runtime.Object{d}, manifest(t, crFile), manifest(t, "nmstate/namespace.yaml"))
-			f.state = tc.state
-			assert.Empty(t, f.sync())
-			_, status, _, err := f.operator.GetOperatorState()
-			require.NoError(t, err)
-			assert.Empty(t, status.Conditions, "no conditions written")
-		})
+		d, err := readDeployment(imagesFrom(testImages))
+		require.NoError(t, err)
+		f := newFixture(t, offOnAWS, []runtime.Object{d}, manifest(t, crFile), manifest(t, "nmstate/namespace.yaml"))
+		f.state = state
+		assert.Empty(t, f.sync(), name)
+		_, status, _, err := f.operator.GetOperatorState()
+		require.NoError(t, err)
+		assert.Empty(t, status.Conditions, "%s: no conditions written", name)
 	}
 }
 
@@ -421,15 +390,207 @@ func TestWaitsForTerminatingNamespace(t *testing.T) {
 	assert.Empty(t, f.sync(), "nothing is created in a terminating namespace")
 	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status)
 	assert.Contains(t, f.condition("Progressing").Message, "namespace openshift-nmstate to finish terminating")
+	assert.Contains(t, f.condition("Available").Message, "not available yet: waiting for namespace openshift-nmstate to finish terminating")
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 }
 
 func TestMissingImagesAreReported(t *testing.T) {
 	f := newFixture(t, onByDefault, nil)
 	f.c.images = images{}
-	err := f.c.syncNMState(context.Background(), factory.NewSyncContext("test", events.NewInMemoryRecorder("test", f.clock)))
-	require.Error(t, err)
-	assert.True(t, strings.Contains(err.Error(), "NMSTATE_OPERATOR_IMAGE, NMSTATE_HANDLER_IMAGE"), err.Error())
+	_, err := f.trySync()
+	require.ErrorContains(t, err, "NMSTATE_OPERATOR_IMAGE, NMSTATE_HANDLER_IMAGE")
 	_, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
 	assert.Error(t, err, "no Deployment without images")
+}
+
+// Every embedded manifest is applied (each is a relatedObject, which
+// lists what the stack applies), and labelled as the stack's.
+func TestEveryManifestIsUsedAndLabelled(t *testing.T) {
+	names, err := bindata.Names("nmstate")
+	require.NoError(t, err)
+	related, err := relatedObjects()
+	require.NoError(t, err)
+	for _, name := range names {
+		m := manifest(t, name)
+		resource, _ := stack.ResourceFor(m.GroupVersionKind().GroupKind())
+		assert.Contains(t, related, configv1.ObjectReference{Group: m.GroupVersionKind().Group, Resource: resource, Namespace: m.GetNamespace(), Name: m.GetName()},
+			"%s is embedded but never applied", name)
+		assert.Equal(t, StackLabelValue, m.GetLabels()[StackLabel], "%s lacks the label that lets removal tell the stack's objects from others'", name)
+	}
+}
+
+// What no e2e test sees of the Deployment (kwok runs no container): docs/test-behaviours.md.
+func TestDeploymentFollowsThePlatformConventions(t *testing.T) {
+	d, err := readDeployment(imagesFrom(testImages))
+	require.NoError(t, err)
+	require.Len(t, d.Spec.Template.Spec.Containers, 1)
+	c := d.Spec.Template.Spec.Containers[0]
+	assert.Equal(t, corev1.TerminationMessageFallbackToLogsOnError, c.TerminationMessagePolicy)
+	require.NotNil(t, c.SecurityContext)
+	assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
+	assert.True(t, *c.SecurityContext.RunAsNonRoot)
+	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
+	assert.Equal(t, []corev1.Capability{"ALL"}, c.SecurityContext.Capabilities.Drop)
+}
+
+var (
+	onByDefault = nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: true, Reason: "PlatformDefault",
+		Message: "deployed by default on platform BareMetal; set spec.nmstate.managementState=Removed to opt out"}
+	offOnAWS = nodev1alpha1.StackStatus{Name: nodev1alpha1.NMStateStack, Enabled: false, Reason: "NotDefaultOnPlatform",
+		Message: "not deployed (platform AWS is not enabled by default; set spec.nmstate.managementState=Managed to opt in)"}
+)
+
+var (
+	t0           = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	olmCSV       = provider{ReasonProvidedByOLM, "ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0"}
+	deployedOurs = "nmstate-operator available (1/1 replicas available), NMState nmstate created by the node operator"
+	notReported  = "; the NMState operator has not reported on its handler yet"
+)
+
+// handler is what the NMState operator reports of its handler since t.
+func handler(available string, since time.Time) operandStatus {
+	msg := "All components are available and ready"
+	reason := "SuccessfullyDeployed"
+	if available == "False" {
+		reason, msg = "Deploying", `DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`
+	}
+	return operandStatus{Reported: true,
+		Available: operandCondition{Status: available, Reason: reason, Message: msg, Since: since},
+		Degraded:  operandCondition{Status: "False", Reason: reason, Message: msg, Since: since}}
+}
+
+// deployment: generation, observedGeneration, updated and available replicas of one, Available.
+func deployment(generation, observed int64, updated, available int32, availableCond corev1.ConditionStatus, extra ...appsv1.DeploymentCondition) *appsv1.Deployment {
+	one := int32(1)
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: DeploymentName, Namespace: Namespace, Generation: generation,
+			Labels: map[string]string{StackLabel: StackLabelValue}},
+		Spec: appsv1.DeploymentSpec{Replicas: &one},
+		Status: appsv1.DeploymentStatus{
+			ObservedGeneration: observed, Replicas: updated, UpdatedReplicas: updated, AvailableReplicas: available,
+			Conditions: append([]appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: availableCond}}, extra...),
+		},
+	}
+	if updated == 0 {
+		d.Status.Replicas = 0
+	}
+	return d
+}
+
+func TestConditionsFor(t *testing.T) {
+	// calm: a condition with nothing to report.
+	calm := condition{false, ReasonAsExpected, ""}
+	ready := deployment(1, 1, 1, 1, corev1.ConditionTrue)
+	stuck := deployment(2, 2, 0, 1, corev1.ConditionTrue, appsv1.DeploymentCondition{
+		Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+		Message: `ReplicaSet "nmstate-operator-2" has timed out progressing.`})
+	stuck.Status.Replicas = 2
+
+	for _, tc := range []struct {
+		name string
+		obs  observation
+		want conditions
+	}{{name: "removing: progressing, still available", obs: observation{Decision: offOnAWS, Remaining: []string{"Namespace openshift-nmstate"}},
+		want: conditions{condition{true, ReasonRemoving, offOnAWS.Message + "; removing: deleting Namespace openshift-nmstate"},
+			condition{true, ReasonRemoving, "removing the NMState stack: deleting Namespace openshift-nmstate"}, calm},
+	}, {name: "on, nothing created yet", obs: observation{Decision: onByDefault},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: Deployment openshift-nmstate/nmstate-operator not created yet"},
+			condition{true, ReasonDeploying, "deploying the NMState stack: creating Deployment openshift-nmstate/nmstate-operator"}, calm},
+	}, {name: "on, Deployment created, not observed yet", obs: observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse)},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
+			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"}, calm},
+	}, {name: "on, Deployment created long ago and still not rolled out: unavailable", obs: observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
+		want: conditions{condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
+			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"}, calm},
+	}, {name: "on, Deployment available, CR not there yet: still deploying (both are required)", obs: observation{Decision: onByDefault, Deployment: ready},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: NMState nmstate is created once the Deployment is available"},
+			condition{true, ReasonDeploying, "deploying the NMState stack: NMState nmstate is created once the Deployment is available"}, calm},
+	}, {name: "on and settled, our CR; the NMState operator has not reported yet: available, and says so", obs: observation{Decision: onByDefault, Deployment: ready, CR: crOurs},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported}, calm, calm},
+	}, {name: "on, new spec rolling out while the old pod serves: available and progressing",
+		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: func() *appsv1.Deployment {
+			d := deployment(2, 2, 1, 1, corev1.ConditionTrue)
+			d.Status.Replicas = 2 // the old pod is still there
+			return d
+		}()},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
+			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 1/1 replicas updated, 1 available"}, calm},
+	}, {name: "on with an administrator's NMState, first pod not ready yet at the end of the grace: deploying, still available", obs: observation{Decision: onByDefault, CR: crAdopted, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace - time.Second)},
+		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
+			condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
+			calm},
+	}, {name: "on, first pod still not ready after the grace: unavailable", obs: observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace)},
+		want: conditions{condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}, calm, calm},
+	}, {name: "on, pod lost with its node, Deployment created long ago: unavailable but not progressing (no new spec)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
+		want: conditions{condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}, calm, calm},
+	}, {name: "on, rollout stuck past its deadline: degraded at once (the Deployment controller waited)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: stuck},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
+			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 1 available"},
+			condition{true, ReasonRolloutStuck, `Deployment openshift-nmstate/nmstate-operator does not roll out: ReplicaSet "nmstate-operator-2" has timed out progressing.`}},
+	}, {name: "sync failing, stack available: degraded at once (the ClusterOperator follows after the inertia)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, SyncError: errors.New("boom")},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
+			calm, condition{true, ReasonSyncFailing, "boom"}},
+	}, {name: "on, an NMState operator installed by OLM: available, the stack steps aside and says how to take over", obs: observation{Decision: onByDefault, Provider: olmCSV},
+		want: conditions{
+			Available: condition{true, ReasonProvidedByOLM, onByDefault.Message + "; NMState is run by the Kubernetes NMState operator installed by OLM " +
+				"(ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0); the node operator leaves it, the NMState and every policy alone " +
+				"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"},
+			Progressing: calm, Degraded: calm},
+	}, {name: "off, someone else's NMState operator: the decision's reason stays", obs: observation{Decision: offOnAWS, Provider: provider{ReasonProvidedExternally, "Deployment openshift-nmstate/nmstate-operator, not created by the node operator"}},
+		want: conditions{
+			Available: condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NMState is run by an NMState operator the node operator did not deploy " +
+				"(Deployment openshift-nmstate/nmstate-operator, not created by the node operator); the node operator leaves it, the NMState and every policy alone " +
+				"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"},
+			Progressing: calm, Degraded: calm},
+	}, {name: "handler available", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("True", t0), Now: t0.Add(time.Hour)},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler available"}, calm, calm},
+	}, {name: "handler rolling out, within the grace: still available, with the operand's message", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("False", t0), Now: t0.Add(HandlerGrace - time.Second)},
+		want: conditions{
+			Available: condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs +
+				`; handler not available yet: Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`},
+			Progressing: calm, Degraded: calm},
+	}, {name: "handler unavailable past the grace: unavailable, with the operand's message", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("False", t0), Now: t0.Add(HandlerGrace)},
+		want: conditions{
+			Available: condition{false, ReasonHandlerUnavailable, onByDefault.Message + "; " + deployedOurs +
+				`; the NMState operator reports its handler unavailable: Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`},
+			Progressing: calm, Degraded: calm},
+	}, {name: "the NMState operator cannot apply its handler: degraded with its message",
+		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Now: t0, Operand: operandStatus{Reported: true,
+			Available: operandCondition{Status: "False", Reason: "InternalError", Message: "failed applying RBAC: forbidden", Since: t0},
+			Degraded:  operandCondition{Status: "True", Reason: "InternalError", Message: "failed applying RBAC: forbidden", Since: t0}}},
+		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler not available yet: InternalError: failed applying RBAC: forbidden"},
+			calm, condition{true, ReasonHandlerDegraded, "the NMState operator reports NMState nmstate degraded: InternalError: failed applying RBAC: forbidden"}},
+	}} {
+		assert.Equal(t, tc.want, conditionsFor(tc.obs), tc.name)
+	}
+}
+
+// A persistent error gives the same conditions on every retry: written once.
+func TestConditionsForPersistentErrorDoNotChangeWithTime(t *testing.T) {
+	decision := onByDefault
+	err := errors.New("NMSTATE_OPERATOR_IMAGE is not set")
+	first := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 1, 0, 1, 1, 0, time.UTC)})
+	later := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 3, 7, 0, 0, 0, time.UTC)})
+	assert.Equal(t, first, later)
+	assert.True(t, first.Degraded.Status)
+	// The handler reported unavailable past the grace: written once too.
+	past := observation{Decision: decision, CR: crOurs, Deployment: deployment(1, 1, 1, 1, corev1.ConditionTrue), Operand: handler("False", t0), Now: t0.Add(HandlerGrace)}
+	again := past
+	again.Now = past.Now.Add(48 * time.Hour)
+	assert.Equal(t, conditionsFor(past), conditionsFor(again))
+	assert.False(t, conditionsFor(again).Available.Status)
+}
+
+func TestOperandOf(t *testing.T) {
+	cr := &unstructured.Unstructured{Object: map[string]interface{}{"status": map[string]interface{}{"conditions": []interface{}{
+		map[string]interface{}{"type": "Available", "status": "False", "reason": "Deploying", "lastTransitionTime": "2026-01-01T00:00:00Z",
+			"message": "Deployment \"nmstate-webhook\" is not available (awaiting 1 nodes)\nDaemonSet \"nmstate-handler\" is not available (awaiting 2 nodes)"},
+		map[string]interface{}{"type": "Degraded", "status": "False", "reason": "Deploying"},
+	}}}}
+	got := operandOf(cr)
+	require.True(t, got.Reported)
+	assert.Equal(t, operandCondition{Status: "False", Reason: "Deploying", Since: t0,
+		Message: `Deployment "nmstate-webhook" is not available (awaiting 1 nodes); DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`}, got.Available)
+	assert.Equal(t, "False", got.Degraded.Status)
+	assert.False(t, operandOf(&unstructured.Unstructured{Object: map[string]interface{}{}}).Reported)
 }

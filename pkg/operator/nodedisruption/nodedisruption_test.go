@@ -31,8 +31,7 @@ func restart(service string) operatorv1.NodeDisruptionPolicyStatusAction {
 		Restart: &operatorv1.RestartService{ServiceName: operatorv1.NodeDisruptionPolicyServiceName(service)}}
 }
 
-// machineConfiguration: generation 3, our entries in the spec, and a
-// status observed at observed listing files.
+// machineConfiguration: generation 3, our spec entries, a status observed at observed listing files.
 func machineConfiguration(spec []operatorv1.NodeDisruptionPolicySpecFile, observed int64, files ...operatorv1.NodeDisruptionPolicyStatusFile) *operatorv1.MachineConfiguration {
 	mc := &operatorv1.MachineConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "cluster", Generation: 3, ResourceVersion: "7"}}
 	mc.Spec.NodeDisruptionPolicy.Files = spec
@@ -80,9 +79,6 @@ func TestDecide(t *testing.T) {
 			assert.Equal(t, tc.wantWait, d.Wait, "wait")
 		})
 	}
-}
-
-func TestPersists(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	assert.False(t, Persists(time.Time{}, now), "a wait that begins now")
 	assert.False(t, Persists(now.Add(-WaitGrace+time.Second), now))

@@ -15,9 +15,7 @@ import (
 	applynodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/generated/applyconfiguration/nodeoperator/v1alpha1"
 )
 
-// nodeOperatorWithManagedFields is what the API server returns after
-// manager "StatusManager" applied one condition and "SpecManager" applied
-// spec.logLevel, and someone else wrote another condition.
+// nodeOperatorWithManagedFields: StatusManager and Other applied a condition each, SpecManager spec.logLevel.
 func nodeOperatorWithManagedFields(t *testing.T) *unstructured.Unstructured {
 	no := &nodev1alpha1.NodeOperator{
 		TypeMeta:   metav1.TypeMeta{APIVersion: nodev1alpha1.GroupVersion.String(), Kind: "NodeOperator"},
@@ -43,31 +41,24 @@ func nodeOperatorWithManagedFields(t *testing.T) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: u}
 }
 
-func TestExtractOperatorStatusReturnsOnlyWhatTheManagerOwns(t *testing.T) {
+func TestExtractOperatorStatusAndSpecReturnOnlyWhatTheManagerOwns(t *testing.T) {
 	obj := nodeOperatorWithManagedFields(t)
 	got, err := extractOperatorStatus(obj, "StatusManager")
 	require.NoError(t, err)
 	require.Len(t, got.Conditions, 1, "an empty extraction would make every sync look like a change")
 	assert.Equal(t, "MineDegraded", ptr.Deref(got.Conditions[0].Type, ""))
 	assert.Equal(t, operatorv1.ConditionFalse, ptr.Deref(got.Conditions[0].Status, ""))
-
 	got, err = extractOperatorStatus(obj, "Nobody")
 	require.NoError(t, err)
 	assert.Empty(t, got.Conditions)
-}
 
-func TestExtractOperatorSpecReturnsOnlyWhatTheManagerOwns(t *testing.T) {
-	obj := nodeOperatorWithManagedFields(t)
-	got, err := extractOperatorSpec(obj, "SpecManager")
+	spec, err := extractOperatorSpec(obj, "SpecManager")
 	require.NoError(t, err)
-	assert.Equal(t, operatorv1.Debug, ptr.Deref(got.LogLevel, ""))
-	assert.Nil(t, got.ManagementState, "not owned by SpecManager")
+	assert.Equal(t, operatorv1.Debug, ptr.Deref(spec.LogLevel, ""))
+	assert.Nil(t, spec.ManagementState, "not owned by SpecManager")
 }
 
-// TestExtractStacksOfTwoManagers: the stack decision and the version
-// controller own different fields of the same status.stacks entry; each
-// extraction returns only its own, so that neither sees the other's fields
-// as a change to apply.
+// Two managers of one status.stacks entry each extract only their own fields.
 func TestExtractStacksOfTwoManagers(t *testing.T) {
 	no := &nodev1alpha1.NodeOperator{
 		TypeMeta:   metav1.TypeMeta{APIVersion: nodev1alpha1.GroupVersion.String(), Kind: "NodeOperator"},

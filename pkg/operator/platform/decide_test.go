@@ -31,9 +31,7 @@ var allKnobs = []nodev1alpha1.StackState{"", nodev1alpha1.StackEnabled, nodev1al
 
 var allServed = []ServedAPIs{{}, {Monitoring: true}, {MachineConfig: true}, {Monitoring: true, MachineConfig: true}}
 
-// allPlatformPaths: none, MCO's MachineConfigs only (install, before any node
-// runs the static pod), mirror pods only (MachineConfigs unreadable by name),
-// both.
+// allPlatformPaths: none, MCO's MachineConfigs only (install), mirror pods only, both.
 var allPlatformPaths = []PlatformCRIOMetrics{
 	{},
 	{MachineConfigs: []string{"01-master-kubelet", "01-worker-kubelet"}},
@@ -48,8 +46,7 @@ func infra(platform configv1.PlatformType, topology configv1.TopologyMode) *conf
 	}}
 }
 
-// expected is the platform table of docs/architecture.md and README.md,
-// written independently of Decide.
+// expected is the platform table of docs/architecture.md and README.md, written apart from Decide.
 func expected(platform configv1.PlatformType, topology configv1.TopologyMode, knob nodev1alpha1.StackState, nmstateStack bool) (bool, string) {
 	switch {
 	case knob == nodev1alpha1.StackDisabled:
@@ -75,65 +72,35 @@ func TestDecideEveryPlatformTopologyKnobAndServedAPIs(t *testing.T) {
 					for _, served := range allServed {
 						for _, path := range allPlatformPaths {
 							name := fmt.Sprintf("%s/%s/metrics=%q/nmstate=%q/%+v/%+v", platform, topology, metricsKnob, nmstateKnob, served, path)
-							t.Run(name, func(t *testing.T) {
-								spec := nodev1alpha1.NodeOperatorSpec{
-									Metrics: nodev1alpha1.StackConfig{State: metricsKnob},
-									NMState: nodev1alpha1.StackConfig{State: nmstateKnob},
-								}
-								spec.ManagementState = operatorv1.Managed
-								got := Decide(Input{Infrastructure: infra(platform, topology), Spec: spec, Served: served, PlatformCRIOMetrics: path})
-
-								wantEnabled, wantReason := expected(platform, topology, metricsKnob, false)
-								assert.Equal(t, wantEnabled, got.Metrics.Enabled, "metrics enabled")
-								assert.Equal(t, wantReason, got.Metrics.Reason, "metrics reason")
-								assert.Equal(t, nodev1alpha1.MetricsStack, got.Metrics.Name)
-
-								wantEnabled, wantReason = expected(platform, topology, nmstateKnob, true)
-								assert.Equal(t, wantEnabled, got.NMState.Enabled, "nmstate enabled")
-								assert.Equal(t, wantReason, got.NMState.Reason, "nmstate reason")
-								assert.Equal(t, nodev1alpha1.NMStateStack, got.NMState.Name)
-
-								assert.Empty(t, got.InfrastructureProblem)
-								assert.Equal(t, platform, got.Platform)
-								for _, s := range got.Stacks() {
-									assert.NotEmpty(t, s.Message, "every decision explains itself")
-								}
-								// The platform's CRI-O metrics path decides the mode
-								// of an enabled metrics stack.
-								wantMode := nodev1alpha1.StackMode("")
-								switch {
-								case !got.Metrics.Enabled:
-								case path.Exists():
-									wantMode = nodev1alpha1.PlatformProxy
-									assert.Contains(t, got.Metrics.Message, "kube-rbac-proxy-crio")
-								default:
-									wantMode = nodev1alpha1.OperatorTLS
-								}
-								assert.Equal(t, wantMode, got.Metrics.Mode, "metrics mode")
-								assert.Empty(t, got.NMState.Mode)
-								// Skipped parts are reported only for an enabled metrics
-								// stack; the drop-in MachineConfigs only exist in the
-								// operator's own TLS mode.
-								wantSkipped := 0
-								if got.Metrics.Enabled {
-									if !served.Monitoring {
-										wantSkipped++
-									}
-									if !served.MachineConfig && wantMode == nodev1alpha1.OperatorTLS {
-										wantSkipped++
-									}
-								}
-								assert.Len(t, got.Metrics.Skipped, wantSkipped)
-								for _, s := range got.Metrics.Skipped {
-									assert.Contains(t, got.Metrics.Message, s)
-								}
-								assert.Empty(t, got.NMState.Skipped)
-								// A decision fed back as the previous one is stable: no
-								// message grows on every resync.
-								again := Decide(Input{Infrastructure: infra(platform, topology), Spec: spec, Served: served, PlatformCRIOMetrics: path,
-									Previous: []nodev1alpha1.StackStatus{got.Metrics.StackStatus, got.NMState.StackStatus}})
-								assert.Equal(t, got, again)
-							})
+							spec := nodev1alpha1.NodeOperatorSpec{Metrics: nodev1alpha1.StackConfig{State: metricsKnob}, NMState: nodev1alpha1.StackConfig{State: nmstateKnob}}
+							spec.ManagementState = operatorv1.Managed
+							in := Input{Infrastructure: infra(platform, topology), Spec: spec, Served: served, PlatformCRIOMetrics: path}
+							got := Decide(in)
+							mEnabled, mReason := expected(platform, topology, metricsKnob, false)
+							nEnabled, nReason := expected(platform, topology, nmstateKnob, true)
+							// The platform's path decides an enabled metrics stack's mode; the
+							// drop-in MachineConfigs (skipped without MCO's API) exist only in
+							// the own TLS mode.
+							wantMode, wantSkipped := nodev1alpha1.StackMode(""), 0
+							if mEnabled {
+								wantMode = map[bool]nodev1alpha1.StackMode{true: nodev1alpha1.PlatformProxy, false: nodev1alpha1.OperatorTLS}[path.Exists()]
+								wantSkipped = map[bool]int{true: 0, false: 1}[served.Monitoring] + map[bool]int{true: 1}[!served.MachineConfig && wantMode == nodev1alpha1.OperatorTLS]
+							}
+							assert.Equal(t, []any{nodev1alpha1.MetricsStack, mEnabled, mReason, wantMode, wantSkipped, nodev1alpha1.NMStateStack, nEnabled, nReason, nodev1alpha1.StackMode(""), 0, "", platform},
+								[]any{got.Metrics.Name, got.Metrics.Enabled, got.Metrics.Reason, got.Metrics.Mode, len(got.Metrics.Skipped),
+									got.NMState.Name, got.NMState.Enabled, got.NMState.Reason, got.NMState.Mode, len(got.NMState.Skipped), got.InfrastructureProblem, got.Platform}, name)
+							for _, s := range got.Stacks() {
+								assert.NotEmpty(t, s.Message, "%s: every decision explains itself", name)
+							}
+							for _, s := range got.Metrics.Skipped {
+								assert.Contains(t, got.Metrics.Message, s, name)
+							}
+							if wantMode == nodev1alpha1.PlatformProxy {
+								assert.Contains(t, got.Metrics.Message, "kube-rbac-proxy-crio", name)
+							}
+							// Fed back as the previous decision, the same: no message grows.
+							in.Previous = []nodev1alpha1.StackStatus{got.Metrics.StackStatus, got.NMState.StackStatus}
+							assert.Equal(t, got, Decide(in), name)
 						}
 					}
 				}
@@ -152,9 +119,7 @@ func TestDecideMessagesTellTheAdministratorWhatToDo(t *testing.T) {
 	assert.Contains(t, got.NMState.Message, "spec.nmstate.state=Disabled to opt out")
 }
 
-// TestDecidePlatformOf: an unknown or empty platform is None (NMState not
-// deployed by default), and an Infrastructure with only the deprecated
-// status.platform is read from it.
+// An unknown or empty platform is None; the deprecated status.platform alone is read.
 func TestDecidePlatformOf(t *testing.T) {
 	for _, tc := range []struct {
 		infra   *configv1.Infrastructure
@@ -177,9 +142,7 @@ func TestDecidePlatformOf(t *testing.T) {
 	}
 }
 
-// TestDecideMissingInfrastructureKeepsLastDecision: without an
-// Infrastructure, or with one without status.platformStatus, the last
-// decision stands, and opting out still works.
+// No Infrastructure, or none with status.platformStatus: the last decision stands.
 func TestDecideMissingInfrastructureKeepsLastDecision(t *testing.T) {
 	previous := Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)})
 	prevStatus := []nodev1alpha1.StackStatus{previous.Metrics.StackStatus, previous.NMState.StackStatus}
@@ -238,16 +201,12 @@ func TestDecideMetricsModeFollowsThePlatformPath(t *testing.T) {
 		{"lookup fails with no history: nothing node-side yet", unreadable, "", "", "not known yet (machineconfigs 01-worker-kubelet"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			previous := Decide(Input{Infrastructure: bareMetal, Served: served}).Metrics.StackStatus
-			previous.Mode = tt.previous
-			got := Decide(Input{Infrastructure: bareMetal, Served: served, PlatformCRIOMetrics: tt.path,
-				Previous: []nodev1alpha1.StackStatus{previous}})
-			assert.True(t, got.Metrics.Enabled)
-			assert.Equal(t, tt.wantMode, got.Metrics.Mode)
-			assert.Contains(t, got.Metrics.Message, tt.wantMessage)
-			assert.Contains(t, got.Metrics.Message, "deployed by default on platform BareMetal")
-			assert.Equal(t, 1, strings.Count(got.Metrics.Message, "CRI-O metrics"), got.Metrics.Message)
-		})
+		previous := Decide(Input{Infrastructure: bareMetal, Served: served}).Metrics.StackStatus
+		previous.Mode = tt.previous
+		got := Decide(Input{Infrastructure: bareMetal, Served: served, PlatformCRIOMetrics: tt.path, Previous: []nodev1alpha1.StackStatus{previous}})
+		assert.Equal(t, []any{true, tt.wantMode}, []any{got.Metrics.Enabled, got.Metrics.Mode}, tt.name)
+		assert.Contains(t, got.Metrics.Message, tt.wantMessage, tt.name)
+		assert.Contains(t, got.Metrics.Message, "deployed by default on platform BareMetal", tt.name)
+		assert.Equal(t, 1, strings.Count(got.Metrics.Message, "CRI-O metrics"), got.Metrics.Message)
 	}
 }

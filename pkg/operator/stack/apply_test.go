@@ -31,9 +31,7 @@ func TestContains(t *testing.T) {
 		{"list length differs", map[string]interface{}{"spec": map[string]interface{}{"list": []interface{}{"b"}}}, false},
 		{"type differs", map[string]interface{}{"spec": "x"}, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, Contains(live, tc.desired))
-		})
+		assert.Equal(t, tc.want, Contains(live, tc.desired), tc.name)
 	}
 }
 
@@ -56,8 +54,6 @@ func TestInPlace(t *testing.T) {
 		"new spec asked for":      {applied, map[string]string{"image": "b"}, false},
 		"a label the cache lacks": {metav1.ObjectMeta{Name: "x", Generation: 3, Annotations: applied.Annotations}, spec, false},
 	} {
-		if got := InPlace(c.cached, required, c.spec, 3); got != c.want {
-			t.Errorf("%s: InPlace = %v, want %v", name, got, c.want)
-		}
+		assert.Equal(t, c.want, InPlace(c.cached, required, c.spec, 3), name)
 	}
 }

@@ -14,9 +14,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
-// A stack acts on the recorded decision only when it was made for the
-// spec's generation: a decision for an earlier spec (the operator was
-// down when the spec changed, or has not caught up) holds the stack.
+// A decision made for an earlier spec generation holds the stack.
 func TestReadHoldsUntilTheDecisionIsForTheCurrentSpec(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string

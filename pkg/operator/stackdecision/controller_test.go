@@ -20,10 +20,10 @@ import (
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/operatorclient/operatorclienttest"
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
-// fixture is the controller on a fake NodeOperator, an Infrastructure cache
-// and a scripted platform path lookup.
+// fixture: the controller on a fake NodeOperator, an Infrastructure cache and a scripted path lookup.
 type fixture struct {
 	t        *testing.T
 	c        *controller
@@ -64,8 +64,7 @@ func newFixture(t *testing.T, infra *configv1.Infrastructure) *fixture {
 	return f
 }
 
-// sync runs one sync as the informers would see the world, and returns its
-// writes.
+// sync runs one sync as the informers would see the world, and returns its writes.
 func (f *fixture) sync() []string {
 	f.t.Helper()
 	f.no.Refresh()
@@ -102,33 +101,21 @@ func infrastructure(p configv1.PlatformType, topology configv1.TopologyMode) *co
 
 var statusWrite = []string{"patch nodeoperators/status"}
 
-// One status write records the decision for every stack, with reason and
-// mode from the Infrastructure and the platform path; a second sync of the
-// same world writes nothing.
+// One status write records every stack's decision; the same world again writes nothing.
 func TestDecisionRecordedOnceThenNoWrites(t *testing.T) {
 	kubeletMCs := platform.PlatformCRIOMetrics{MachineConfigs: []string{"01-master-kubelet", "01-worker-kubelet"}}
 	tests := []struct {
-		name          string
-		infra         *configv1.Infrastructure
-		path          platform.PlatformCRIOMetrics
-		metrics       nodev1alpha1.StackStatus
-		nmstate       nodev1alpha1.StackStatus
-		lookForMCPath bool
+		name             string
+		infra            *configv1.Infrastructure
+		path             platform.PlatformCRIOMetrics
+		metrics, nmstate nodev1alpha1.StackStatus
+		lookForMCPath    bool
 	}{
-		{
-			name:          "BareMetal with MCO's kube-rbac-proxy-crio: platform path, NMState on",
-			infra:         infrastructure(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode),
-			path:          kubeletMCs,
-			metrics:       nodev1alpha1.StackStatus{Enabled: true, Reason: platform.ReasonPlatformDefault, Mode: nodev1alpha1.PlatformProxy},
-			nmstate:       nodev1alpha1.StackStatus{Enabled: true, Reason: platform.ReasonPlatformDefault},
-			lookForMCPath: true,
-		},
-		{
-			name:    "hosted control plane: nothing, and no MCO to look at",
-			infra:   infrastructure(configv1.AWSPlatformType, configv1.ExternalTopologyMode),
-			metrics: nodev1alpha1.StackStatus{Enabled: false, Reason: platform.ReasonHostedControlPlane},
-			nmstate: nodev1alpha1.StackStatus{Enabled: false, Reason: platform.ReasonHostedControlPlane},
-		},
+		{"BareMetal with MCO's kube-rbac-proxy-crio: platform path, NMState on", infrastructure(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode), kubeletMCs,
+			nodev1alpha1.StackStatus{Enabled: true, Reason: platform.ReasonPlatformDefault, Mode: nodev1alpha1.PlatformProxy},
+			nodev1alpha1.StackStatus{Enabled: true, Reason: platform.ReasonPlatformDefault}, true},
+		{"hosted control plane: nothing, and no MCO to look at", infrastructure(configv1.AWSPlatformType, configv1.ExternalTopologyMode), platform.PlatformCRIOMetrics{},
+			nodev1alpha1.StackStatus{Reason: platform.ReasonHostedControlPlane}, nodev1alpha1.StackStatus{Reason: platform.ReasonHostedControlPlane}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,9 +125,7 @@ func TestDecisionRecordedOnceThenNoWrites(t *testing.T) {
 			got := f.stacks()
 			require.Len(t, got, 2)
 			for name, want := range map[nodev1alpha1.StackName]nodev1alpha1.StackStatus{nodev1alpha1.MetricsStack: tt.metrics, nodev1alpha1.NMStateStack: tt.nmstate} {
-				assert.Equal(t, want.Enabled, got[name].Enabled, "%s enabled", name)
-				assert.Equal(t, want.Reason, got[name].Reason, "%s reason", name)
-				assert.Equal(t, want.Mode, got[name].Mode, "%s mode", name)
+				assert.Equal(t, []any{want.Enabled, want.Reason, want.Mode}, []any{got[name].Enabled, got[name].Reason, got[name].Mode}, name)
 				assert.NotEmpty(t, got[name].Message, "%s message", name)
 			}
 			assert.Equal(t, operatorv1.ConditionFalse, f.degraded().Status)
@@ -155,46 +140,29 @@ func TestDecisionRecordedOnceThenNoWrites(t *testing.T) {
 	}
 }
 
-// A missing or empty Infrastructure keeps the last decision and reports
-// StackDecisionDegraded, once.
+// A missing Infrastructure keeps the decision, StackDecisionDegraded once (no status: platform tests).
 func TestUnreadableInfrastructureKeepsTheDecision(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		breakIt func(f *fixture)
-	}{
-		{"deleted", func(f *fixture) {
-			require.NoError(t, f.infra.Delete(infrastructure(configv1.BareMetalPlatformType, "")))
-		}},
-		{"no status", func(f *fixture) {
-			require.NoError(t, f.infra.Update(&configv1.Infrastructure{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}))
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, infrastructure(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode))
-			require.Equal(t, statusWrite, f.sync())
-			before := f.stacks()
+	f := newFixture(t, infrastructure(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode))
+	require.Equal(t, statusWrite, f.sync())
+	before := f.stacks()
 
-			tc.breakIt(f)
-			assert.Equal(t, statusWrite, f.sync(), "the problem is reported at once")
-			after := f.stacks()
-			for name, b := range before {
-				assert.Equal(t, b.Enabled, after[name].Enabled, "%s kept", name)
-				assert.Equal(t, b.Reason, after[name].Reason, "%s kept", name)
-				assert.Equal(t, b.Mode, after[name].Mode, "%s kept", name)
-			}
-			d := f.degraded()
-			assert.Equal(t, operatorv1.ConditionTrue, d.Status)
-			assert.Equal(t, platform.ReasonInfrastructureUnavailable, d.Reason)
-			assert.Contains(t, d.Message, "keeping the last decision")
-
-			f.clock.Step(5 * time.Minute)
-			assert.Empty(t, f.sync(), "a persistent problem is written once")
-
-			require.NoError(t, f.infra.Update(infrastructure(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)))
-			assert.Equal(t, statusWrite, f.sync(), "recovery clears the condition")
-			assert.Equal(t, operatorv1.ConditionFalse, f.degraded().Status)
-		})
+	require.NoError(t, f.infra.Delete(infrastructure(configv1.BareMetalPlatformType, "")))
+	assert.Equal(t, statusWrite, f.sync(), "the problem is reported at once")
+	after := f.stacks()
+	for name, b := range before {
+		assert.Equal(t, []any{b.Enabled, b.Reason, b.Mode}, []any{after[name].Enabled, after[name].Reason, after[name].Mode}, "%s kept", name)
 	}
+	d := f.degraded()
+	assert.Equal(t, operatorv1.ConditionTrue, d.Status)
+	assert.Equal(t, platform.ReasonInfrastructureUnavailable, d.Reason)
+	assert.Contains(t, d.Message, "keeping the last decision")
+
+	f.clock.Step(5 * time.Minute)
+	assert.Empty(t, f.sync(), "a persistent problem is written once")
+
+	require.NoError(t, f.infra.Add(infrastructure(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)))
+	assert.Equal(t, statusWrite, f.sync(), "recovery clears the condition")
+	assert.Equal(t, operatorv1.ConditionFalse, f.degraded().Status)
 }
 
 // An opt-out in the spec is one status write; the platform path appearing
@@ -234,4 +202,45 @@ func TestUnmanagedWritesNothing(t *testing.T) {
 	assert.Empty(t, f.sync())
 	assert.Empty(t, f.no.Get().Status.Stacks)
 	assert.Empty(t, f.lookedUp)
+}
+
+func TestConvertStackConfig(t *testing.T) {
+	const (
+		on, off       = nodev1alpha1.StackEnabled, nodev1alpha1.StackDisabled
+		managed, gone = nodev1alpha1.StackManaged, nodev1alpha1.StackRemoved
+	)
+	for _, tc := range []struct {
+		name string
+		in   nodev1alpha1.StackConfig
+		want nodev1alpha1.StackConfig
+	}{
+		{"omitted stays omitted", nodev1alpha1.StackConfig{}, nodev1alpha1.StackConfig{}},
+		{"old Managed", nodev1alpha1.StackConfig{ManagementState: managed}, nodev1alpha1.StackConfig{State: on, ManagementState: managed}},
+		{"old Removed", nodev1alpha1.StackConfig{ManagementState: gone}, nodev1alpha1.StackConfig{State: off, ManagementState: gone}},
+		{"new Enabled gets its mirror", nodev1alpha1.StackConfig{State: on}, nodev1alpha1.StackConfig{State: on, ManagementState: managed}},
+		{"new Disabled gets its mirror", nodev1alpha1.StackConfig{State: off}, nodev1alpha1.StackConfig{State: off, ManagementState: gone}},
+		{"state wins over a stale mirror", nodev1alpha1.StackConfig{State: on, ManagementState: gone}, nodev1alpha1.StackConfig{State: on, ManagementState: managed}},
+		{"converted is left alone", nodev1alpha1.StackConfig{State: off, ManagementState: gone}, nodev1alpha1.StackConfig{State: off, ManagementState: gone}},
+	} {
+		assert.Equal(t, tc.want, ConvertStackConfig(tc.in), tc.name)
+	}
+	no := &nodev1alpha1.NodeOperator{}
+	no.ResourceVersion = "42"
+	no.Spec.Metrics.ManagementState = nodev1alpha1.StackRemoved
+	no.Spec.NMState = nodev1alpha1.StackConfig{State: nodev1alpha1.StackEnabled, ManagementState: nodev1alpha1.StackManaged}
+	assert.JSONEq(t, `{"metadata":{"resourceVersion":"42"},"spec":{"metrics":{"state":"Disabled","managementState":"Removed"}}}`, string(SpecPatch(no)))
+
+	no.Spec = ConvertSpec(no.Spec)
+	assert.Nil(t, SpecPatch(no), "a converted spec is not written again")
+	for _, tc := range []struct {
+		in   nodev1alpha1.StackStatus
+		want nodev1alpha1.StackState
+	}{
+		{nodev1alpha1.StackStatus{Enabled: true}, nodev1alpha1.StackEnabled},
+		{nodev1alpha1.StackStatus{Enabled: false}, nodev1alpha1.StackDisabled},
+		{nodev1alpha1.StackStatus{State: nodev1alpha1.StackEnabled, Enabled: true}, nodev1alpha1.StackEnabled},
+		{nodev1alpha1.StackStatus{State: nodev1alpha1.StackDisabled}, nodev1alpha1.StackDisabled},
+	} {
+		assert.Equal(t, tc.want, stack.ConvertStatus(tc.in).State, "%+v", tc.in)
+	}
 }
