@@ -17,8 +17,7 @@ import (
 	"time"
 )
 
-// OTLPSpan is one span as otlp-receiver writes it (one JSON object a line;
-// the fields tests read).
+// OTLPSpan is one span as otlp-receiver writes it (a JSON line; the fields tests read).
 type OTLPSpan struct {
 	Service string    `json:"service"` // the resource's service.name
 	Host    string    `json:"host"`    // the resource's host.name
@@ -39,9 +38,7 @@ func StartOTLPReceiver(t testing.TB) *OTLPReceiver {
 	return StartOTLPReceiverAt(t, "127.0.0.1:"+strconv.Itoa(FreePort(t)), "otlp-receiver")
 }
 
-// StartOTLPReceiverAt starts an otlp-receiver named name (its log and
-// spans file) on addr, building it when _output/bin lacks it, and waits
-// until it listens; it stops when the test ends.
+// StartOTLPReceiverAt starts otlp-receiver name on addr until the test ends, once it listens.
 func StartOTLPReceiverAt(t testing.TB, addr, name string) *OTLPReceiver {
 	t.Helper()
 	if err := EnsureTool(t, "otlp-receiver"); err != nil {
