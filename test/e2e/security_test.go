@@ -146,7 +146,7 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 func whoMayConnect(t *testing.T, n *framework.ScrapeNode, trusted *tls.Config) {
 	crioAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(n.CRIO.MetricsPort))
 	for _, addr := range []string{n.ProxyAddr, crioAddr} {
-		_, err := handshake(addr, &tls.Config{ServerName: secServiceName}) // the system roots
+		_, err := framework.Handshake(addr, &tls.Config{ServerName: secServiceName}) // the system roots
 		var unknown x509.UnknownAuthorityError
 		assert.True(t, errors.As(err, &unknown), "%s: want unknown authority, got %v", addr, err)
 	}
@@ -215,7 +215,7 @@ func crioMetricsRollout(t *testing.T) []string {
 func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.ScrapeNode, pki *framework.PlatformPKI, trusted *tls.Config) {
 	tls12 := trusted.Clone()
 	tls12.MaxVersion = tls.VersionTLS12
-	st, err := handshake(n.ProxyAddr, tls12)
+	st, err := framework.Handshake(n.ProxyAddr, tls12)
 	require.NoError(t, err, "TLS 1.2 with the Intermediate profile")
 	assert.Equal(t, uint16(tls.VersionTLS12), st.Version)
 	t.Cleanup(func() { setTLSProfile(t, c, nil) })
@@ -230,7 +230,7 @@ func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.
 		return slices.Contains(spec.Containers[0].Args, "--tls-min-version=VersionTLS13"), nil
 	}, "the DaemonSet's kube-rbac-proxy to get --tls-min-version=VersionTLS13")
 	n.RestartProxy(t, spec)
-	_, err = handshake(n.ProxyAddr, tls12)
+	_, err = framework.Handshake(n.ProxyAddr, tls12)
 	require.Error(t, err, "a TLS 1.2 client must be refused with the Modern profile")
 	assert.Contains(t, err.Error(), "protocol version", "refused for its protocol version")
 	tls13 := trusted.Clone()
@@ -239,17 +239,6 @@ func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, code, "TLS 1.3: %.300s", body)
 	assert.Contains(t, string(body), secMetricsPrefix)
-}
-
-// handshake makes one TLS handshake on a new connection.
-func handshake(addr string, cfg *tls.Config) (*tls.ConnectionState, error) {
-	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	st := conn.ConnectionState()
-	return &st, nil
 }
 
 // servingCert returns the leaf of the live CRI-O metrics serving Secret.

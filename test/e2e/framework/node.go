@@ -33,11 +33,8 @@ import (
 
 // Node simulates a node on this machine (root directory, volume projections, pod processes); needs root.
 type Node struct {
-	// Root is the node's "/".
-	Root string
-	// IP is the node's address (status.hostIP, and a hostNetwork pod's IP).
-	IP string
-	// Name is the node's name.
+	Root string // the node's "/"
+	IP   string // status.hostIP (and a hostNetwork pod's IP)
 	Name string
 
 	admin     *rest.Config
@@ -273,17 +270,10 @@ func tail(b []byte, n int) string {
 
 // CRIOOptions configure StartCRIO.
 type CRIOOptions struct {
-	// Dir is CRIO_DIR (its socket path must stay under 108 bytes).
-	Dir string
-	// MetricsPort is CRIO_METRICS_PORT.
-	MetricsPort int
-	// DropIns are written to Dir/crio.conf.d before the start, next to the
-	// drop-in hack/crio.sh writes (10-metrics.conf); CRI-O applies them in
-	// file name order, so a later one overrides its keys.
-	DropIns map[string][]byte
-	// ProbeCA is CRIO_METRICS_CA: the CA the start script's readiness probe
-	// verifies the metrics certificate with.
-	ProbeCA string
+	Dir         string            // CRIO_DIR (its socket path under 108 bytes)
+	MetricsPort int               // CRIO_METRICS_PORT
+	DropIns     map[string][]byte // written to Dir/crio.conf.d beside hack/crio.sh's 10-metrics.conf
+	ProbeCA     string            // CRIO_METRICS_CA: the CA the start script's readiness probe trusts
 }
 
 // CRIO is a real CRI-O started with hack/crio.sh.

@@ -28,23 +28,12 @@ import (
 
 // PodProcessOptions configure StartPodProcess.
 type PodProcessOptions struct {
-	// Pod is the pod as the API server has it (scheduled, with the volumes
-	// admission added); default Node's.
-	Pod *corev1.Pod
-	// Container is the name of the container to run; default the first.
-	Container string
-	// ServiceAccountName runs the container as another ServiceAccount of the
-	// pod's namespace; its tokens are not bound to the pod.
-	ServiceAccountName string
-	// Binaries maps the base name of the container's command (its name when
-	// it sets none) to the local file the image would run.
-	Binaries map[string]string
-	// Node gives hostPath volumes the node's root and mounts its kubelet
-	// projections (MountVolumes), which follow the live objects.
-	Node *Node
-	// RewriteArgs may move a listening port (the process shares the
-	// machine's network), and nothing else.
-	RewriteArgs func([]string) []string
+	Pod                *corev1.Pod             // as the API server has it; default Node's
+	Container          string                  // default the first
+	ServiceAccountName string                  // another ServiceAccount of the namespace (tokens not bound to the pod)
+	Binaries           map[string]string       // command's base name (else container name) -> local file
+	Node               *Node                   // hostPath volumes below its root, its kubelet projections mounted
+	RewriteArgs        func([]string) []string // may move a listening port, nothing else
 }
 
 // StartPodProcess runs a pod's container as a local process as the kubelet would (docs/testing.md), until the test ends.

@@ -128,19 +128,24 @@ func (n *ScrapeNode) startProxy(t testing.TB) {
 	WaitListening(t, n.Proxy, n.ProxyAddr, "kube-rbac-proxy of "+n.Name)
 }
 
-// ServedCertificate returns the leaf certificate served at addr, unverified.
-func ServedCertificate(addr string) (*x509.Certificate, error) {
-	d := &net.Dialer{Timeout: 2 * time.Second}
-	conn, err := tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
+// Handshake makes one TLS handshake with cfg on a new connection to addr.
+func Handshake(addr string, cfg *tls.Config) (*tls.ConnectionState, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	certs := conn.ConnectionState().PeerCertificates
-	if len(certs) == 0 {
-		return nil, fmt.Errorf("%s served no certificate", addr)
+	st := conn.ConnectionState()
+	return &st, nil
+}
+
+// ServedCertificate returns the leaf certificate served at addr, unverified.
+func ServedCertificate(addr string) (*x509.Certificate, error) {
+	st, err := Handshake(addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
+	if err != nil {
+		return nil, err
 	}
-	return certs[0], nil
+	return st.PeerCertificates[0], nil // a TLS server always sends one here (no PSK)
 }
 
 // FirstCertificate parses the first PEM certificate of data.
