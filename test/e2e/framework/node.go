@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
@@ -210,6 +212,30 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 			wait.UntilWithContext(ctx, func(ctx context.Context) { _ = project(ctx) }, syncPeriod)
 		}()
 	}
+}
+
+// serviceAccountKubeconfig writes a kubeconfig with a token of the pod's ServiceAccount, not bound to
+// the pod (a rollout replaces the pod, not the process), and returns its path.
+func (n *Node) serviceAccountKubeconfig(t testing.TB) string {
+	t.Helper()
+	cfg := ServiceAccountConfig(t, n.admin, n.namespace, n.spec.ServiceAccountName)
+	ca := cfg.CAData
+	if len(ca) == 0 && cfg.CAFile != "" {
+		var err error
+		ca, err = os.ReadFile(cfg.CAFile)
+		require.NoError(t, err)
+	}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["cluster"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: ca}
+	kc.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
+	kc.Contexts["default"] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: "sa", Namespace: n.namespace}
+	kc.CurrentContext = "default"
+	dir := n.volumeDir("kubernetes.io~projected", "kube-api-access")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	p := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*kc, p))
+	require.NoError(t, os.Chmod(p, 0o644))
+	return p
 }
 
 // e2eLogPath returns a new log file path under _output/e2e-logs.

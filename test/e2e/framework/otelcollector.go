@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -29,14 +30,14 @@ func ServeOpenTelemetryCollectors(t testing.TB, admin *rest.Config) {
 		t.Fatalf("the OpenTelemetryCollector CRD under _output/tools/otel-crd: found %v", files)
 	}
 	t.Cleanup(func() { RemoveOpenTelemetryCollectors(t, admin) })
-	for _, args := range [][]string{
-		{"apply", "--server-side", "-f", files[0]},
-		{"wait", "--for=condition=Established", "--timeout=60s", "crd/" + OpenTelemetryCollectorCRD},
-	} {
-		if _, err := Kubectl(t, args...); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := Kubectl(t, "apply", "--server-side", "-f", files[0]); err != nil {
+		t.Fatal(err)
 	}
+	// kubectl wait fails at once while the CRD has no conditions yet.
+	Eventually(t, time.Minute, 250*time.Millisecond, func() (bool, error) {
+		_, err := Kubectl(t, "wait", "--for=condition=Established", "--timeout=10s", "crd/"+OpenTelemetryCollectorCRD)
+		return err == nil, nil
+	}, "CRD "+OpenTelemetryCollectorCRD+" established")
 }
 
 // RemoveOpenTelemetryCollectors deletes the CRD (and so every collector)

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
@@ -45,7 +47,7 @@ type ScrapeNode struct {
 	Proxy     *Process
 	Syncer    *Process
 
-	pod *corev1.Pod // the API server's, whose ServiceAccount tokens are bound to it
+	kubeconfig string
 }
 
 // StartScrapeNode runs a crio-metrics pod's node as the kubelet would: volumes, mc's drop-in, cert-syncer, real CRI-O, kube-rbac-proxy.
@@ -63,13 +65,13 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unst
 	if pod.Status.HostIP == "" {
 		t.Fatalf("pod %s has no hostIP", pod.Name)
 	}
-	n := &ScrapeNode{Node: NewNode(t, admin, pod.Namespace, pod.Spec), pod: pod}
+	n := &ScrapeNode{Node: NewNode(t, admin, pod.Namespace, withoutProjected(pod.Spec))}
 	n.IP, n.Name = pod.Status.HostIP, pod.Spec.NodeName
 	n.MountVolumes(t, 500*time.Millisecond)
 	n.ApplyMachineConfig(t, mc)
 
 	// cert-syncer first: CRI-O must find a matching pair at start.
-	n.Syncer = StartPodProcess(t, admin, PodProcessOptions{Pod: pod, Node: n.Node, Container: "cert-syncer",
+	n.Syncer = StartPodProcess(t, admin, PodProcessOptions{Node: n.Node, Container: "cert-syncer",
 		Binaries: map[string]string{"cert-syncer": filepath.Join(root, "_output", "bin", "cert-syncer")}})
 	var hostDir, probeCA string
 	for _, v := range pod.Spec.Volumes {
@@ -85,31 +87,28 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unst
 		return err == nil, nil
 	}, fmt.Sprintf("cert-syncer of %s writes a matching pair to %s (log %s)", n.Name, hostDir, n.Syncer.LogPath))
 	n.CRIO = StartCRIO(t, CRIOOptions{Dir: filepath.Join(n.Root, "crio"), MetricsPort: FreePort(t), DropIns: n.CRIODropIns(t), ProbeCA: probeCA})
+	n.kubeconfig = n.serviceAccountKubeconfig(t)
 	n.startProxy(t)
 	return n
 }
 
-// RestartProxy restarts the node's kube-rbac-proxy with the commands and
-// arguments of spec (a new pod template; its volumes are not simulated).
+// RestartProxy restarts the node's kube-rbac-proxy from spec (a new pod template, the same volumes).
 func (n *ScrapeNode) RestartProxy(t testing.TB, spec corev1.PodSpec) {
 	t.Helper()
 	n.Proxy.Stop()
-	n.pod = n.pod.DeepCopy()
-	for i, c := range n.pod.Spec.Containers {
-		for _, nc := range spec.Containers {
-			if nc.Name == c.Name {
-				n.pod.Spec.Containers[i].Command, n.pod.Spec.Containers[i].Args = nc.Command, nc.Args
-			}
-		}
+	spec = withoutProjected(spec)
+	if !equality.Semantic.DeepEqual(n.spec.Volumes, spec.Volumes) {
+		t.Fatalf("the new pod spec changes the volumes; that is not simulated")
 	}
+	n.spec = spec
 	n.startProxy(t)
 }
 
-// startProxy runs the pod's kube-rbac-proxy, its upstream moved to this node's CRI-O.
+// startProxy runs the pod's kube-rbac-proxy, its upstream moved to this CRI-O and --kubeconfig added.
 func (n *ScrapeNode) startProxy(t testing.TB) {
 	t.Helper()
 	n.Proxy = StartPodProcess(t, n.admin, PodProcessOptions{
-		Pod: n.pod, Node: n.Node, Container: "kube-rbac-proxy",
+		Node: n.Node, Container: "kube-rbac-proxy",
 		Binaries: map[string]string{"kube-rbac-proxy": filepath.Join(RepoRoot(t), "_output", "bin", "kube-rbac-proxy")},
 		RewriteArgs: func(args []string) []string {
 			for i, a := range args {
@@ -117,7 +116,7 @@ func (n *ScrapeNode) startProxy(t testing.TB) {
 					args[i] = fmt.Sprintf("--upstream=https://127.0.0.1:%d/", n.CRIO.MetricsPort)
 				}
 			}
-			return args
+			return append(args, "--kubeconfig="+n.kubeconfig)
 		},
 	})
 	for _, a := range n.Proxy.Args {
@@ -126,6 +125,20 @@ func (n *ScrapeNode) startProxy(t testing.TB) {
 		}
 	}
 	WaitListening(t, n.Proxy, n.ProxyAddr, "kube-rbac-proxy of "+n.Name)
+}
+
+// withoutProjected drops the projected (token) volumes: the processes get --kubeconfig instead.
+func withoutProjected(spec corev1.PodSpec) corev1.PodSpec {
+	spec = *spec.DeepCopy()
+	projected := map[string]bool{}
+	for _, v := range spec.Volumes {
+		projected[v.Name] = v.Projected != nil
+	}
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return projected[v.Name] })
+	for i := range spec.Containers {
+		spec.Containers[i].VolumeMounts = slices.DeleteFunc(spec.Containers[i].VolumeMounts, func(m corev1.VolumeMount) bool { return projected[m.Name] })
+	}
+	return spec
 }
 
 // Handshake makes one TLS handshake with cfg on a new connection to addr.
