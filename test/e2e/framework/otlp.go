@@ -1,8 +1,6 @@
 package framework
 
-// A real OTLP trace receiver for tests of node tracing: hack/tools/cluster/otlp-receiver
-// run as a process, and the spans it wrote read back
-// (docs/node-tracing-fixture.md).
+// A real OTLP trace receiver, hack/tools/cluster/otlp-receiver (docs/node-tracing-fixture.md).
 
 import (
 	"bufio"
