@@ -39,8 +39,7 @@ const (
 	otherPolicyPath    = "/etc/e2e/other.conf"
 )
 
-// applyMachineConfiguration creates MachineConfiguration cluster, as MCO
-// would, with one node disruption policy entry of another field manager.
+// applyMachineConfiguration creates MachineConfiguration cluster with another field manager's policy entry.
 func applyMachineConfiguration(t *testing.T, c *framework.Cluster) {
 	t.Helper()
 	body := `{"apiVersion":"operator.openshift.io/v1","kind":"MachineConfiguration","metadata":{"name":"cluster"},
@@ -68,8 +67,7 @@ func policyFile(mc *operatorv1.MachineConfiguration, path string) *operatorv1.No
 	return nil
 }
 
-// managedBy returns the managedFields entry of a field manager and
-// operation, or nil.
+// managedBy is the managedFields entry of manager and op, or nil.
 func managedBy(mc *operatorv1.MachineConfiguration, manager string, op metav1.ManagedFieldsOperationType) *metav1.ManagedFieldsEntry {
 	for i := range mc.ManagedFields {
 		if mc.ManagedFields[i].Manager == manager && mc.ManagedFields[i].Operation == op && mc.ManagedFields[i].Subresource == "" {
@@ -82,8 +80,7 @@ func managedBy(mc *operatorv1.MachineConfiguration, manager string, op metav1.Ma
 // heldBack is MetricsProgressing's message while the MachineConfigs wait.
 func heldBack(wait string) string { return criometrics.MachineConfigsHeldBack + wait }
 
-// waitHeldBackEnds: MetricsProgressing no longer says the MachineConfigs
-// are held back, and MetricsDegraded is False.
+// waitHeldBackEnds: MetricsProgressing no longer holds the MachineConfigs back, MetricsDegraded False.
 func waitHeldBackEnds(t *testing.T, c *framework.Cluster) {
 	t.Helper()
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {
@@ -106,9 +103,7 @@ func assertNoDropInMachineConfigs(t *testing.T, c *framework.Cluster, why string
 	}
 }
 
-// startWithoutMachineConfiguration starts from nothing, the operator not
-// running: no MachineConfiguration cluster, no drop-in MachineConfigs. One
-// is left when the test ends, as hack/local-cluster.sh does.
+// startWithoutMachineConfiguration: no MachineConfiguration cluster nor drop-in MachineConfigs; one is left at the end.
 func startWithoutMachineConfiguration(t *testing.T) *framework.Cluster {
 	t.Helper()
 	c := framework.NewCluster(t)
@@ -170,9 +165,7 @@ func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	step("OptOutKeepsTheEntry", func(t *testing.T) { optOutKeepsTheEntry(t, c, op) })
 }
 
-// heldBackWithoutMachineConfiguration: the stack deploys but for the
-// drop-in MachineConfigs and the ServiceMonitor that waits for them, and
-// the operator never creates MachineConfiguration cluster.
+// heldBackWithoutMachineConfiguration: all but the MachineConfigs and ServiceMonitor deploy; the operator never creates the object.
 func heldBackWithoutMachineConfiguration(t *testing.T, c *framework.Cluster) {
 	waitForMetricsObjects(t, c, true, 3*time.Minute, "machineconfigs", "servicemonitors")
 	c.WaitForNodeOperator(t, 2*time.Minute, 2*time.Second,
@@ -182,9 +175,7 @@ func heldBackWithoutMachineConfiguration(t *testing.T, c *framework.Cluster) {
 	require.True(t, apierrors.IsNotFound(err), "the operator must never create MachineConfiguration cluster: %v", err)
 }
 
-// heldBackUntilTheStatusListsTheEntry: opt out, MCO's MachineConfiguration
-// appears with another manager's entry and no status, opt in: our entry is
-// applied to the spec and the MachineConfigs wait.
+// heldBackUntilTheStatusListsTheEntry: MCO's object appears without status: our entry in the spec, the MachineConfigs wait.
 func heldBackUntilTheStatusListsTheEntry(t *testing.T, c *framework.Cluster, op *framework.Process) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	waitForMetricsObjects(t, c, false, 2*time.Minute)
@@ -203,10 +194,7 @@ func heldBackUntilTheStatusListsTheEntry(t *testing.T, c *framework.Cluster, op 
 	assert.Zero(t, waiting.Status.ObservedGeneration, "no one wrote the status")
 }
 
-// heldBackWhileTheAPIIsNotServed: without the machineconfigurations API
-// the drop-in MachineConfigs are neither changed nor deleted and are said
-// to be held back; when the API and the object come back, the entry is
-// applied and, once MCO's status lists it, the wait ends.
+// heldBackWhileTheAPIIsNotServed: without the API the MachineConfigs stay, held back; when it is back the entry is applied and the wait ends.
 func heldBackWhileTheAPIIsNotServed(t *testing.T, c *framework.Cluster, op *framework.Process, crdFile string) {
 	const crd = "crd/machineconfigurations.operator.openshift.io"
 	restored := false
@@ -244,8 +232,7 @@ func heldBackWhileTheAPIIsNotServed(t *testing.T, c *framework.Cluster, op *fram
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }
 
-// optOutKeepsTheEntry: the MachineConfigs go, our entry stays, and
-// MachineConfiguration cluster is not written again.
+// optOutKeepsTheEntry: the MachineConfigs go, our entry stays, the object is not written again.
 func optOutKeepsTheEntry(t *testing.T, c *framework.Cluster, op *framework.Process) {
 	mc := getMachineConfiguration(t, c)
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
@@ -258,8 +245,7 @@ func optOutKeepsTheEntry(t *testing.T, c *framework.Cluster, op *framework.Proce
 	assert.Equal(t, mc.ResourceVersion, after.ResourceVersion, "MachineConfiguration cluster written after the entry was in place")
 }
 
-// machineConfigurationCRDFile is the CRD file hack/local-cluster.sh applied
-// ($LCP_DIR/crds.txt), to restore the API after the test deleted it.
+// machineConfigurationCRDFile is the CRD file hack/local-cluster.sh applied ($LCP_DIR/crds.txt).
 func machineConfigurationCRDFile(t *testing.T) string {
 	lcpDir := os.Getenv("LCP_DIR")
 	if lcpDir == "" {
@@ -276,10 +262,7 @@ func machineConfigurationCRDFile(t *testing.T) string {
 	return ""
 }
 
-// assertPolicyEntryOwnedAndFirst: our node disruption policy entry (restart
-// crio.service) is in MachineConfiguration cluster's spec beside the other
-// manager's, owned by a field manager of ours that owns nothing else, and
-// the status listing it was written before the drop-in MachineConfigs.
+// assertPolicyEntryOwnedAndFirst: our entry beside the other's, owned by our field manager alone, listed before the MachineConfigs were written.
 func assertPolicyEntryOwnedAndFirst(t *testing.T, c *framework.Cluster) {
 	t.Helper()
 	mc := getMachineConfiguration(t, c)

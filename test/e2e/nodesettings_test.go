@@ -2,12 +2,8 @@
 
 package e2e
 
-// Node settings (issue 14, docs/node-config.md): the operator turns CRI-O
-// tracing on through its own MachineConfigs, pool by pool, over three
-// simulated nodes with real CRI-O (master-0 in pool master, worker-1 in
-// pool worker, worker-2 in the custom pool canary), whose pools the MCO
-// stand-in (framework/mcostandin.go, a test double) updates; the spans go
-// to a real OTLP receiver.
+// Node settings (docs/node-config.md) over three nodes with real CRI-O whose
+// pools the MCO stand-in (framework/mcostandin.go) updates.
 
 import (
 	"context"
@@ -39,16 +35,13 @@ const (
 
 var otelCollectorGVR = schema.GroupVersionResource{Group: "opentelemetry.io", Version: "v1beta1", Resource: "opentelemetrycollectors"}
 
-// CRI-O's spans (docs/node-tracing-fixture.md): service.name "crio"; a
-// batch every 5 s, so crioSpanExportDelay (twice that and slack) bounds
-// how long CRI-O holds a finished span.
+// CRI-O exports a batch every 5 s (docs/node-tracing-fixture.md).
 const (
 	crioTracingService  = "crio"
 	crioSpanExportDelay = 12 * time.Second
 )
 
-// crioTracedCalls need no pod or image; CRI-O records a SERVER span named
-// after each.
+// crioTracedCalls need no pod or image.
 var crioTracedCalls = []string{"runtime.v1.RuntimeService/Version", "runtime.v1.RuntimeService/Status",
 	"runtime.v1.RuntimeService/ListPodSandbox", "runtime.v1.ImageService/ListImages"}
 
@@ -86,8 +79,7 @@ func (w *nodeSettingsWorld) setTracing(t *testing.T, samplingPerMillion interfac
 	}})
 }
 
-// waitPhase waits for status.nodeSettings of a new rollout (target not
-// previous) to reach phase.
+// waitPhase waits for a new rollout's (target not previous) status.nodeSettings to reach phase.
 func waitPhase(t *testing.T, c *framework.Cluster, previous string, phase nodesettings.Phase) *nodev1alpha1.NodeSettingsStatus {
 	t.Helper()
 	no := c.WaitForNodeOperator(t, nodeSettingsWait, 250*time.Millisecond, func(no *nodev1alpha1.NodeOperator) string {
@@ -122,8 +114,7 @@ func poolStatus(s *nodev1alpha1.NodeSettingsStatus, name string) nodev1alpha1.No
 	return nodev1alpha1.NodeSettingsPoolStatus{}
 }
 
-// firstEvent is the index of the first stand-in event of a kind on a pool
-// at or after from, -1 when there is none.
+// firstEvent is the index of the first event of kind on pool from from on, -1 if none.
 func firstEvent(events []framework.MCOEvent, from int, pool string, kind framework.MCOEventKind) int {
 	for i := from; i < len(events); i++ {
 		if events[i].Pool == pool && events[i].Kind == kind {
@@ -133,8 +124,7 @@ func firstEvent(events []framework.MCOEvent, from int, pool string, kind framewo
 	return -1
 }
 
-// assertPoolByPool: each pool's first change on its node (a desired config)
-// comes after the pool before it was updated, in the order given.
+// assertPoolByPool: each pool's first desired config comes after the previous pool was updated.
 func (w *nodeSettingsWorld) assertPoolByPool(t *testing.T, from int, order ...string) {
 	t.Helper()
 	ev := w.s.Events()
@@ -150,9 +140,7 @@ func (w *nodeSettingsWorld) assertPoolByPool(t *testing.T, from int, order ...st
 	}
 }
 
-// assertCRISpans: CRI calls to each node make its CRI-O export a SERVER
-// span of each call to recv, host.name this machine's (one node at a
-// time: no other CRI calls are made).
+// assertCRISpans: CRI calls to each node export a SERVER span of each call, host.name this machine's, to recv.
 func (w *nodeSettingsWorld) assertCRISpans(t *testing.T, recv *framework.OTLPReceiver) {
 	t.Helper()
 	hostname, err := os.Hostname()
@@ -196,10 +184,7 @@ func TestNodeSettingsTracing(t *testing.T) {
 	w.turnOff(t, viaCollector, onNode, end)
 }
 
-// startNodeSettingsWorld runs the operator with only the node settings in
-// an OpenShift 4.21 world (docs/platform-fixture.md): pools master, worker
-// and canary with a node each running real CRI-O, the MCO stand-in, an
-// OTLP receiver and the platform's Prometheus.
+// startNodeSettingsWorld: the operator with node settings only, pools master, worker and canary with real CRI-O, the stand-in, an OTLP receiver and Prometheus (docs/platform-fixture.md).
 func startNodeSettingsWorld(t *testing.T) *nodeSettingsWorld {
 	c := framework.NewCluster(t)
 	requireMachineConfigAPI(t)
@@ -218,8 +203,7 @@ func startNodeSettingsWorld(t *testing.T) *nodeSettingsWorld {
 		"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil},
 		"nmstate": map[string]interface{}{"state": "Disabled", "managementState": nil},
 	})
-	// The gate asks the cluster's query endpoint (on OpenShift Thanos
-	// Querier's web port) with the operator's ServiceAccount token.
+	// The gate asks the query endpoint (Thanos Querier) with the operator's token.
 	query := framework.NewQueryProxy(t)
 	operatorToken := framework.ServiceAccountTokenFile(t, framework.OperatorNamespace, framework.OperatorServiceAccount)
 	framework.StartOperator(t, framework.OperatorOptions{Args: []string{
@@ -227,8 +211,6 @@ func startNodeSettingsWorld(t *testing.T) *nodeSettingsWorld {
 		"--node-settings-update-timeout=3m",
 		"--prometheus-url=" + query.URL, "--prometheus-ca-file=" + query.CAFile, "--prometheus-token-file=" + operatorToken,
 	}})
-	// The stacks hold until the decision for this spec is recorded
-	// (stackdecision.Current); once it is, what earlier tests left goes.
 	c.WaitForStacks(t, 2*time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false, nodev1alpha1.NMStateStack: false})
 	deleteLeftoverMachineConfigs(t, c)
 
@@ -250,16 +232,11 @@ func startNodeSettingsWorld(t *testing.T) *nodeSettingsWorld {
 		framework.WaitStandInPool(t, c, p, "pool "+p+" rendered and updated", framework.PoolSettled)
 	}
 	w.startMonitoring(t, query)
-	// Leave the knobs at their defaults for the next test (this runs before
-	// the operator stops).
 	t.Cleanup(func() { c.ResetNodeOperator(t) })
 	return w
 }
 
-// turnOn: every pool in order, our CRI-O and kubelet drop-ins on each node
-// with a CRI-O restart and a kubelet restart for its drop-in and one more
-// with CRI-O's (Requires=crio.service), no reboot nor drain; spans reach
-// the receiver.
+// turnOn: pool by pool, our CRI-O and kubelet drop-ins with their restarts and no reboot nor drain; spans arrive.
 func (w *nodeSettingsWorld) turnOn(t *testing.T) *nodev1alpha1.NodeSettingsStatus {
 	t.Helper()
 	e0 := len(w.s.Events())
@@ -290,11 +267,7 @@ func (w *nodeSettingsWorld) turnOn(t *testing.T) *nodev1alpha1.NodeSettingsStatu
 	return on
 }
 
-// canaryFails: a change the canary's CRI-O cannot take (crioBin cannot
-// start with it, or hangs after starting) stops the rollout at the
-// canary, which goes back to the last good revision with CRI-O healthy;
-// worker and master keep theirs and nothing happens on their nodes. It
-// returns the stopped status and the stand-in's events since the change.
+// canaryFails: a change crioBin cannot take stops at the canary, which goes back; the other pools see nothing.
 func (w *nodeSettingsWorld) canaryFails(t *testing.T, on, prev *nodev1alpha1.NodeSettingsStatus, crioBin string, rate int) (*nodev1alpha1.NodeSettingsStatus, []framework.MCOEvent) {
 	t.Helper()
 	canary := w.nodes["canary"]
@@ -322,10 +295,7 @@ func (w *nodeSettingsWorld) canaryFails(t *testing.T, on, prev *nodev1alpha1.Nod
 	return s, w.s.Events()[e1:]
 }
 
-// throughCollector: the OpenTelemetry operator's API appears and the
-// canary's CRI-O is fixed: each pool's drop-ins point at our collector on
-// the node's loopback, pool by pool, and the spans go there (a receiver on
-// the loopback address stands for the collector pods).
+// throughCollector: with the OpenTelemetry API served, the drop-ins point at the node's collector, pool by pool.
 func (w *nodeSettingsWorld) throughCollector(t *testing.T, stopped *nodev1alpha1.NodeSettingsStatus) (*nodev1alpha1.NodeSettingsStatus, *framework.OTLPReceiver) {
 	t.Helper()
 	w.nodes["canary"].CRIOBin = ""
@@ -347,18 +317,15 @@ func (w *nodeSettingsWorld) throughCollector(t *testing.T, stopped *nodev1alpha1
 	return s, onNode
 }
 
-// turnOff: the drop-ins go pool by pool (end closes the disruption window
-// once the rollout is complete); no spans arrive anywhere afterwards.
+// turnOff: the drop-ins go pool by pool (end closes the disruption window); no spans arrive afterwards.
 func (w *nodeSettingsWorld) turnOff(t *testing.T, viaCollector *nodev1alpha1.NodeSettingsStatus, onNode *framework.OTLPReceiver, end func()) {
 	t.Helper()
 	e2 := len(w.s.Events())
 	w.setTracing(t, nil)
 	off := waitPhase(t, w.c, viaCollector.Target, nodesettings.PhaseComplete)
 	end()
-	// The canary selects the worker role too: until the worker pool's turn
-	// its nodes keep the worker pool's drop-in (removing the canary's own
-	// MachineConfig changes nothing on them), so the canary's node changes
-	// with the worker pool, and master comes last.
+	// The canary selects the worker role too: its node keeps the worker
+	// pool's drop-in until the worker pool's turn.
 	w.assertPoolByPool(t, e2, "worker", "master")
 	ev := w.s.Events()
 	if kc, wc := firstEvent(ev, e2, "canary", framework.MCODesired), firstEvent(ev, e2, "worker", framework.MCODesired); assert.True(t, kc >= 0 && wc >= 0, "events %v", ev[e2:]) {
@@ -383,20 +350,14 @@ func (w *nodeSettingsWorld) turnOff(t *testing.T, viaCollector *nodev1alpha1.Nod
 	assert.Zero(t, w.s.Reboots())
 }
 
-// startMonitoring starts the platform's CRI-O scrape as OpenShift runs it:
-// Prometheus scraping each node's kube-rbac-proxy-crio static pod as
-// job="crio", with the query proxy in front; and it turns the metrics
-// stack on, which the platform path makes PlatformProxy, so that the gate
-// checks job="crio".
+// startMonitoring: Prometheus scrapes each node's kube-rbac-proxy-crio as job="crio" behind the query proxy; metrics stack on (PlatformProxy).
 func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.QueryProxy) {
 	t.Helper()
 	var nodes []*framework.PlatformNode // each runs its kube-rbac-proxy-crio (StartPlatformNode)
 	for _, pool := range w.order {
 		nodes = append(nodes, w.nodes[pool])
 	}
-	// Scrapes every 250 ms: the soak is seconds here (minutes on a
-	// cluster, over scrapes every 30 s), and a CRI-O that hangs must show
-	// in the soak's window (a failed scrape is recorded one timeout later).
+	// Every 250 ms: a hanging CRI-O must show within the seconds-long soak.
 	prom := framework.StartPlatformPrometheus(t, w.pki, nodes, 250*time.Millisecond)
 	prom.WaitTargetsUp(t, len(nodes), time.Minute)
 	query.Start(t, prom)
@@ -409,8 +370,7 @@ func (w *nodeSettingsWorld) startMonitoring(t *testing.T, query *framework.Query
 	}
 }
 
-// deleteLeftoverMachineConfigs deletes the MachineConfigs that are not
-// MCO's own (01-*) and waits until they are gone.
+// deleteLeftoverMachineConfigs deletes every MachineConfig but MCO's 01-* and waits until they are gone.
 func deleteLeftoverMachineConfigs(t *testing.T, c *framework.Cluster) {
 	t.Helper()
 	ctx := context.Background()

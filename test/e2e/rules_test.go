@@ -2,10 +2,8 @@
 
 package e2e
 
-// The CRI-O alerts, recording rules and dashboard against real CRI-O
-// metrics (docs/crio-alerts.md), with stand-ins of framework/rules.go. Every
-// alert's "for" is 15s here; the group crio-metrics-tls-stack reads no CRI-O
-// series and is left to promtool (test/rules).
+// The CRI-O alerts, rules and dashboard against real CRI-O metrics
+// (docs/crio-alerts.md); the TLS-stack group is promtool's (test/rules).
 
 import (
 	"context"
@@ -27,8 +25,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// Metrics of events this machine cannot cause (a completed pull, an OOM
-// kill) or of pods (kube-state-metrics): their queries must only parse.
+// rulesEventOnly: metrics of events this machine cannot cause or of pods; their queries must only parse.
 var rulesEventOnly = []string{
 	"container_runtime_crio_image_pulls_bytes_total",
 	"container_runtime_crio_containers_oom_count_total",
@@ -37,9 +34,7 @@ var rulesEventOnly = []string{
 
 const rulesTestFor = "15s"
 
-// TestRules: every rule, alert operand and dashboard query returns series
-// from two real CRI-Os; each fault fires its own alert for its node only,
-// also under the minimal collection profile (docs/test-behaviours.md).
+// TestRules: rules, alert operands and dashboard queries against two real CRI-Os; each fault its own alert (docs/test-behaviours.md).
 func TestRules(t *testing.T) {
 	base := filepath.Join(framework.RepoRoot(t), "_output", "rules")
 	_ = os.RemoveAll(base)
@@ -93,10 +88,7 @@ func startRulesNodes(t *testing.T, base string) []*rulesNode {
 	return nodes
 }
 
-// startRulesPrometheus runs, in dir, a Prometheus with the rules rendered
-// for crioJob that scrapes the nodes' CRI-O as crioJob and their kubelet
-// and kube-state-metrics stand-ins every second; keep is the collection
-// profile's metric relabelling ("" scrapes all). It waits for every target.
+// startRulesPrometheus runs Prometheus in dir with the rules for crioJob over the nodes, keep the profile's relabelling ("" all), and waits for every target.
 func startRulesPrometheus(t *testing.T, dir string, nodes []*rulesNode, crioJob, keep string) (*framework.Prometheus, testRuleFile) {
 	rf, rules := writeTestRules(t, crioJob, dir)
 	var crioTargets, kubeletTargets []map[string]interface{}
@@ -124,8 +116,7 @@ func startRulesPrometheus(t *testing.T, dir string, nodes []*rulesNode, crioJob,
 	return prom, rf
 }
 
-// ruleQueries are every recording rule (its expression and its series),
-// every operand of every alert and every dashboard query.
+// ruleQueries: every recording rule and its series, every alert operand and every dashboard query.
 func ruleQueries(t *testing.T, rf testRuleFile, job string) []string {
 	t.Helper()
 	var queries []string
@@ -144,9 +135,7 @@ func ruleQueries(t *testing.T, rf testRuleFile, job string) []string {
 	return append(queries, dashboardQueries(t, criometrics.RenderDashboard(job))...)
 }
 
-// exerciseCRI calls every node's CRI every second, failed pulls included,
-// so that CRI-O's per-operation series grow; the function it returns stops
-// and says whether a call went wrong.
+// exerciseCRI calls every node's CRI every second, failed pulls included; the function returned stops it and says whether a call failed.
 func exerciseCRI(t *testing.T, nodes []*rulesNode) func() error {
 	refused := fmt.Sprintf("127.0.0.1:%d/rules-test/none:latest", framework.FreePort(t))
 	exercise := func() error {
@@ -183,8 +172,7 @@ func exerciseCRI(t *testing.T, nodes []*rulesNode) func() error {
 	return func() error { close(stop); return <-done }
 }
 
-// waitQueriesHaveSeries waits until every query but rulesEventOnly's
-// returns series.
+// waitQueriesHaveSeries waits until every query but rulesEventOnly's returns series.
 func waitQueriesHaveSeries(t *testing.T, prom *framework.Prometheus, queries []string) {
 	t.Helper()
 	framework.Eventually(t, time.Minute, 2*time.Second, func() (bool, error) {
@@ -205,8 +193,7 @@ func waitQueriesHaveSeries(t *testing.T, prom *framework.Prometheus, queries []s
 	}, "every query to return series after a minute of scrapes")
 }
 
-// assertMinimalProfileQuiet: the minimal profile keeps one CRI-O series and
-// none our alerts and panels read, and no CRI-O alert was ever pending.
+// assertMinimalProfileQuiet: the minimal profile keeps one CRI-O series, none we read, and no CRI-O alert was pending.
 func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, since time.Duration) {
 	t.Helper()
 	healthy := fmt.Sprintf("[%ds]", int(since.Seconds())+1)
@@ -223,9 +210,7 @@ func assertMinimalProfileQuiet(t *testing.T, minimal *framework.Prometheus, sinc
 	}
 }
 
-// assertEachFaultItsAlert: CRIONotResponding fires for the node without
-// CRI-O and CRIOMetricsProxyRejectsScrapes for the node whose proxy answers
-// 401, and never the other alert for either node since faultAt.
+// assertEachFaultItsAlert: each faulty node fires its own alert and never the other one since faultAt.
 func assertEachFaultItsAlert(t *testing.T, profile string, prom *framework.Prometheus, nodes []*rulesNode, faultAt time.Time) {
 	t.Helper()
 	firing := func(alert, node string) (bool, error) {
@@ -250,9 +235,7 @@ func assertEachFaultItsAlert(t *testing.T, profile string, prom *framework.Prome
 	}
 }
 
-// dashboardQueries returns the panel queries (every "expr") and the
-// selectors of the label_values variables of a rendered dashboard
-// ConfigMap, $node meaning every node.
+// dashboardQueries: the panels' queries and label_values selectors of a rendered dashboard ConfigMap ($node: every node).
 func dashboardQueries(t *testing.T, raw []byte) []string {
 	t.Helper()
 	var cm struct {
@@ -289,8 +272,7 @@ func dashboardQueries(t *testing.T, raw []byte) []string {
 	return out
 }
 
-// writeTestRules writes dir/rules.yaml: the rules rendered for job without
-// the TLS-stack group, every alert's "for" shortened.
+// writeTestRules writes dir/rules.yaml: the rules for job, every alert's "for" shortened.
 func writeTestRules(t *testing.T, job, dir string) (rf testRuleFile, path string) {
 	t.Helper()
 	rule, err := criometrics.RenderPrometheusRule(job, false)
@@ -320,8 +302,7 @@ type testRuleFile struct {
 	} `json:"groups"`
 }
 
-// minimalKeepRegex is the collection profile "minimal"'s metric
-// relabelling: a keep of our fixture's names.
+// minimalKeepRegex: the minimal collection profile's keep regex from our fixture.
 func minimalKeepRegex(t *testing.T) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(framework.RepoRoot(t), "test", "rules", "cmo-minimal-profile.yaml"))

@@ -42,13 +42,7 @@ const (
 	scrapeNodes      = 3
 )
 
-// TestSecurityCRIOMetricsEndToEnd: on three simulated nodes running the
-// crio-metrics pod's cert-syncer and kube-rbac-proxy and a real CRI-O
-// (framework.StartScrapeNode), scraped every second by a real Prometheus
-// configured from the live ServiceMonitor and CMO's scrape class, in order:
-// who may scrape, who may connect, SCRAPE_ROTATIONS (20) serving-certificate
-// rotations without one failed scrape (_output/bench/scrape-rotation.json),
-// and the Modern TLS profile refusing TLS 1.2 (docs/crio-metrics.md).
+// TestSecurityCRIOMetricsEndToEnd: three scrape nodes (framework.StartScrapeNode) scraped by a real Prometheus configured from the live ServiceMonitor, through the steps of docs/test-behaviours.md.
 func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
 	rotations := envCount(t, "SCRAPE_ROTATIONS", 20)
 	pki := framework.NewPlatformPKI(t)
@@ -65,8 +59,7 @@ func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
 	t.Run("ModernProfileRefusesTLS12", func(t *testing.T) { modernProfileRefusesTLS12(t, c, first, pki, trusted) })
 }
 
-// envCount is the positive number in environment variable name, def when
-// unset.
+// envCount is the positive number in environment variable name, def when unset.
 func envCount(t *testing.T, name string, def int) int {
 	s := os.Getenv(name)
 	if s == "" {
@@ -79,9 +72,7 @@ func envCount(t *testing.T, name string, def int) int {
 	return v
 }
 
-// whoMayScrape: scrapeCheckAuthentication's cases; prometheus-k8s gets
-// CRI-O's metrics; a forged token gets 401, the proxy's own ServiceAccount
-// 403 naming it; only /metrics is proxied.
+// whoMayScrape: scrapeCheckAuthentication's cases, a forged token 401, the proxy's own ServiceAccount 403 naming it, only /metrics.
 func whoMayScrape(t *testing.T, pki *framework.PlatformPKI, addr, caFile string, trusted *tls.Config) {
 	ctx, kube := context.Background(), framework.KubeClient(t)
 	scrapeCheckAuthentication(t, ctx, kube, pki, addr, caFile, trusted.ServerName)
@@ -111,10 +102,7 @@ func whoMayScrape(t *testing.T, pki *framework.PlatformPKI, addr, caFile string,
 	}
 }
 
-// scrapeCheckAuthentication: a kube-rbac-proxy trusting CMO's client CA
-// lets in prometheus-k8s's certificate, not the same user's from another
-// CA, nor a user without get /metrics (403), and still prometheus-k8s's
-// token (x509 and TokenReview, as CMO's own components' proxies do).
+// scrapeCheckAuthentication: a kube-rbac-proxy trusting CMO's client CA takes prometheus-k8s's certificate or token, nothing else.
 func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernetes.Interface, pki *framework.PlatformPKI, addr, caFile, serverName string) {
 	ca, err := os.ReadFile(caFile)
 	require.NoError(t, err)
@@ -153,37 +141,24 @@ func scrapeCheckAuthentication(t *testing.T, ctx context.Context, kube kubernete
 }
 
 // whoMayConnect: a client without the operator's CA connects neither to the
-// proxy nor to CRI-O; CRI-O serves the Secret's certificate, which chains to
-// the bundle ConfigMap and names the Service, localhost and 127.0.0.1; the
-// Intermediate profile (the default) accepts TLS 1.2.
+// proxy nor to CRI-O, whose certificate chains to the bundle ConfigMap for
+// the Service's names, localhost and 127.0.0.1.
 func whoMayConnect(t *testing.T, n *framework.ScrapeNode, trusted *tls.Config) {
 	crioAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(n.CRIO.MetricsPort))
 	for _, addr := range []string{n.ProxyAddr, crioAddr} {
-		_, err := handshake(addr, &tls.Config{ServerName: secServiceName}) // the system roots
+		_, err := framework.Handshake(addr, &tls.Config{ServerName: secServiceName}) // the system roots
 		var unknown x509.UnknownAuthorityError
 		assert.True(t, errors.As(err, &unknown), "%s: want unknown authority, got %v", addr, err)
 	}
-	want, _, err := servingCert(context.Background(), framework.KubeClient(t))
-	require.NoError(t, err)
 	served, err := framework.ServedCertificate(crioAddr)
 	require.NoError(t, err)
-	assert.True(t, served.Equal(want), "CRI-O serves the certificate of the Secret "+secServingSecret)
 	for _, name := range []string{secServiceName, secServiceName + ".cluster.local", "localhost", "127.0.0.1"} {
 		_, err := served.Verify(x509.VerifyOptions{Roots: trusted.RootCAs, DNSName: name})
 		assert.NoError(t, err, "CRI-O's certificate chains to the bundle ConfigMap and is valid for %s", name)
 	}
-	tls12 := trusted.Clone()
-	tls12.MaxVersion = tls.VersionTLS12
-	st, err := handshake(n.ProxyAddr, tls12)
-	require.NoError(t, err, "TLS 1.2 with the Intermediate profile, the proxy's certificate chains to the bundle and names the Service")
-	assert.Equal(t, uint16(tls.VersionTLS12), st.Version)
 }
 
-// rotationsWithoutAFailedScrape deletes the serving Secret rotations times:
-// each time every CRI-O serves the operator's new certificate (projection,
-// cert-syncer's in-place write, CRI-O's own reload: same process), the
-// proxies serve the last one in the end, Prometheus records no failed
-// scrape, and neither the CA bundle nor the DaemonSet and its pods change.
+// rotationsWithoutAFailedScrape: rotations new serving certificates, each served by the same CRI-O, no failed scrape, no rollout.
 func rotationsWithoutAFailedScrape(t *testing.T, prom *framework.Prometheus, nodes map[string]*framework.ScrapeNode, rotations int) {
 	ctx, kube := context.Background(), framework.KubeClient(t)
 	before, pids := crioMetricsRollout(t), map[string]int{}
@@ -199,7 +174,7 @@ func rotationsWithoutAFailedScrape(t *testing.T, prom *framework.Prometheus, nod
 		time.Sleep(2 * time.Second) // a few scrapes with the new certificate
 	}
 	// kube-rbac-proxy re-reads its own serving pair every minute.
-	last, _, err := servingCert(ctx, kube)
+	last, err := servingCert(ctx, kube)
 	require.NoError(t, err)
 	framework.Eventually(t, 90*time.Second, time.Second, func() (bool, error) {
 		return allServe(nodes, last.SerialNumber.String(), func(n *framework.ScrapeNode) string { return n.ProxyAddr }), nil
@@ -215,8 +190,7 @@ func rotationsWithoutAFailedScrape(t *testing.T, prom *framework.Prometheus, nod
 	assert.Equal(t, before, crioMetricsRollout(t), "rotations change neither the CA bundle nor the DaemonSet nor its pods")
 }
 
-// crioMetricsRollout is the CA bundle, the DaemonSet's generation and its
-// pods' UIDs.
+// crioMetricsRollout is the CA bundle, the DaemonSet's generation and its pods' UIDs.
 func crioMetricsRollout(t *testing.T) []string {
 	t.Helper()
 	ctx, kube := context.Background(), framework.KubeClient(t)
@@ -234,11 +208,16 @@ func crioMetricsRollout(t *testing.T) []string {
 	return out
 }
 
-// modernProfileRefusesTLS12: with the APIServer's Modern TLS profile the
-// operator puts --tls-min-version=VersionTLS13 into the DaemonSet; the
-// node's proxy restarted with those arguments refuses a TLS 1.2 client and
-// serves TLS 1.3. The profile is restored afterwards.
+// modernProfileRefusesTLS12: the proxy takes TLS 1.2 with the Intermediate
+// profile (the default); with the Modern profile the DaemonSet gets
+// --tls-min-version=VersionTLS13 and the proxy restarted with it refuses
+// TLS 1.2 and serves TLS 1.3. The profile is restored afterwards.
 func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.ScrapeNode, pki *framework.PlatformPKI, trusted *tls.Config) {
+	tls12 := trusted.Clone()
+	tls12.MaxVersion = tls.VersionTLS12
+	st, err := framework.Handshake(n.ProxyAddr, tls12)
+	require.NoError(t, err, "TLS 1.2 with the Intermediate profile")
+	assert.Equal(t, uint16(tls.VersionTLS12), st.Version)
 	t.Cleanup(func() { setTLSProfile(t, c, nil) })
 	setTLSProfile(t, c, &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType, Modern: &configv1.ModernTLSProfile{}})
 	var spec corev1.PodSpec
@@ -251,9 +230,7 @@ func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.
 		return slices.Contains(spec.Containers[0].Args, "--tls-min-version=VersionTLS13"), nil
 	}, "the DaemonSet's kube-rbac-proxy to get --tls-min-version=VersionTLS13")
 	n.RestartProxy(t, spec)
-	tls12 := trusted.Clone()
-	tls12.MaxVersion = tls.VersionTLS12
-	_, err := handshake(n.ProxyAddr, tls12)
+	_, err = framework.Handshake(n.ProxyAddr, tls12)
 	require.Error(t, err, "a TLS 1.2 client must be refused with the Modern profile")
 	assert.Contains(t, err.Error(), "protocol version", "refused for its protocol version")
 	tls13 := trusted.Clone()
@@ -264,33 +241,16 @@ func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.
 	assert.Contains(t, string(body), secMetricsPrefix)
 }
 
-// handshake makes one TLS handshake on a new connection.
-func handshake(addr string, cfg *tls.Config) (*tls.ConnectionState, error) {
-	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+// servingCert returns the leaf of the live CRI-O metrics serving Secret.
+func servingCert(ctx context.Context, kube kubernetes.Interface) (*x509.Certificate, error) {
+	s, err := kube.CoreV1().Secrets(operatorNamespace).Get(ctx, secServingSecret, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
-	st := conn.ConnectionState()
-	return &st, nil
+	return framework.FirstCertificate(s.Data["tls.crt"])
 }
 
-// servingCert returns the leaf of the live CRI-O metrics serving Secret and
-// its PEM.
-func servingCert(ctx context.Context, kube kubernetes.Interface) (*x509.Certificate, []byte, error) {
-	s, err := kube.CoreV1().Secrets(operatorNamespace).Get(ctx, secServingSecret, metav1.GetOptions{})
-	if err != nil {
-		return nil, nil, err
-	}
-	cert, err := framework.FirstCertificate(s.Data["tls.crt"])
-	if err != nil {
-		return nil, nil, fmt.Errorf("secret %s: %w", secServingSecret, err)
-	}
-	return cert, s.Data["tls.crt"], nil
-}
-
-// clientCAPods waits for scrapeNodes crio-metrics pods (kwok's: the test
-// runs them) whose kube-rbac-proxy trusts the client CA.
+// clientCAPods waits for scrapeNodes crio-metrics pods whose kube-rbac-proxy trusts the client CA.
 func clientCAPods(t *testing.T) []*corev1.Pod {
 	t.Helper()
 	var chosen []*corev1.Pod
@@ -334,9 +294,7 @@ func startScrapeNodes(t *testing.T, c *framework.Cluster, pods []*corev1.Pod) ma
 
 type scrapeTarget struct{ addr, node string }
 
-// scrapeTargets are the Service's endpoints as the EndpointSlice controller
-// makes them (the API server refuses kwok's loopback addresses in an
-// EndpointSlice), each where its node's kube-rbac-proxy listens.
+// scrapeTargets: the Service's endpoints (computed: the API server refuses kwok's loopback ones), at each node's proxy.
 func scrapeTargets(t *testing.T, pods []*corev1.Pod, nodes map[string]*framework.ScrapeNode) []scrapeTarget {
 	t.Helper()
 	svc, err := framework.KubeClient(t).CoreV1().Services(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
@@ -360,10 +318,7 @@ func scrapeTargets(t *testing.T, pods []*corev1.Pod, nodes map[string]*framework
 	return targets
 }
 
-// prometheusFromServiceMonitor starts a Prometheus scraping targets every
-// second as the live ServiceMonitor and its scrape class say; it returns it,
-// once every target is up, the endpoint's CA file and a client TLS
-// configuration with that CA and the endpoint's server name.
+// prometheusFromServiceMonitor starts Prometheus as the live ServiceMonitor and its scrape class say; it returns once every target is up, with the CA file and a client TLS config.
 func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *framework.PlatformPKI, targets []scrapeTarget) (*framework.Prometheus, string, *tls.Config) {
 	t.Helper()
 	ctx := context.Background()
@@ -414,21 +369,19 @@ func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *frame
 	return prom, caFile, &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
 }
 
-// rotateServingCert deletes the serving Secret and waits until the operator
-// issued a new certificate and every node's CRI-O serves it (projection,
-// cert-syncer, CRI-O's reload).
+// rotateServingCert deletes the serving Secret and waits until every CRI-O serves the operator's new certificate.
 func rotateServingCert(t *testing.T, nodes map[string]*framework.ScrapeNode, r int) {
 	t.Helper()
 	ctx := context.Background()
 	kube := framework.KubeClient(t)
-	old, _, err := servingCert(ctx, kube)
+	old, err := servingCert(ctx, kube)
 	require.NoError(t, err)
 	if err := kube.CoreV1().Secrets(operatorNamespace).Delete(ctx, secServingSecret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
 	var serial string
 	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
-		cert, _, err := servingCert(ctx, kube)
+		cert, err := servingCert(ctx, kube)
 		if err == nil {
 			serial = cert.SerialNumber.String()
 		}
@@ -449,8 +402,7 @@ func allServe(nodes map[string]*framework.ScrapeNode, serial string, addr func(*
 	return true
 }
 
-// assertNoFailedScrapes: Prometheus made scrapes since since and none
-// failed; the counts go to _output/bench/scrape-rotation.json.
+// assertNoFailedScrapes: scrapes since since, none failed; the counts go to _output/bench/scrape-rotation.json.
 func assertNoFailedScrapes(t *testing.T, prom *framework.Prometheus, since time.Time, rotations, targets int) {
 	t.Helper()
 	scrapes, failed := prom.ScrapesSince(t, "crio-metrics", since)
@@ -463,11 +415,7 @@ func assertNoFailedScrapes(t *testing.T, prom *framework.Prometheus, since time.
 	assert.Zero(t, failed, "failed scrapes of %d", scrapes)
 }
 
-// scrapeAsCMO makes the cluster look like the cluster-monitoring operator
-// 4.19 (scrape classes): ClusterOperator monitoring and the ConfigMap
-// openshift-monitoring/metrics-client-ca with the CA of pki's client
-// certificate (CMO copies kube-system/extension-apiserver-authentication's
-// client-ca-file). Both, and the operator's copy, are removed afterwards.
+// scrapeAsCMO makes the cluster look like CMO 4.19 (ClusterOperator monitoring, metrics-client-ca with pki's CA) until the test ends.
 func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, pki *framework.PlatformPKI) {
 	ctx := context.Background()
 	ca, err := os.ReadFile(pki.ClientCAFile)
@@ -491,8 +439,7 @@ func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, 
 	})
 }
 
-// trustAsAPIServerClientCA adds pki's client CA, until the test ends, to the
-// API server's client-ca-file, where the signer of CMO's certificate is.
+// trustAsAPIServerClientCA adds pki's client CA to the API server's client-ca-file until the test ends.
 func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *framework.PlatformPKI) {
 	ca, err := os.ReadFile(pki.ClientCAFile)
 	require.NoError(t, err)
@@ -511,8 +458,7 @@ func trustAsAPIServerClientCA(t *testing.T, kube kubernetes.Interface, pki *fram
 	t.Cleanup(func() { assert.NoError(t, edit(string(ca), "")) })
 }
 
-// setTLSProfile sets the APIServer cluster's TLS profile (nil: unset,
-// Intermediate), creating the object where the control plane has none.
+// setTLSProfile sets the APIServer cluster's TLS profile (nil: Intermediate), creating the object if missing.
 func setTLSProfile(t *testing.T, c *framework.Cluster, profile *configv1.TLSSecurityProfile) {
 	t.Helper()
 	ctx := context.Background()

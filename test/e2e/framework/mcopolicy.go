@@ -96,9 +96,7 @@ func RunMCOPolicyStatus(ctx context.Context, admin *rest.Config, logf func(forma
 	}, MCOPolicyStatusInterval)
 }
 
-// StartMCOPolicyStatus runs RunMCOPolicyStatus until the test ends.
-// StartOperator starts it unless told not to; StartMCOStandIn does the
-// same in its own sync.
+// StartMCOPolicyStatus runs RunMCOPolicyStatus until the test ends (StartOperator's default).
 func StartMCOPolicyStatus(t testing.TB, admin *rest.Config) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())

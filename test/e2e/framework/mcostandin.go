@@ -141,8 +141,7 @@ func newMCOStandIn(t testing.TB, dyn dynamic.Interface, kube kubernetes.Interfac
 // SetOperatorPart turns the MCO operator part (the policy status) on or off.
 func (s *MCOStandIn) SetOperatorPart(on bool) { s.operatorPart.Store(on) }
 
-// StartMCOStandIn runs the test double over nodes (each with its real
-// CRI-O) until the test ends, then removes what it put on the API server.
+// StartMCOStandIn runs the double over nodes until the test ends, then removes what it wrote.
 func StartMCOStandIn(t testing.TB, admin *rest.Config, nodes []*PlatformNode) *MCOStandIn {
 	t.Helper()
 	byName := map[string]standInNode{}
@@ -355,9 +354,7 @@ func primaryPool(node *corev1.Node, pools []*mcfgv1.MachineConfigPool) string {
 
 // Render controller
 
-// renderPool merges a pool's MachineConfigs as MergeMachineConfigs does
-// (docs/mco-standin.md "Render": role worker first, then by name) into
-// rendered-<pool>-<hash of the spec> and its Ignition spec.
+// renderPool merges a pool's MachineConfigs as MergeMachineConfigs does (docs/mco-standin.md "Render").
 func renderPool(pool string, mcs []*unstructured.Unstructured) (string, map[string]interface{}, error) {
 	sorted := slices.Clone(mcs)
 	sort.SliceStable(sorted, func(i, j int) bool {
@@ -399,8 +396,7 @@ func renderPool(pool string, mcs []*unstructured.Unstructured) (string, map[stri
 	return "rendered-" + pool + "-" + hex.EncodeToString(sum[:16]), spec, err
 }
 
-// render makes the pool target the rendered config of the MachineConfigs
-// it selects; without any (MCO: RenderDegraded) it waits.
+// render points the pool at the rendered config of its MachineConfigs; without any it waits.
 func (s *MCOStandIn) render(ctx context.Context, w *standInWorld, pool *mcfgv1.MachineConfigPool) error {
 	sel, err := metav1.LabelSelectorAsSelector(pool.Spec.MachineConfigSelector)
 	if err != nil || pool.Spec.MachineConfigSelector == nil || sel.Empty() {
@@ -483,9 +479,7 @@ func nodeFailing(n *corev1.Node) bool {
 	return n.Annotations[mcoCurrentConfig] != n.Annotations[mcoDesiredConfig] && n.Annotations[mcoState] == mcoDegraded
 }
 
-// nodeController is the node controller's pass over one pool
-// (docs/mco-standin.md "Which node, when"); a node seen first runs the
-// target already, as after its first boot.
+// nodeController is the node controller's pass over a pool (docs/mco-standin.md "Which node, when").
 func (s *MCOStandIn) nodeController(ctx context.Context, w *standInWorld, pool *mcfgv1.MachineConfigPool) error {
 	target := pool.Spec.Configuration.Name
 	if target == "" {
@@ -523,8 +517,7 @@ func (s *MCOStandIn) nodeController(ctx context.Context, w *standInWorld, pool *
 
 // Pool status
 
-// poolStatus is calculateStatus (docs/mco-standin.md "Pool status");
-// transition times kept, so an unchanged pool computes an equal status.
+// poolStatus is calculateStatus (docs/mco-standin.md "Pool status"), transition times kept.
 func poolStatus(pool *mcfgv1.MachineConfigPool, nodes []*corev1.Node, now metav1.Time) mcfgv1.MachineConfigPoolStatus {
 	st := *pool.Status.DeepCopy()
 	target := pool.Spec.Configuration.Name
@@ -615,9 +608,7 @@ func poolCondition(st *mcfgv1.MachineConfigPoolStatus, typ string) *mcfgv1.Machi
 	return nil
 }
 
-// writeMCN writes the node's MachineConfigNode as the upgrademonitor does
-// (docs/mco-standin.md "MachineConfigNode"): degraded is the update's
-// error, "" when the node is updated.
+// writeMCN writes the node's MachineConfigNode (docs/mco-standin.md); degraded is the update's error.
 func (s *MCOStandIn) writeMCN(ctx context.Context, w *standInWorld, node, pool string, degraded string) error {
 	n := w.nodes[node]
 	desired := n.Annotations[mcoDesiredConfig]
@@ -672,8 +663,7 @@ type DisruptionAction struct {
 	Service string // for Restart
 }
 
-// DisruptionActions is the daemon's decision for the changed paths from
-// the status's entries (docs/mco-standin.md "Node disruption policy").
+// DisruptionActions: the daemon's actions for the changed paths (docs/mco-standin.md "Node disruption policy").
 func DisruptionActions(paths []string, policy []operatorv1.NodeDisruptionPolicyStatusFile) []DisruptionAction {
 	reboot := []DisruptionAction{{Type: "Reboot"}}
 	var actions []DisruptionAction
@@ -734,8 +724,7 @@ func renderedFiles(mc *unstructured.Unstructured) map[string]map[string]interfac
 	return out
 }
 
-// daemon is MCO's daemon on one node (docs/mco-standin.md "The daemon's
-// update"); it reports whether it worked.
+// daemon is MCO's daemon on one node (docs/mco-standin.md "The daemon's update"); true if it worked.
 func (s *MCOStandIn) daemon(ctx context.Context, w *standInWorld, node string) (bool, error) {
 	n, pool := w.nodes[node], w.poolOf[node]
 	cur, des, state := n.Annotations[mcoCurrentConfig], n.Annotations[mcoDesiredConfig], n.Annotations[mcoState]
@@ -793,8 +782,7 @@ func (s *MCOStandIn) finish(ctx context.Context, w *standInWorld, pool, node str
 	return s.writeMCN(ctx, w, node, pool, "")
 }
 
-// apply writes the files and carries out the actions; on a failure the
-// files go back and CRI-O starts again (docs/mco-standin.md "A failed restart").
+// apply writes the files and acts; on a failure the files go back and CRI-O starts again.
 func (s *MCOStandIn) apply(pool, node string, oldFiles, newFiles map[string]map[string]interface{}, diff []string, actions []DisruptionAction) error {
 	if err := s.writeFiles(node, newFiles, diff); err != nil {
 		return err
@@ -875,8 +863,7 @@ type crioNode struct {
 
 func (n crioNode) HostPath(p string) string { return n.pn.HostPath(p) }
 
-// RestartCRIO syncs the drop-ins to CRI-O's directory and restarts it; the
-// error is hack/crio.sh's one-line verdict.
+// RestartCRIO syncs the drop-ins and restarts CRI-O; the error is hack/crio.sh's first line.
 func (n crioNode) RestartCRIO() error {
 	err := catchErrors(n.t, func(tb testing.TB) {
 		n.pn.syncCRIODropIns(tb)

@@ -33,17 +33,10 @@ import (
 	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
-// Node simulates one node of the cluster on this machine: a root directory
-// standing for its "/" (hostPath volumes, MachineConfig files), the kubelet's
-// projection of a pod's Secret and ConfigMap volumes, and the pod's
-// containers run as local processes (StartPodProcess with Node). It needs
-// root; everything is removed when the test ends.
+// Node simulates a node on this machine (root directory, volume projections, pod processes); needs root.
 type Node struct {
-	// Root is the node's "/".
-	Root string
-	// IP is the node's address (status.hostIP, and a hostNetwork pod's IP).
-	IP string
-	// Name is the node's name.
+	Root string // the node's "/"
+	IP   string // status.hostIP (and a hostNetwork pod's IP)
 	Name string
 
 	admin     *rest.Config
@@ -55,8 +48,7 @@ type Node struct {
 	volumes   map[string]string // projected volume name -> directory
 }
 
-// NewNode prepares a node that will run a pod of namespace with spec (e.g. a
-// DaemonSet's pod template). Nothing runs yet.
+// NewNode prepares a node for a pod of namespace with spec; nothing runs yet.
 func NewNode(t testing.TB, admin *rest.Config, namespace string, spec corev1.PodSpec) *Node {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -93,9 +85,7 @@ func (n *Node) HostPath(p string) string {
 	return filepath.Join(n.Root, filepath.Clean("/"+p))
 }
 
-// ApplyMachineConfig writes what a MachineConfig's Ignition storage section
-// asks for (directories and files with data: URL contents) below the node's
-// root, as the machine-config daemon would.
+// ApplyMachineConfig writes a MachineConfig's Ignition directories and files below the node's root.
 func (n *Node) ApplyMachineConfig(t testing.TB, mc *unstructured.Unstructured) {
 	t.Helper()
 	dirs, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "directories")
@@ -147,9 +137,7 @@ func decodeDataURL(s string) ([]byte, error) {
 
 var quotedAbsPath = regexp.MustCompile(`"(/[^"]*)"`)
 
-// CRIODropIns returns the node's CRI-O drop-ins (/etc/crio/crio.conf.d/*)
-// with every quoted absolute path moved below the node's root, so that a
-// CRI-O started with them on this machine reads and writes the node's files.
+// CRIODropIns: the node's CRI-O drop-ins, quoted absolute paths moved below its root.
 func (n *Node) CRIODropIns(t testing.TB) map[string][]byte {
 	t.Helper()
 	dir := n.HostPath("/etc/crio/crio.conf.d")
@@ -182,10 +170,7 @@ func (n *Node) pod() *corev1.Pod {
 	return pod
 }
 
-// MountVolumes starts the kubelet's projection of the pod's Secret and
-// ConfigMap volumes (test/kubeletvolume): it waits until each one holds the
-// live object's keys (the kubelet does not start a pod before that), then
-// rewrites it every syncPeriod when the object changed, until the test ends.
+// MountVolumes projects the pod's Secret and ConfigMap volumes once they hold the objects' keys, then every syncPeriod.
 func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -229,9 +214,8 @@ func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
 	}
 }
 
-// serviceAccountKubeconfig writes, below the node's root and readable by
-// any user, a kubeconfig that authenticates as the pod's ServiceAccount with
-// a TokenRequest token (what the kubelet projects), and returns its path.
+// serviceAccountKubeconfig writes a kubeconfig with a token of the pod's ServiceAccount, not bound to
+// the pod (a rollout replaces the pod, not the process), and returns its path.
 func (n *Node) serviceAccountKubeconfig(t testing.TB) string {
 	t.Helper()
 	cfg := ServiceAccountConfig(t, n.admin, n.namespace, n.spec.ServiceAccountName)
@@ -263,10 +247,7 @@ func e2eLogPath(t testing.TB, what string) string {
 		fmt.Sprintf("-%s-%d.log", what, time.Now().UnixNano()))
 }
 
-// toolModule is the tools module under hack/tools that builds a program, and
-// the programs it links into _output/bin that the tests run: CRI-O's builds
-// pinns too; the CVO and oc-inspect have modules of their own; the cluster
-// module builds the rest.
+// toolModule: the hack/tools module building program, and the binaries it links into _output/bin.
 func toolModule(program string) (string, []string) {
 	switch program {
 	case "crio":
@@ -277,10 +258,7 @@ func toolModule(program string) (string, []string) {
 	return "cluster", []string{program}
 }
 
-// EnsureTool builds the tools module of a program with hack/build-tools.sh
-// when one of its binaries is missing from _output/bin (an existing build is
-// left alone: another test may be running it). It returns the build's error
-// with the tail of its log.
+// EnsureTool builds a program's tools module with hack/build-tools.sh when a binary is missing.
 func EnsureTool(t testing.TB, program string) error {
 	t.Helper()
 	root := RepoRoot(t)
@@ -318,17 +296,10 @@ func tail(b []byte, n int) string {
 
 // CRIOOptions configure StartCRIO.
 type CRIOOptions struct {
-	// Dir is CRIO_DIR (its socket path must stay under 108 bytes).
-	Dir string
-	// MetricsPort is CRIO_METRICS_PORT.
-	MetricsPort int
-	// DropIns are written to Dir/crio.conf.d before the start, next to the
-	// drop-in hack/crio.sh writes (10-metrics.conf); CRI-O applies them in
-	// file name order, so a later one overrides its keys.
-	DropIns map[string][]byte
-	// ProbeCA is CRIO_METRICS_CA: the CA the start script's readiness probe
-	// verifies the metrics certificate with.
-	ProbeCA string
+	Dir         string            // CRIO_DIR (its socket path under 108 bytes)
+	MetricsPort int               // CRIO_METRICS_PORT
+	DropIns     map[string][]byte // written to Dir/crio.conf.d beside hack/crio.sh's 10-metrics.conf
+	ProbeCA     string            // CRIO_METRICS_CA: the CA the start script's readiness probe trusts
 }
 
 // CRIO is a real CRI-O started with hack/crio.sh.
@@ -338,10 +309,7 @@ type CRIO struct {
 	env         []string
 }
 
-// StartCRIO starts CRI-O with hack/crio.sh start (which returns once the
-// metrics endpoint serves container_runtime_crio_* metrics, verified with
-// ProbeCA) and stops it with hack/crio.sh stop when the test ends, keeping a
-// copy of its log in _output/e2e-logs.
+// StartCRIO starts CRI-O with hack/crio.sh (ready once its metrics serve) and stops it at the end, keeping its log.
 func StartCRIO(t testing.TB, opts CRIOOptions) *CRIO {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Join(opts.Dir, "crio.conf.d"), 0o755))
@@ -368,9 +336,7 @@ func StartCRIO(t testing.TB, opts CRIOOptions) *CRIO {
 	return c
 }
 
-// crioScript runs hack/crio.sh action (start or stop) for the CRI-O of dir
-// (CRIO_DIR), with env (more of the script's variables) added to the test's
-// environment.
+// crioScript runs hack/crio.sh action for the CRI-O of dir, env added.
 func crioScript(t testing.TB, action, dir string, env ...string) error {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "crio.sh"), action)
@@ -397,8 +363,7 @@ func keepCRIOLog(t testing.TB, dir, what string) {
 	}
 }
 
-// Pid is CRI-O's process id, from its pid file; an error if it is not
-// running.
+// Pid is CRI-O's process id from its pid file; an error if it is not running.
 func (c *CRIO) Pid() (int, error) {
 	raw, err := os.ReadFile(filepath.Join(c.Dir, "crio.pid"))
 	if err != nil {

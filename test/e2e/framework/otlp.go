@@ -1,8 +1,6 @@
 package framework
 
-// A real OTLP trace receiver for tests of node tracing: hack/tools/cluster/otlp-receiver
-// run as a process, and the spans it wrote read back
-// (docs/node-tracing-fixture.md).
+// A real OTLP trace receiver, hack/tools/cluster/otlp-receiver (docs/node-tracing-fixture.md).
 
 import (
 	"bufio"
@@ -17,8 +15,7 @@ import (
 	"time"
 )
 
-// OTLPSpan is one span as otlp-receiver writes it (one JSON object a line;
-// the fields tests read).
+// OTLPSpan is one span as otlp-receiver writes it (a JSON line; the fields tests read).
 type OTLPSpan struct {
 	Service string    `json:"service"` // the resource's service.name
 	Host    string    `json:"host"`    // the resource's host.name
@@ -39,9 +36,7 @@ func StartOTLPReceiver(t testing.TB) *OTLPReceiver {
 	return StartOTLPReceiverAt(t, "127.0.0.1:"+strconv.Itoa(FreePort(t)), "otlp-receiver")
 }
 
-// StartOTLPReceiverAt starts an otlp-receiver named name (its log and
-// spans file) on addr, building it when _output/bin lacks it, and waits
-// until it listens; it stops when the test ends.
+// StartOTLPReceiverAt starts otlp-receiver name on addr until the test ends, once it listens.
 func StartOTLPReceiverAt(t testing.TB, addr, name string) *OTLPReceiver {
 	t.Helper()
 	if err := EnsureTool(t, "otlp-receiver"); err != nil {

@@ -28,28 +28,15 @@ import (
 
 // PodProcessOptions configure StartPodProcess.
 type PodProcessOptions struct {
-	// Pod is the pod as the API server has it (scheduled, with the volumes
-	// admission added); default Node's.
-	Pod *corev1.Pod
-	// Container is the name of the container to run; default the first.
-	Container string
-	// ServiceAccountName runs the container as another ServiceAccount of the
-	// pod's namespace; its tokens are not bound to the pod.
-	ServiceAccountName string
-	// Binaries maps the base name of the container's command (its name when
-	// it sets none) to the local file the image would run.
-	Binaries map[string]string
-	// Node gives hostPath volumes the node's root and mounts its kubelet
-	// projections (MountVolumes), which follow the live objects.
-	Node *Node
-	// RewriteArgs may move a listening port (the process shares the
-	// machine's network), and nothing else.
-	RewriteArgs func([]string) []string
+	Pod                *corev1.Pod             // as the API server has it; default Node's
+	Container          string                  // default the first
+	ServiceAccountName string                  // another ServiceAccount of the namespace (tokens not bound to the pod)
+	Binaries           map[string]string       // command's base name (else container name) -> local file
+	Node               *Node                   // hostPath volumes below its root, its kubelet projections mounted
+	RewriteArgs        func([]string) []string // may move a listening port, nothing else
 }
 
-// StartPodProcess runs a container of a pod as a local process the way the
-// kubelet would (docs/testing.md: its command, environment, volumes and
-// securityContext, in a mount namespace of its own), until the test ends.
+// StartPodProcess runs a pod's container as a local process as the kubelet would (docs/testing.md), until the test ends.
 func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *Process {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -117,8 +104,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	return o
 }
 
-// podRun is the shell script that sets up a container's mount namespace
-// and execs it, and what writing it needs.
+// podRun builds the script that sets up a container's mount namespace and execs it.
 type podRun struct {
 	t               testing.TB
 	ctx             context.Context
@@ -133,9 +119,7 @@ type podRun struct {
 	overlaid        []string
 }
 
-// overlay makes a mount point this machine lacks (an image would have it)
-// in the mount namespace only: an overlay on a tmpfs covers its nearest
-// existing ancestor ("/" is not overlaid: a top-level directory is made).
+// overlay makes a missing mount point in the namespace only: an overlay over its nearest existing ancestor.
 func (r *podRun) overlay(target string) {
 	anc := path.Dir(target)
 	for {
@@ -161,8 +145,7 @@ func (r *podRun) overlay(target string) {
 	}
 }
 
-// mountVolumes writes the mounts of the container's volumes at their
-// mountPaths.
+// mountVolumes writes the mounts of the container's volumes.
 func (r *podRun) mountVolumes() {
 	t, c := r.t, r.c
 	volumes := map[string]corev1.Volume{}
@@ -228,9 +211,7 @@ func (r *podRun) mountVolumes() {
 	}
 }
 
-// securityContext writes what the pod's and the container's security
-// contexts ask for, and the exec of the container as its user (uid when
-// they set none), which it returns.
+// securityContext writes the security contexts' settings and the exec as their user (uid by default), which it returns.
 func (r *podRun) securityContext(uid int64) int64 {
 	gid := int64(0)
 	var groups []string
@@ -287,8 +268,7 @@ func (r *podRun) securityContext(uid int64) int64 {
 	return uid
 }
 
-// hostPathDir is where a hostPath volume lives below the node's root, made
-// or checked as its type says.
+// hostPathDir is a hostPath volume below the node's root, made or checked per its type.
 func hostPathDir(t testing.TB, root string, hp *corev1.HostPathVolumeSource) string {
 	t.Helper()
 	if root == "" {
@@ -402,8 +382,7 @@ func podField(pod *corev1.Pod, fieldPath string) (string, error) {
 	return "", fmt.Errorf("unsupported field path %s", fieldPath)
 }
 
-// volumePayload is what the kubelet projects for a Secret, ConfigMap or
-// projected volume: the files (path -> content) and their modes.
+// volumePayload is the kubelet's projection of a Secret, ConfigMap or projected volume: files and modes.
 func volumePayload(ctx context.Context, client kubernetes.Interface, pod *corev1.Pod, sa string, bound *corev1.Pod, v corev1.Volume) (map[string][]byte, map[string]os.FileMode, error) {
 	files, modes := map[string][]byte{}, map[string]os.FileMode{}
 	put := func(name string, data []byte, mode, defaultMode *int32) {

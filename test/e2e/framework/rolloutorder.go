@@ -22,10 +22,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// An update must report versions[operator] only once its operands run the
-// new release, Progressing=True meanwhile. The recorder keeps each state
-// with its etcd revision (one etcd: revisions order writes of different
-// objects, arrival times do not).
+// versions[operator] only once the operands run the release; states are
+// ordered by etcd revision (one etcd), not arrival time.
 
 // RolloutEvent is one observed state of the ClusterOperator or an operand.
 type RolloutEvent struct {

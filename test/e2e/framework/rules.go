@@ -32,8 +32,7 @@ type CRI struct {
 	runtimeapi.ImageServiceClient
 }
 
-// DialCRI connects to a CRI socket until the test ends. Like the kubelet's
-// client it keeps one connection and reconnects after a CRI-O restart.
+// DialCRI connects to a CRI socket (one connection, reconnecting as the kubelet's) until the test ends.
 func DialCRI(t testing.TB, socket string) CRI {
 	t.Helper()
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -42,8 +41,7 @@ func DialCRI(t testing.TB, socket string) CRI {
 	return CRI{runtimeapi.NewRuntimeServiceClient(conn), runtimeapi.NewImageServiceClient(conn)}
 }
 
-// CRICallsWithoutPod are the CRI calls that need no pod or image, by gRPC
-// method name (CRI-O's span and per-operation series names).
+// CRICallsWithoutPod: the CRI calls needing no pod or image, by gRPC method name.
 var CRICallsWithoutPod = map[string]func(context.Context, CRI) error{
 	"runtime.v1.RuntimeService/Version": func(ctx context.Context, c CRI) error { return errOf(c.Version(ctx, &runtimeapi.VersionRequest{})) },
 	"runtime.v1.RuntimeService/Status":  func(ctx context.Context, c CRI) error { return errOf(c.Status(ctx, &runtimeapi.StatusRequest{})) },
@@ -72,19 +70,15 @@ func StopCRIO(t testing.TB, c *CRIO) {
 	require.NoError(t, crioScript(t, "stop", c.Dir, c.env...))
 }
 
-// FakeKubelet serves the kubelet's runtime operation counters, counting
-// its own CRI-O calls every period as the PLEG does, and on
-// /kube-state-metrics its node's Ready condition, False once no call
-// succeeded for runtimeDownAfter (the kubelet's 30 s, k8s.io/kubernetes
-// v1.36 pkg/kubelet/runtime.go, shortened as the test's "for" are).
+// FakeKubelet serves the kubelet's runtime operation counters of its own CRI calls every period and, on /kube-state-metrics, Ready False once none succeeded for runtimeDownAfter
+// (the kubelet's 30 s, k8s.io/kubernetes v1.36 pkg/kubelet/runtime.go).
 type FakeKubelet struct {
 	Addr          string
 	calls, errors atomic.Int64
 	lastOK        atomic.Int64 // unix nanoseconds
 }
 
-// StartFakeKubelet starts the stand-in for the kubelet of node, whose
-// CRI-O listens on socket, until the test ends.
+// StartFakeKubelet starts the kubelet stand-in of node over socket until the test ends.
 func StartFakeKubelet(t testing.TB, node, socket string, period, runtimeDownAfter time.Duration) *FakeKubelet {
 	t.Helper()
 	k := &FakeKubelet{Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(t))}

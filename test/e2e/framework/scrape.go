@@ -29,8 +29,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// StartProcess runs binary as a local process (for programs that are no
-// pod's container), logged to _output/e2e-logs, until the test ends.
+// StartProcess runs binary (no pod's container) as a logged local process until the test ends.
 func StartProcess(t testing.TB, name, binary string, args, env []string) *Process {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
@@ -51,10 +50,7 @@ type ScrapeNode struct {
 	kubeconfig string
 }
 
-// StartScrapeNode runs the node of pod (a crio-metrics pod, its hostIP the
-// node's address) as the kubelet would: the pod's volumes projected, mc's
-// drop-in written, cert-syncer, a real CRI-O reading the pair it writes, and
-// kube-rbac-proxy, as pod processes (docs/reliability.md).
+// StartScrapeNode runs a crio-metrics pod's node as the kubelet would: volumes, mc's drop-in, cert-syncer, real CRI-O, kube-rbac-proxy.
 func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unstructured.Unstructured) *ScrapeNode {
 	t.Helper()
 	root := RepoRoot(t)
@@ -96,8 +92,7 @@ func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unst
 	return n
 }
 
-// RestartProxy stops the node's kube-rbac-proxy and starts it from spec, as
-// when the DaemonSet rolls out a new pod template (the same volumes).
+// RestartProxy restarts the node's kube-rbac-proxy from spec (a new pod template, the same volumes).
 func (n *ScrapeNode) RestartProxy(t testing.TB, spec corev1.PodSpec) {
 	t.Helper()
 	n.Proxy.Stop()
@@ -109,9 +104,7 @@ func (n *ScrapeNode) RestartProxy(t testing.TB, spec corev1.PodSpec) {
 	n.startProxy(t)
 }
 
-// startProxy runs the pod's kube-rbac-proxy. Only the upstream port changes
-// (one CRI-O per node on this machine) and --kubeconfig is added (the pod's
-// ServiceAccount token volume is not mounted).
+// startProxy runs the pod's kube-rbac-proxy, its upstream moved to this CRI-O and --kubeconfig added.
 func (n *ScrapeNode) startProxy(t testing.TB) {
 	t.Helper()
 	n.Proxy = StartPodProcess(t, n.admin, PodProcessOptions{
@@ -134,8 +127,7 @@ func (n *ScrapeNode) startProxy(t testing.TB) {
 	WaitListening(t, n.Proxy, n.ProxyAddr, "kube-rbac-proxy of "+n.Name)
 }
 
-// withoutProjected is spec without its projected volumes (the
-// ServiceAccount token: the processes get --kubeconfig instead).
+// withoutProjected drops the projected (token) volumes: the processes get --kubeconfig instead.
 func withoutProjected(spec corev1.PodSpec) corev1.PodSpec {
 	spec = *spec.DeepCopy()
 	projected := map[string]bool{}
@@ -149,19 +141,24 @@ func withoutProjected(spec corev1.PodSpec) corev1.PodSpec {
 	return spec
 }
 
-// ServedCertificate returns the leaf certificate served at addr, unverified.
-func ServedCertificate(addr string) (*x509.Certificate, error) {
-	d := &net.Dialer{Timeout: 2 * time.Second}
-	conn, err := tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
+// Handshake makes one TLS handshake with cfg on a new connection to addr.
+func Handshake(addr string, cfg *tls.Config) (*tls.ConnectionState, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	certs := conn.ConnectionState().PeerCertificates
-	if len(certs) == 0 {
-		return nil, fmt.Errorf("%s served no certificate", addr)
+	st := conn.ConnectionState()
+	return &st, nil
+}
+
+// ServedCertificate returns the leaf certificate served at addr, unverified.
+func ServedCertificate(addr string) (*x509.Certificate, error) {
+	st, err := Handshake(addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
+	if err != nil {
+		return nil, err
 	}
-	return certs[0], nil
+	return st.PeerCertificates[0], nil // a TLS server always sends one here (no PSK)
 }
 
 // FirstCertificate parses the first PEM certificate of data.
@@ -179,9 +176,7 @@ type Prometheus struct {
 	Process *Process
 }
 
-// StartPrometheus runs Debian's prometheus (hack/prometheus.sh) with config
-// (prometheus.yml contents) in dir, listening on 127.0.0.1 only, and waits
-// until it is ready.
+// StartPrometheus runs Debian's prometheus with config in dir on 127.0.0.1 and waits until it is ready.
 func StartPrometheus(t testing.TB, dir, config string) *Prometheus {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
@@ -213,8 +208,7 @@ type Sample struct {
 	Value  float64
 }
 
-// Query evaluates an instant query: the tests' one way to ask Prometheus,
-// target health included (up). A query Prometheus refuses is an error.
+// Query evaluates an instant query; a query Prometheus refuses is an error.
 func (p *Prometheus) Query(query string) ([]Sample, error) {
 	var out struct {
 		Status, Error string
@@ -298,8 +292,7 @@ func (p *Prometheus) WaitTargetsUp(t testing.TB, n int, timeout time.Duration) {
 	p.WaitCount(t, "count(up == 1)", n, timeout)
 }
 
-// WaitListening waits until the process listens on addr, and fails the test
-// when it exits first.
+// WaitListening waits until proc listens on addr, failing if it exits first.
 func WaitListening(t testing.TB, proc *Process, addr, what string) {
 	t.Helper()
 	Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
