@@ -284,7 +284,7 @@ func (f *fixture) run() {
 			return
 		}
 		for _, p := range s.Pools {
-			if (p.State == nodev1alpha1.NodeSettingsPoolState(Applying) || p.State == nodev1alpha1.NodeSettingsPoolState(Reverting)) {
+			if p.State == nodev1alpha1.NodeSettingsPoolState(Applying) || p.State == nodev1alpha1.NodeSettingsPoolState(Reverting) {
 				f.mco.finish(p.Name)
 			}
 		}

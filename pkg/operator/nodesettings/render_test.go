@@ -1,11 +1,8 @@
 package nodesettings
 
 import (
-	"net/url"
 	"strings"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func ptr(v int32) *int32 { return &v }
@@ -62,38 +59,5 @@ func TestRenderedContents(t *testing.T) {
 				t.Errorf("%s lacks %q:\n%s", f.Path, s, f.Contents)
 			}
 		}
-	}
-}
-
-func TestRevisionOf(t *testing.T) {
-	a, _ := Render(&Tracing{Endpoint: "e:1", CRIOSamplingPerMillion: ptr(1)}, PoolFacts{})
-	b, _ := Render(&Tracing{Endpoint: "e:1", CRIOSamplingPerMillion: ptr(1)}, PoolFacts{})
-	c, _ := Render(&Tracing{Endpoint: "e:1", CRIOSamplingPerMillion: ptr(2)}, PoolFacts{})
-	if RevisionOf(a) != RevisionOf(b) || RevisionOf(a) == RevisionOf(c) {
-		t.Errorf("revisions: same files %q %q, other files %q", RevisionOf(a), RevisionOf(b), RevisionOf(c))
-	}
-}
-
-func TestMachineConfig(t *testing.T) {
-	files, _ := Render(&Tracing{Endpoint: "127.0.0.1:4317", CRIOSamplingPerMillion: ptr(7)}, PoolFacts{})
-	mc := MachineConfig("infra", files)
-	if mc.GetName() != "60-infra-node-settings" || mc.GetLabels()[roleLabel] != "infra" || mc.GetAnnotations()[RevisionAnnotation] != string(RevisionOf(files)) {
-		t.Errorf("metadata: %s %v %v", mc.GetName(), mc.GetLabels(), mc.GetAnnotations())
-	}
-	list, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
-	if len(list) != 1 {
-		t.Fatalf("files: %v", list)
-	}
-	src, _, _ := unstructured.NestedString(list[0].(map[string]interface{}), "contents", "source")
-	got, err := url.PathUnescape(strings.TrimPrefix(src, "data:,"))
-	if err != nil || got != files[0].Contents {
-		t.Errorf("contents do not decode back (%v):\n%s", err, got)
-	}
-}
-
-func TestKubeletReadsDropIns(t *testing.T) {
-	unit := "ExecStart=/usr/bin/kubelet \\\n  --config=/etc/kubernetes/kubelet.conf \\\n  --config-dir=/etc/openshift/kubelet.conf.d \\\n"
-	if !KubeletReadsDropIns(unit) || KubeletReadsDropIns("ExecStart=/usr/bin/kubelet --config=/etc/kubernetes/kubelet.conf") {
-		t.Error("KubeletReadsDropIns misreads the unit")
 	}
 }

@@ -106,44 +106,22 @@ func TestRollout(t *testing.T) {
 		wantWrites []string
 		wantStates string
 		wantInMsg  string
-	}{{
-		name:       "nothing asked, nothing there: no write",
-		target:     "",
-		wantStates: "Complete canary:Done@ worker:Done@ master:Done@",
-	}, {
-		name:       "healthy pools are rolled in order, one after the other",
-		target:     "a",
-		wantWrites: []string{"canary=a", "worker=a", "master=a"},
-		wantStates: "Complete canary:Done@a worker:Done@a master:Done@a",
-	}, {
-		name:       "turning it off goes pool by pool as well",
-		from:       "a",
-		target:     "",
-		wantWrites: []string{"canary=", "worker=", "master="},
-		wantStates: "Complete canary:Done@ worker:Done@ master:Done@",
-	}, {
-		name:       "unhealthy canary: only the canary is reverted, the others are held",
-		prepare:    func(w *world) { w.sick["canary"] = "a" },
-		target:     "a",
-		wantWrites: []string{"canary=a", "canary="},
-		wantStates: "Stopped canary:Reverted@ worker:Held@ master:Held@",
-		wantInMsg:  "stopped at pool canary (NodesUnhealthy): CRI-O on canary-0 is not ready",
-	}, {
-		name:       "degraded worker: worker then canary go back to the last good revision, master untouched",
-		prepare:    func(w *world) { w.degraded["worker"] = "b" },
-		from:       "a",
-		target:     "b",
-		wantWrites: []string{"canary=b", "worker=b", "worker=a", "canary=a"},
-		wantStates: "Stopped canary:Reverted@a worker:Reverted@a master:Held@a",
-		wantInMsg:  "stopped at pool worker (PoolDegraded): node worker-0 is degraded",
-	}, {
-		name:       "a pool the machine-config operator does not update in time fails",
-		prepare:    func(w *world) { w.stuck["worker"] = true },
-		target:     "a",
-		wantWrites: []string{"canary=a", "worker=a", "worker=", "canary="},
-		wantStates: "RollingBack canary:Reverted@ worker:Reverting@ master:Held@",
-		wantInMsg:  "did not update the pool within 30m0s",
-	}} {
+	}{
+		{name: "nothing asked, nothing there: no write", wantStates: "Complete canary:Done@ worker:Done@ master:Done@"},
+		{name: "healthy pools are rolled in order, one after the other", target: "a",
+			wantWrites: []string{"canary=a", "worker=a", "master=a"}, wantStates: "Complete canary:Done@a worker:Done@a master:Done@a"},
+		{name: "turning it off goes pool by pool as well", from: "a",
+			wantWrites: []string{"canary=", "worker=", "master="}, wantStates: "Complete canary:Done@ worker:Done@ master:Done@"},
+		{name: "unhealthy canary: only the canary is reverted, the others are held", prepare: func(w *world) { w.sick["canary"] = "a" }, target: "a",
+			wantWrites: []string{"canary=a", "canary="}, wantStates: "Stopped canary:Reverted@ worker:Held@ master:Held@",
+			wantInMsg: "stopped at pool canary (NodesUnhealthy): CRI-O on canary-0 is not ready"},
+		{name: "degraded worker: worker then canary go back to the last good revision, master untouched", prepare: func(w *world) { w.degraded["worker"] = "b" }, from: "a", target: "b",
+			wantWrites: []string{"canary=b", "worker=b", "worker=a", "canary=a"}, wantStates: "Stopped canary:Reverted@a worker:Reverted@a master:Held@a",
+			wantInMsg: "stopped at pool worker (PoolDegraded): node worker-0 is degraded"},
+		{name: "a pool the machine-config operator does not update in time fails", prepare: func(w *world) { w.stuck["worker"] = true }, target: "a",
+			wantWrites: []string{"canary=a", "worker=a", "worker=", "canary="}, wantStates: "RollingBack canary:Reverted@ worker:Reverting@ master:Held@",
+			wantInMsg: "did not update the pool within 30m0s"},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld()
 			r := Rollout{}
