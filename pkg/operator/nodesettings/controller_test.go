@@ -7,7 +7,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -313,16 +312,6 @@ func tracingOn(canary string) nodev1alpha1.NodeSettings {
 	}
 }
 
-func mcoWrites(writes []string) []string {
-	var out []string
-	for _, w := range writes {
-		if !strings.Contains(w, "rendered-") && !strings.Contains(w, "machineconfigpools") {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // Without MCO's MachineConfiguration no MachineConfig is written; then the
 // entries first and MCO's status of them (docs/test-behaviours.md).
 func TestControllerWaitsForMachineConfiguration(t *testing.T) {
@@ -330,7 +319,7 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	f := newFixture(t, mco, tracingOn(""))
 	recheck := f.sync()
 	assert.Equal(t, pollInterval, recheck, "within the grace the wait is looked at often")
-	assert.Empty(t, mcoWrites(mco.writes))
+	assert.Empty(t, mco.writes)
 	assert.Nil(t, f.status(), "no step taken")
 	p := f.condition("Progressing")
 	assert.Equal(t, operatorv1.ConditionTrue, p.Status)
@@ -361,7 +350,7 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	mco.createPolicy()
 	f.sync()
 	f.sync()
-	assert.Equal(t, []string{"apply machineconfigurations cluster"}, mcoWrites(mco.writes), "the entries, once; no MachineConfig")
+	assert.Equal(t, []string{"apply machineconfigurations cluster"}, mco.writes, "the entries, once; no MachineConfig")
 	assert.Equal(t, "node settings MachineConfigs held back: "+nodedisruption.WaitStatus, f.condition("Progressing").Message)
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status, "a new wait has its grace")
 	f.run()
@@ -370,7 +359,7 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 		"mco: policy status",
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",
-	}, mcoWrites(mco.writes))
+	}, mco.writes)
 	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseComplete), f.status().Phase)
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 	assert.Contains(t, f.condition("Progressing").Message, "spans go to collector.example.com:4317 as given: the OpenTelemetry collector API (opentelemetry.io) is not served")
@@ -424,7 +413,7 @@ func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
 	assert.Equal(t, []string{
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-canary-node-settings",
-	}, mcoWrites(mco.writes), "the failed revision, then one revert")
+	}, mco.writes, "the failed revision, then one revert")
 	mc := mco.get(platform.MachineConfigGVR, MachineConfigName("canary"))
 	assert.Equal(t, good.Pools[0].Revision, mc.GetAnnotations()[RevisionAnnotation])
 	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Held), f.poolState("worker"))
@@ -595,7 +584,7 @@ func TestControllerRollsOutPoolByPool(t *testing.T) {
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",
-	}, mcoWrites(mco.writes))
+	}, mco.writes)
 	for _, p := range []string{"canary", "worker", "master"} {
 		assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Done), f.poolState(p), p)
 	}
@@ -619,7 +608,7 @@ func TestControllerRollsOutPoolByPool(t *testing.T) {
 	// A new destination reaches the collector; the nodes' files stay.
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing.Endpoint = "other.example.com:4317" })
 	f.run()
-	assert.Equal(t, []string{"apply opentelemetrycollectors node-tracing"}, mcoWrites(mco.writes))
+	assert.Equal(t, []string{"apply opentelemetrycollectors node-tracing"}, mco.writes)
 
 	mco.writes = nil
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing = nodev1alpha1.NodeTracing{} })
@@ -629,7 +618,7 @@ func TestControllerRollsOutPoolByPool(t *testing.T) {
 		"delete machineconfigs 60-worker-node-settings",
 		"delete machineconfigs 60-master-node-settings",
 		"delete opentelemetrycollectors node-tracing",
-	}, mcoWrites(mco.writes))
+	}, mco.writes)
 	f.quiet(3, time.Hour, "no writes once it is gone")
 	assert.Zero(t, f.status().OpenTelemetryCollector)
 }
