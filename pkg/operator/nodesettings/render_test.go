@@ -16,9 +16,13 @@ func TestRender(t *testing.T) {
 		pool        PoolFacts
 		wantPaths   []string
 		wantSkipped string
+		wantIn      map[string][]string // path: what its contents hold
 	}{
 		{name: "no tracing: no files", pool: current},
-		{name: "CRI-O and the kubelet", tracing: both, pool: current, wantPaths: []string{CRIODropInPath, KubeletDropInPath}},
+		{name: "CRI-O and the kubelet", tracing: both, pool: current, wantPaths: []string{CRIODropInPath, KubeletDropInPath}, wantIn: map[string][]string{
+			CRIODropInPath:    {"[crio.tracing]\n", "enable_tracing = true\n", `tracing_endpoint = "127.0.0.1:4317"`, "tracing_sampling_rate_per_million = 1000000\n"},
+			KubeletDropInPath: {"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n", "tracing:\n  endpoint: \"127.0.0.1:4317\"\n  samplingRatePerMillion: 250\n"},
+		}},
 		{name: "CRI-O only", tracing: &Tracing{Endpoint: "otel:4317", CRIOSamplingPerMillion: ptr(1)}, pool: current, wantPaths: []string{CRIODropInPath}},
 		{name: "kubelet without --config-dir (before 4.21)", tracing: both, pool: PoolFacts{}, wantPaths: []string{CRIODropInPath}, wantSkipped: "does not read /etc/openshift/kubelet.conf.d"},
 		{name: "administrator's KubeletConfig sets tracing", tracing: both, pool: PoolFacts{KubeletConfigDir: true, AdminKubeletTracing: true}, wantPaths: []string{CRIODropInPath}, wantSkipped: "a KubeletConfig sets tracing"},
@@ -28,6 +32,11 @@ func TestRender(t *testing.T) {
 			var paths []string
 			for _, f := range files {
 				paths = append(paths, f.Path)
+				for _, want := range tc.wantIn[f.Path] {
+					if !strings.Contains(f.Contents, want) {
+						t.Errorf("%s lacks %q:\n%s", f.Path, want, f.Contents)
+					}
+				}
 				// Every file we write has its disruption policy entry:
 				// without it MCO reboots the pool's nodes.
 				if got := DisruptionPolicy()[f.Path]; got == "" || got != f.Restart {
@@ -44,20 +53,5 @@ func TestRender(t *testing.T) {
 				t.Errorf("revision %q for %d files", RevisionOf(files), len(files))
 			}
 		})
-	}
-}
-
-func TestRenderedContents(t *testing.T) {
-	files, _ := Render(&Tracing{Endpoint: "127.0.0.1:4317", CRIOSamplingPerMillion: ptr(100), KubeletSamplingPerMillion: ptr(5)}, PoolFacts{KubeletConfigDir: true})
-	want := map[string][]string{
-		CRIODropInPath:    {"[crio.tracing]\n", "enable_tracing = true\n", `tracing_endpoint = "127.0.0.1:4317"`, "tracing_sampling_rate_per_million = 100\n"},
-		KubeletDropInPath: {"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n", "tracing:\n  endpoint: \"127.0.0.1:4317\"\n  samplingRatePerMillion: 5\n"},
-	}
-	for _, f := range files {
-		for _, s := range want[f.Path] {
-			if !strings.Contains(f.Contents, s) {
-				t.Errorf("%s lacks %q:\n%s", f.Path, s, f.Contents)
-			}
-		}
 	}
 }

@@ -19,58 +19,31 @@ import (
 )
 
 func TestScrapeJob(t *testing.T) {
-	metrics := func(enabled bool, mode nodev1alpha1.StackMode) []nodev1alpha1.StackStatus {
-		return []nodev1alpha1.StackStatus{{Name: nodev1alpha1.NMStateStack, Enabled: true}, {Name: nodev1alpha1.MetricsStack, Enabled: enabled, Mode: mode}}
-	}
-	for _, tc := range []struct {
-		name     string
-		stacks   []nodev1alpha1.StackStatus
-		job, why string
-	}{
-		// The platform path, off and undecided are TestControllerGate's rows.
-		{"our TLS stack", metrics(true, nodev1alpha1.OperatorTLS), "crio-metrics", ""},
-		{"enabled, no mode yet", metrics(true, ""), "", "the metrics stack's path is not decided yet"},
+	// The platform path, off and undecided are TestControllerGate's rows.
+	for mode, want := range map[nodev1alpha1.StackMode][2]string{
+		nodev1alpha1.OperatorTLS: {"crio-metrics", ""},
+		"":                       {"", "the metrics stack's path is not decided yet"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			job, why := ScrapeJob(tc.stacks)
-			assert.Equal(t, tc.job, job)
-			assert.Equal(t, tc.why, why)
-		})
+		job, why := ScrapeJob([]nodev1alpha1.StackStatus{{Name: nodev1alpha1.NMStateStack, Enabled: true}, {Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: mode}})
+		assert.Equal(t, want, [2]string{job, why}, mode)
 	}
 }
 
 func TestScrapeVerdict(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		nodes   []string
-		scraped map[string]bool
-		want    string
-	}{
-		{"all scraped", []string{"a", "b"}, map[string]bool{"a": true, "b": true, "c": true}, ""},
-		{"no nodes", nil, nil, ""},
-		{"many missing, sorted and cut", []string{"e", "d", "c", "b", "a"}, map[string]bool{}, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node a, b, c, and 2 more`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ScrapeVerdict("crio", tc.nodes, tc.scraped))
-		})
-	}
+	assert.Empty(t, ScrapeVerdict("crio", []string{"a", "b"}, map[string]bool{"a": true, "b": true, "c": true}), "all scraped")
+	assert.Empty(t, ScrapeVerdict("crio", nil, nil), "no nodes")
+	assert.Equal(t, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node a, b, c, and 2 more`,
+		ScrapeVerdict("crio", []string{"e", "d", "c", "b", "a"}, map[string]bool{}), "many missing, sorted and cut")
 }
 
 func TestScrapeWindow(t *testing.T) {
 	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	soak := 2 * time.Minute
-	for _, tc := range []struct {
-		name  string
-		after time.Duration
-		want  time.Duration
-	}{
-		{"just updated: at least a second", 200 * time.Millisecond, time.Second},
-		{"within the soak: since the update", 90 * time.Second, 90 * time.Second},
-		{"past the soak: the last soak", 7 * time.Minute, soak},
+	for after, want := range map[time.Duration]time.Duration{
+		200 * time.Millisecond: time.Second,      // just updated: at least a second
+		90 * time.Second:       90 * time.Second, // within the soak: since the update
+		7 * time.Minute:        2 * time.Minute,  // past the soak: the last soak
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ScrapeWindow(since, since.Add(tc.after), soak))
-		})
+		assert.Equal(t, want, ScrapeWindow(since, since.Add(after), 2*time.Minute), after)
 	}
 }
 
