@@ -106,6 +106,7 @@ func TestRollout(t *testing.T) {
 		wantWrites []string
 		wantStates string
 		wantInMsg  string
+		unchanged  bool // the rollout from before is kept as it was
 	}{
 		{name: "nothing asked, nothing there: no write", wantStates: "Complete canary:Done@ worker:Done@ master:Done@"},
 		{name: "healthy pools are rolled in order, one after the other", target: "a",
@@ -121,6 +122,8 @@ func TestRollout(t *testing.T) {
 		{name: "a pool the machine-config operator does not update in time fails", prepare: func(w *world) { w.stuck["worker"] = true }, target: "a",
 			wantWrites: []string{"canary=a", "worker=a", "worker=", "canary="}, wantStates: "RollingBack canary:Reverted@ worker:Reverting@ master:Held@",
 			wantInMsg: "did not update the pool within 30m0s"},
+		{name: "our MachineConfig deleted by someone is restored, the rollout unchanged", prepare: func(w *world) { delete(w.written, "master") }, from: "a", target: "a",
+			wantWrites: []string{"master=a"}, wantStates: "Complete canary:Done@a worker:Done@a master:Done@a", unchanged: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld()
@@ -136,7 +139,11 @@ func TestRollout(t *testing.T) {
 			if tc.prepare != nil {
 				tc.prepare(w)
 			}
+			before := r
 			writes, r := w.run(t, all(pools, tc.target), pools, r, now)
+			if tc.unchanged && !reflect.DeepEqual(r, before) {
+				t.Errorf("rollout changed:\n%+v\n%+v", before, r)
+			}
 			if !reflect.DeepEqual(writes, tc.wantWrites) {
 				t.Errorf("writes = %q, want %q", writes, tc.wantWrites)
 			}
@@ -189,16 +196,6 @@ func TestRolloutWaitsForTheGate(t *testing.T) {
 	delete(w.sick, "worker")
 	if s := next(5 * time.Minute); s.Write == nil || s.Write.Pool != "master" || r.Pools[0].State != Done || r.Pools[0].LastGood != "a" {
 		t.Fatalf("recovered: write %v, %s", s.Write, states(r))
-	}
-}
-
-func TestRolloutRestoresWhatSomeoneDeleted(t *testing.T) {
-	w, pools := newWorld(), []string{"worker", "master"}
-	_, r := w.run(t, all(pools, "a"), pools, Rollout{}, t0)
-	delete(w.written, "master")
-	s := Next(all(pools, "a"), pools, r, w.observe(pools), t0.Add(time.Hour), testTiming)
-	if s.Write == nil || *s.Write != (Write{Pool: "master", Revision: "a"}) || !reflect.DeepEqual(s.Rollout, r) {
-		t.Fatalf("write %v, rollout %s", s.Write, states(s.Rollout))
 	}
 }
 
