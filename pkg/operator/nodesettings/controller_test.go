@@ -571,6 +571,16 @@ func TestControllerRollsOutPoolByPool(t *testing.T) {
 	mco := newFakeMCO(t, true, "master", "worker", "canary")
 	mco.collectorServed = true
 	f := newFixture(t, mco, tracingOn("canary"))
+	denied := true // a collector that cannot be put in place holds every MachineConfig back
+	mco.client.PrependReactor("patch", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return denied, nil, apierrors.NewForbidden(platform.OpenTelemetryCollectorGVR.GroupResource(), CollectorName, fmt.Errorf("denied"))
+	})
+	_, err := f.c.Sync(context.Background())
+	require.Error(t, err)
+	f.no.Refresh()
+	assert.Empty(t, mco.writes)
+	assert.Contains(t, f.condition("Degraded").Message, "the MachineConfigs that point nodes at it are held back")
+	denied = false
 	f.run()
 	assert.Equal(t, []string{
 		"apply opentelemetrycollectors node-tracing",
@@ -616,21 +626,4 @@ func TestControllerRollsOutPoolByPool(t *testing.T) {
 	}, mco.writes)
 	f.quiet(3, time.Hour, "no writes once it is gone")
 	assert.Zero(t, f.status().OpenTelemetryCollector)
-}
-
-// A collector that cannot be put in place holds every MachineConfig back.
-func TestControllerHoldsBackWithoutTheCollector(t *testing.T) {
-	mco := newFakeMCO(t, true, "worker")
-	mco.collectorServed = true
-	mco.client.PrependReactor("patch", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(platform.OpenTelemetryCollectorGVR.GroupResource(), CollectorName, fmt.Errorf("denied"))
-	})
-	f := newFixture(t, mco, tracingOn(""))
-	_, err := f.c.Sync(context.Background())
-	require.Error(t, err)
-	f.no.Refresh()
-	for _, w := range mco.writes {
-		assert.NotContains(t, w, "machineconfigs", "no MachineConfig before the collector")
-	}
-	assert.Contains(t, f.condition("Degraded").Message, "the MachineConfigs that point nodes at it are held back")
 }
