@@ -214,14 +214,13 @@ func (i loggedInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.Res
 	return i.SharedIndexInformer.AddEventHandler(h)
 }
 
-func (i loggedInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
-	i.log.names[i.name] = true
-	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(h, resync)
+// The informers never run: a resync period or options change nothing here.
+func (i loggedInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, _ time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandler(h)
 }
 
-func (i loggedInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, o cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
-	i.log.names[i.name] = true
-	return i.SharedIndexInformer.AddEventHandlerWithOptions(h, o)
+func (i loggedInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, _ cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandler(h)
 }
 
 // loggedOperatorClient: the NodeOperator's operator client, its informer logged.

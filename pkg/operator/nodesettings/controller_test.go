@@ -312,11 +312,24 @@ func tracingOn(canary string) nodev1alpha1.NodeSettings {
 	}
 }
 
-// Without MCO's MachineConfiguration no MachineConfig is written; then the
-// entries first and MCO's status of them (docs/test-behaviours.md).
+// No node settings: one list of ours per process. Then, without MCO's
+// MachineConfiguration, no MachineConfig (docs/test-behaviours.md).
 func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	mco := newFakeMCO(t, false, "master", "worker")
-	f := newFixture(t, mco, tracingOn(""))
+	f := newFixture(t, mco, nodev1alpha1.NodeSettings{})
+	mco.client.ClearActions()
+	f.sync()
+	assert.Nil(t, f.status())
+	assert.Equal(t, ReasonNoSettings, f.condition("Progressing").Reason)
+	// No pools, no MCO MachineConfigs, no KubeletConfigs read.
+	reads := mco.client.Actions()
+	require.Len(t, reads, 1)
+	assert.Equal(t, "list machineconfigs", reads[0].GetVerb()+" "+reads[0].GetResource().Resource)
+	mco.client.ClearActions()
+	f.quiet(1, time.Second, "no settings: the conditions written once")
+	assert.Empty(t, mco.client.Actions(), "the next sync reads nothing")
+
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings = tracingOn("") })
 	recheck := f.sync()
 	assert.Equal(t, pollInterval, recheck, "within the grace the wait is looked at often")
 	assert.Empty(t, mco.writes)
@@ -358,27 +371,6 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 		"apply machineconfigs 60-master-node-settings"}, mco.writes)
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 	assert.Contains(t, f.condition("Progressing").Message, "spans go to collector.example.com:4317 as given: the OpenTelemetry collector API (opentelemetry.io) is not served")
-}
-
-// No node settings: the conditions once, one list of ours per process.
-func TestControllerWithoutSettingsWritesOnce(t *testing.T) {
-	mco := newFakeMCO(t, true, "master", "worker")
-	f := newFixture(t, mco, nodev1alpha1.NodeSettings{})
-	mco.client.ClearActions()
-	f.sync()
-	assert.Nil(t, f.status())
-	assert.Equal(t, ReasonNoSettings, f.condition("Progressing").Reason)
-	// A cluster that does not use node settings costs one labelled list
-	// per process: no pools, no MCO MachineConfigs, no KubeletConfigs.
-	reads := mco.client.Actions()
-	require.Len(t, reads, 1)
-	assert.Equal(t, "list machineconfigs", reads[0].GetVerb()+" "+reads[0].GetResource().Resource)
-	f.no.Writes = nil
-	mco.client.ClearActions()
-	f.sync()
-	assert.Empty(t, f.no.Writes)
-	assert.Empty(t, mco.writes)
-	assert.Empty(t, mco.client.Actions(), "the next sync reads nothing")
 }
 
 // A change that fails on the canary goes back to the last good revision,
