@@ -2,10 +2,11 @@ package operator
 
 import (
 	"context"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/unsupportedconfigoverridescontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	kubeinformers "k8s.io/client-go/informers"
@@ -48,11 +50,8 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/versioncontroller"
 )
 
-// TestControllerTableMatchesInformers builds every controller with
-// informers that log which of them get an event handler, and compares
-// that with the "informers" column of docs/architecture.md's controller
-// table: a constructor that registers one more informer, or a row that
-// names one it does not register, fails here.
+// TestControllerTableMatchesInformers: each controller's event handlers are
+// docs/architecture.md's "informers" column (docs/test-behaviours.md).
 func TestControllerTableMatchesInformers(t *testing.T) {
 	documented := controllerTable(t, "../../docs/architecture.md")
 
@@ -158,68 +157,47 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 	}
 }
 
-// controllerTable reads the table under "## Controllers": for each row, the
-// code spans of its "informers" column, sorted.
+// controllerTable reads the sorted code spans of the "informers" column of
+// the table under "## Controllers", by each row's first cell.
 func controllerTable(t *testing.T, path string) map[string][]string {
 	t.Helper()
 	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, section, _ := strings.Cut(string(raw), "\n## Controllers\n")
-	column := -1
-	rows := map[string][]string{}
+	rows, column := map[string][]string{}, -1
 	for _, line := range strings.Split(section, "\n") {
-		if !strings.HasPrefix(line, "|") {
-			if column >= 0 {
-				break // the end of the table
-			}
-			continue
+		if !strings.HasPrefix(line, "|") && column >= 0 {
+			break // the end of the table
 		}
 		cells := strings.Split(strings.Trim(line, "|"), " | ")
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
 		switch {
+		case !strings.HasPrefix(line, "|"), strings.HasPrefix(cells[0], "---"):
 		case column < 0:
-			for i, c := range cells {
-				if c == "informers" {
-					column = i
-				}
-			}
-			if column < 0 {
-				t.Fatalf("%s: the controller table has no column \"informers\"", path)
-			}
-		case strings.HasPrefix(cells[0], "---"):
-		case len(cells) <= column:
-			t.Fatalf("%s: row %q has no informers column", path, line)
+			column = slices.Index(cells, "informers")
+			require.GreaterOrEqual(t, column, 0, "%s: the controller table has no column \"informers\"", path)
 		default:
+			require.Greater(t, len(cells), column, "%s: row %q has no informers column", path, line)
 			var names []string
 			for _, m := range codeSpan.FindAllStringSubmatch(cells[column], -1) {
 				names = append(names, m[1])
 			}
-			sort.Strings(names)
-			rows[cells[0]] = names
+			rows[cells[0]] = slices.Sorted(slices.Values(names))
 		}
 	}
-	if len(rows) == 0 {
-		t.Fatalf("%s: no controller table under \"## Controllers\"", path)
-	}
+	require.NotEmpty(t, rows, "%s: no controller table under \"## Controllers\"", path)
 	return rows
 }
 
 var codeSpan = regexp.MustCompile("`([^`]+)`")
 
-// watchLog collects the names of the informers that got an event handler
-// since the last take.
+// watchLog: the informers that got an event handler since the last take.
 type watchLog struct{ names map[string]bool }
 
 func (l *watchLog) take() []string {
-	var out []string
-	for n := range l.names {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(l.names))
 	l.names = map[string]bool{}
 	return out
 }
@@ -236,18 +214,16 @@ func (i loggedInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.Res
 	return i.SharedIndexInformer.AddEventHandler(h)
 }
 
-func (i loggedInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
-	i.log.names[i.name] = true
-	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(h, resync)
+// The informers never run: a resync period or options change nothing here.
+func (i loggedInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, _ time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandler(h)
 }
 
-func (i loggedInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, o cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
-	i.log.names[i.name] = true
-	return i.SharedIndexInformer.AddEventHandlerWithOptions(h, o)
+func (i loggedInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, _ cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandler(h)
 }
 
-// loggedOperatorClient is the NodeOperator's operator client with a logged
-// informer.
+// loggedOperatorClient: the NodeOperator's operator client, its informer logged.
 type loggedOperatorClient struct {
 	v1helpers.OperatorClient
 	informer cache.SharedIndexInformer
@@ -255,8 +231,7 @@ type loggedOperatorClient struct {
 
 func (c loggedOperatorClient) Informer() cache.SharedIndexInformer { return c.informer }
 
-// loggedConfigInformers hands out informers of cluster-scoped config
-// objects, named by kind.
+// loggedConfigInformers: informers of cluster-scoped config objects, by kind.
 type loggedConfigInformers struct {
 	configinformers.SharedInformerFactory
 	log *watchLog
@@ -268,8 +243,7 @@ func (f loggedConfigInformers) InformerFor(obj runtime.Object, newFunc configint
 
 func (f loggedConfigInformers) Config() configgroup.Interface { return configgroup.New(f, "", nil) }
 
-// loggedKubeInformers hands out informers of one namespace, named
-// "<kind> in <namespace>".
+// loggedKubeInformers: informers of one namespace, as "<kind> in <namespace>".
 type loggedKubeInformers struct {
 	kubeinformers.SharedInformerFactory
 	namespace string

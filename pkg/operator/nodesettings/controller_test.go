@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -36,12 +36,11 @@ import (
 // fakeMCO is MCO's objects behind a fake dynamic client, the log of our
 // writes to them, and just enough of MCO to finish a pool's update.
 type fakeMCO struct {
-	t      *testing.T
-	client *dynamicfake.FakeDynamicClient
-	writes []string
-	gen    int
-	// collectorServed: the OpenTelemetry operator's API is served.
-	collectorServed bool
+	t               *testing.T
+	client          *dynamicfake.FakeDynamicClient
+	writes          []string
+	gen             int
+	collectorServed bool // the OpenTelemetry operator's API is served
 }
 
 func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
@@ -51,7 +50,6 @@ func newFakeMCO(t *testing.T, withPolicy bool, pools ...string) *fakeMCO {
 		platform.KubeletConfigGVR: "KubeletConfigList", platform.MachineConfigurationGVR: "MachineConfigurationList", platform.OpenTelemetryCollectorGVR: "OpenTelemetryCollectorList",
 	})
 	m := &fakeMCO{t: t, client: client}
-	// The OpenTelemetry operator is not installed, unless collectorServed.
 	client.PrependReactor("*", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
 		if m.collectorServed {
 			return false, nil, nil
@@ -108,8 +106,7 @@ func (m *fakeMCO) createPolicy() {
 	}})
 }
 
-// apply stores an applied object whole (ours are ours whole), or, for
-// MachineConfiguration cluster, sets the entries it names.
+// apply stores ours whole; for MachineConfiguration cluster, the entries.
 func (m *fakeMCO) apply(a clienttesting.PatchAction) runtime.Object {
 	u := &unstructured.Unstructured{}
 	require.NoError(m.t, json.Unmarshal(a.GetPatch(), &u.Object))
@@ -133,10 +130,8 @@ func (m *fakeMCO) apply(a clienttesting.PatchAction) runtime.Object {
 	return u
 }
 
-// syncPolicy is MCO's operator: MachineConfiguration cluster's status
-// lists the spec's entries (MCO's defaults are left out here) for the
-// object's generation. It logs "mco: policy status" when that changes the
-// status, so that the log shows where MCO acted among our writes.
+// syncPolicy is MCO's operator listing the spec's entries in the status
+// for the object's generation, logged as "mco: policy status".
 func (m *fakeMCO) syncPolicy() {
 	m.t.Helper()
 	u := m.get(platform.MachineConfigurationGVR, "cluster")
@@ -172,9 +167,8 @@ func (m *fakeMCO) get(gvr schema.GroupVersionResource, name string) *unstructure
 	return obj.(*unstructured.Unstructured)
 }
 
-// finish renders a pool from the MachineConfigs it selects (ours only
-// matter here: worker role first, then the pool's own) and reports every
-// machine updated to it.
+// finish renders a pool from our MachineConfigs it selects and reports
+// every machine updated to it.
 func (m *fakeMCO) finish(pool string) {
 	m.t.Helper()
 	roles := []string{pool}
@@ -191,7 +185,7 @@ func (m *fakeMCO) finish(pool string) {
 		}
 	}
 	var merged []interface{}
-	for _, p := range sortedKeys(files) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		merged = append(merged, files[p])
 	}
 	m.gen++
@@ -219,15 +213,6 @@ func (m *fakeMCO) degrade(pool, message string) {
 		map[string]interface{}{"type": "Degraded", "status": "True", "message": message},
 	}, "status", "conditions"))
 	require.NoError(m.t, m.client.Tracker().Update(platform.MachineConfigPoolGVR, p, ""))
-}
-
-func sortedKeys(m map[string]interface{}) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 type fixture struct {
@@ -263,17 +248,6 @@ func (f *fixture) sync() time.Duration {
 	return recheck
 }
 
-// start takes a rollout's first step: the first sync applies our node
-// disruption policy entries and waits, MCO's operator lists them in the
-// status, and the second sync writes the first MachineConfig.
-func (f *fixture) start() {
-	f.t.Helper()
-	f.sync()
-	require.Equal(f.t, ReasonWaitingForPolicy, f.condition("Progressing").Reason)
-	f.mco.syncPolicy()
-	f.sync()
-}
-
 func (f *fixture) status() *nodev1alpha1.NodeSettingsStatus { return f.no.Get().Status.NodeSettings }
 
 func (f *fixture) poolState(pool string) nodev1alpha1.NodeSettingsPoolState {
@@ -294,10 +268,9 @@ func (f *fixture) condition(t string) operatorv1.OperatorCondition {
 	return operatorv1.OperatorCondition{}
 }
 
-// run syncs, letting the fake MCO finish each pool whose MachineConfig the
-// controller changed and the soak pass, until the rollout is no longer in
-// progress; MCO finishes nothing for a pool in skip.
-func (f *fixture) run(skip map[string]bool) {
+// run syncs, MCO finishing each pool we changed and the soak passing,
+// until the rollout is no longer in progress.
+func (f *fixture) run() {
 	f.t.Helper()
 	for i := 0; i < 60; i++ {
 		f.sync()
@@ -310,7 +283,7 @@ func (f *fixture) run(skip map[string]bool) {
 			return
 		}
 		for _, p := range s.Pools {
-			if (p.State == nodev1alpha1.NodeSettingsPoolState(Applying) || p.State == nodev1alpha1.NodeSettingsPoolState(Reverting)) && !skip[p.Name] {
+			if p.State == nodev1alpha1.NodeSettingsPoolState(Applying) || p.State == nodev1alpha1.NodeSettingsPoolState(Reverting) {
 				f.mco.finish(p.Name)
 			}
 		}
@@ -319,8 +292,7 @@ func (f *fixture) run(skip map[string]bool) {
 	f.t.Fatalf("the rollout did not end: %+v", f.status())
 }
 
-// quiet syncs n times, step apart, and asserts that nothing is written to
-// MCO's objects or to status.
+// quiet syncs n times, step apart: nothing written to MCO's objects or status.
 func (f *fixture) quiet(n int, step time.Duration, msg string) {
 	f.t.Helper()
 	f.mco.writes, f.no.Writes = nil, nil
@@ -340,94 +312,27 @@ func tracingOn(canary string) nodev1alpha1.NodeSettings {
 	}
 }
 
-func mcoWrites(writes []string) []string {
-	var out []string
-	for _, w := range writes {
-		if !strings.Contains(w, "rendered-") && !strings.Contains(w, "machineconfigpools") {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// Turning tracing on: the node disruption policy entries first, then a wait
-// until MCO's operator lists them in MachineConfiguration cluster's status,
-// then our MachineConfigs pool by pool, canary first and master last; then
-// nothing is written, to MCO's objects or to status.
-func TestControllerRollsOutPoolByPool(t *testing.T) {
-	mco := newFakeMCO(t, true, "master", "worker", "canary")
-	f := newFixture(t, mco, tracingOn("canary"))
-	f.run(nil)
-
-	assert.Equal(t, []string{
-		"apply machineconfigurations cluster",
-		"mco: policy status",
-		"apply machineconfigs 60-canary-node-settings",
-		"apply machineconfigs 60-worker-node-settings",
-		"apply machineconfigs 60-master-node-settings",
-	}, mcoWrites(mco.writes))
-	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseComplete), f.status().Phase)
-	for _, p := range []string{"canary", "worker", "master"} {
-		assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Done), f.poolState(p), p)
-	}
-	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Progressing").Status)
-	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
-	// MCO's kubelet MachineConfigs are not there: the kubelet part is
-	// skipped, and status says so.
-	assert.Contains(t, f.condition("Progressing").Message, "pool worker: kubelet tracing skipped: the pool's kubelet does not read /etc/openshift/kubelet.conf.d")
-	assert.Contains(t, f.condition("Progressing").Message, "spans go to collector.example.com:4317 as given: the OpenTelemetry collector API (opentelemetry.io) is not served")
-
-	policy := mco.get(platform.MachineConfigurationGVR, "cluster")
-	files, _, _ := unstructured.NestedSlice(policy.Object, "spec", "nodeDisruptionPolicy", "files")
-	assert.Len(t, files, 2, "an entry for each drop-in path")
-
-	f.quiet(5, time.Hour, "no writes at steady state")
-}
-
-// A canary pool that MCO reports degraded after our write: its
-// MachineConfig goes back (deleted: it had none), the other pools are never
-// touched, and status says what happened; then nothing more is written.
-func TestControllerRollsBackAFailingCanary(t *testing.T) {
-	mco := newFakeMCO(t, true, "master", "worker", "canary")
-	f := newFixture(t, mco, tracingOn("canary"))
-	f.start() // writes the canary's MachineConfig
-	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Applying), f.poolState("canary"))
-	mco.degrade("canary", `Node worker-2 is reporting: "restarting crio.service service failed"`)
-	f.sync()
-	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseRollingBack), f.status().Phase)
-	mco.finish("canary")
-	f.run(nil)
-
-	assert.Equal(t, []string{
-		"apply machineconfigurations cluster",
-		"mco: policy status",
-		"apply machineconfigs 60-canary-node-settings",
-		"delete machineconfigs 60-canary-node-settings",
-	}, mcoWrites(mco.writes))
-	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseStopped), f.status().Phase)
-	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Reverted), f.poolState("canary"))
-	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Held), f.poolState("worker"))
-	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Held), f.poolState("master"))
-	d := f.condition("Degraded")
-	assert.Equal(t, operatorv1.ConditionTrue, d.Status)
-	assert.Equal(t, ReasonRolledBackCond, d.Reason)
-	assert.Contains(t, d.Message, "stopped at pool canary (PoolDegraded)")
-	assert.Contains(t, d.Message, "restarting crio.service service failed")
-
-	f.quiet(5, time.Hour, "a stopped rollout writes nothing")
-}
-
-// Without MCO's MachineConfiguration no MachineConfig is written (MCO would
-// reboot the nodes): NodeSettingsProgressing says why, once; Degraded only
-// after the wait's grace, written once; then retries write nothing. When
-// MCO creates the object, the entries go in, the write waits for MCO's
-// status, then the rollout starts.
+// No node settings: one list of ours per process. Then, without MCO's
+// MachineConfiguration, no MachineConfig (docs/test-behaviours.md).
 func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	mco := newFakeMCO(t, false, "master", "worker")
-	f := newFixture(t, mco, tracingOn(""))
+	f := newFixture(t, mco, nodev1alpha1.NodeSettings{})
+	mco.client.ClearActions()
+	f.sync()
+	assert.Nil(t, f.status())
+	assert.Equal(t, ReasonNoSettings, f.condition("Progressing").Reason)
+	// No pools, no MCO MachineConfigs, no KubeletConfigs read.
+	reads := mco.client.Actions()
+	require.Len(t, reads, 1)
+	assert.Equal(t, "list machineconfigs", reads[0].GetVerb()+" "+reads[0].GetResource().Resource)
+	mco.client.ClearActions()
+	f.quiet(1, time.Second, "no settings: the conditions written once")
+	assert.Empty(t, mco.client.Actions(), "the next sync reads nothing")
+
+	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings = tracingOn("") })
 	recheck := f.sync()
 	assert.Equal(t, pollInterval, recheck, "within the grace the wait is looked at often")
-	assert.Empty(t, mcoWrites(mco.writes))
+	assert.Empty(t, mco.writes)
 	assert.Nil(t, f.status(), "no step taken")
 	p := f.condition("Progressing")
 	assert.Equal(t, operatorv1.ConditionTrue, p.Status)
@@ -435,12 +340,7 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	assert.Equal(t, "node settings MachineConfigs held back: "+nodedisruption.WaitNoCluster, p.Message)
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 
-	f.no.Writes = nil
-	for i := 0; i < 10; i++ {
-		f.clock.Step(10 * time.Second)
-		f.sync()
-	}
-	assert.Empty(t, f.no.Writes, "the same wait is not written again")
+	f.quiet(10, 10*time.Second, "the same wait is not written again")
 	f.clock.Step(nodedisruption.WaitGrace)
 	assert.Zero(t, f.sync(), "past the grace the resync looks again")
 	d := f.condition("Degraded")
@@ -449,13 +349,7 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	assert.Equal(t, p.Message, d.Message)
 	assert.Len(t, f.no.Writes, 1, "Degraded written once")
 
-	f.no.Writes = nil
-	for i := 0; i < 5; i++ {
-		f.clock.Step(time.Minute)
-		f.sync()
-	}
-	assert.Empty(t, mcoWrites(mco.writes))
-	assert.Empty(t, f.no.Writes, "a persistent wait is written once")
+	f.quiet(5, time.Minute, "a persistent wait is written once")
 
 	// A restarted operator: the wait's start was kept in memory only, but
 	// the Degraded condition that reports it is not taken back.
@@ -469,50 +363,22 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	mco.createPolicy()
 	f.sync()
 	f.sync()
-	assert.Equal(t, []string{"apply machineconfigurations cluster"}, mcoWrites(mco.writes), "the entries, once; no MachineConfig")
+	assert.Equal(t, []string{"apply machineconfigurations cluster"}, mco.writes, "the entries, once; no MachineConfig")
 	assert.Equal(t, "node settings MachineConfigs held back: "+nodedisruption.WaitStatus, f.condition("Progressing").Message)
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status, "a new wait has its grace")
-	f.run(nil)
-	assert.Equal(t, []string{
-		"apply machineconfigurations cluster",
-		"mco: policy status",
-		"apply machineconfigs 60-worker-node-settings",
-		"apply machineconfigs 60-master-node-settings",
-	}, mcoWrites(mco.writes))
-	assert.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseComplete), f.status().Phase)
+	f.run()
+	assert.Equal(t, []string{"apply machineconfigurations cluster", "mco: policy status", "apply machineconfigs 60-worker-node-settings",
+		"apply machineconfigs 60-master-node-settings"}, mco.writes)
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
+	assert.Contains(t, f.condition("Progressing").Message, "spans go to collector.example.com:4317 as given: the OpenTelemetry collector API (opentelemetry.io) is not served")
 }
 
-// No node settings and nothing of ours: no status.nodeSettings, and the
-// conditions once.
-func TestControllerWithoutSettingsWritesOnce(t *testing.T) {
-	mco := newFakeMCO(t, true, "master", "worker")
-	f := newFixture(t, mco, nodev1alpha1.NodeSettings{})
-	mco.client.ClearActions()
-	f.sync()
-	assert.Nil(t, f.status())
-	assert.Equal(t, ReasonNoSettings, f.condition("Progressing").Reason)
-	// A cluster that does not use node settings costs one labelled list
-	// per process: no pools, no MCO MachineConfigs, no KubeletConfigs.
-	reads := mco.client.Actions()
-	require.Len(t, reads, 1)
-	assert.Equal(t, "list machineconfigs", reads[0].GetVerb()+" "+reads[0].GetResource().Resource)
-	f.no.Writes = nil
-	mco.client.ClearActions()
-	f.sync()
-	assert.Empty(t, f.no.Writes)
-	assert.Empty(t, mco.writes)
-	assert.Empty(t, mco.client.Actions(), "the next sync reads nothing")
-}
-
-// A change that fails on the canary after an earlier rollout completed:
-// the canary goes back to the earlier revision (read back from its
-// rendered MachineConfig), once even when the next sync runs on a cache
-// without that status write, and the stopped rollout stays stopped.
+// A change that fails on the canary goes back to the last good revision,
+// once, even on a stale cache (docs/test-behaviours.md).
 func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
 	mco := newFakeMCO(t, true, "master", "worker", "canary")
 	f := newFixture(t, mco, tracingOn("canary"))
-	f.run(nil)
+	f.run()
 	good := f.status()
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
 		no.Spec.NodeSettings.Tracing.CRIO.SamplingRatePerMillion = ptr(500000)
@@ -529,25 +395,28 @@ func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
 	require.NoError(t, err)
 	f.no.Refresh()
 	mco.finish("canary")
-	f.run(nil)
+	f.run()
 	require.Equal(t, nodev1alpha1.NodeSettingsPhase(PhaseStopped), f.status().Phase, "%+v", f.status())
 	assert.Equal(t, []string{
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-canary-node-settings",
-	}, mcoWrites(mco.writes), "the failed revision, then one revert")
+	}, mco.writes, "the failed revision, then one revert")
 	mc := mco.get(platform.MachineConfigGVR, MachineConfigName("canary"))
 	assert.Equal(t, good.Pools[0].Revision, mc.GetAnnotations()[RevisionAnnotation])
+	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Held), f.poolState("worker"))
+	d := f.condition("Degraded")
+	assert.Equal(t, [2]string{"True", ReasonRolledBackCond}, [2]string{string(d.Status), d.Reason})
+	assert.Contains(t, d.Message, "stopped at pool canary (PoolDegraded): MachineConfigPool canary is degraded: restarting crio.service service failed")
 
 	f.quiet(5, 2*time.Second, "a stopped rollout writes nothing")
 }
 
-// The kubelet part goes only to pools whose kubelet reads drop-ins (MCO's
-// kubelet unit passes --config-dir) and where no KubeletConfig of the
-// administrator sets tracing.
+// The kubelet part goes only to pools whose kubelet reads drop-ins and where
+// no KubeletConfig of the administrator sets tracing.
 func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 	mco := newFakeMCO(t, true, "master", "worker")
 	for role, unit := range map[string]string{
-		"worker": "[Service]\nExecStart=/usr/bin/kubelet " + KubeletConfigDir + " --config=/etc/kubernetes/kubelet.conf\n",
+		"worker": "[Service]\nExecStart=/usr/bin/kubelet \\\n  --config=/etc/kubernetes/kubelet.conf \\\n  " + KubeletConfigDir + " \\\n",
 		"master": "[Service]\nExecStart=/usr/bin/kubelet --config=/etc/kubernetes/kubelet.conf\n",
 	} {
 		mco.create(platform.MachineConfigGVR, &unstructured.Unstructured{Object: map[string]interface{}{
@@ -558,14 +427,9 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 		}})
 	}
 	f := newFixture(t, mco, tracingOn(""))
-	f.run(nil)
+	f.run()
 	paths := func(pool string) []string {
-		var out []string
-		for p := range oursIn(t, mco.get(platform.MachineConfigGVR, MachineConfigName(pool))) {
-			out = append(out, p)
-		}
-		sort.Strings(out)
-		return out
+		return slices.Sorted(maps.Keys(oursIn(t, mco.get(platform.MachineConfigGVR, MachineConfigName(pool)))))
 	}
 	assert.Equal(t, []string{CRIODropInPath, KubeletDropInPath}, paths("worker"))
 	assert.Equal(t, []string{CRIODropInPath}, paths("master"))
@@ -585,7 +449,7 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 	p := mco.get(platform.MachineConfigPoolGVR, "worker")
 	p.SetLabels(map[string]string{"pools.operator.machineconfiguration.openshift.io/worker": ""})
 	require.NoError(t, mco.client.Tracker().Update(platform.MachineConfigPoolGVR, p, ""))
-	f.run(nil)
+	f.run()
 	assert.Equal(t, []string{CRIODropInPath}, paths("worker"))
 	assert.Contains(t, f.condition("Progressing").Message, "pool worker: kubelet tracing skipped: a KubeletConfig sets tracing for the pool")
 }
@@ -616,29 +480,22 @@ func (f *fakeScrapes) ScrapedThroughout(_ context.Context, job string, window ti
 	return f.scraped, nil
 }
 
-func readyWorkers(names ...string) *kubefake.Clientset {
+func workers(ready corev1.ConditionStatus, names ...string) *kubefake.Clientset {
 	var objs []runtime.Object
 	for _, n := range names {
 		objs = append(objs, &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{"node-role.kubernetes.io/worker": ""}},
-			Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+			Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready, Message: "container runtime is down"}}},
 		})
 	}
 	return kubefake.NewClientset(objs...)
 }
 
-// The health gate: with the metrics stack on the platform path a pool
-// passes once every node's CRI-O was scraped as job="crio" since MCO
-// updated the pool, and fails when a node's is not within the gate; a node
-// not Ready past the gate fails it; with the metrics stack off it checks
-// readiness only, asks Prometheus nothing, and status says so.
+// The health gate: CRI-O scraped as job="crio" since MCO updated the pool on
+// the platform path, node readiness (docs/test-behaviours.md).
 func TestControllerGate(t *testing.T) {
 	platformPath := &nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.PlatformProxy}
-	notReady := kubefake.NewClientset(&corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Labels: map[string]string{"node-role.kubernetes.io/worker": ""}},
-		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse,
-			Message: "container runtime is down"}}},
-	})
+	readyWorkers := func(names ...string) *kubefake.Clientset { return workers(corev1.ConditionTrue, names...) }
 	for _, tc := range []struct {
 		name        string
 		metrics     *nodev1alpha1.StackStatus // nil: not decided yet
@@ -652,7 +509,7 @@ func TestControllerGate(t *testing.T) {
 		{"scraped within the gate", platformPath, readyWorkers("worker-1", "worker-2"), true, Done, PhaseComplete, "", ""},
 		{"never scraped", platformPath, readyWorkers("worker-1", "worker-2"), false, Reverting, PhaseRollingBack,
 			`CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node worker-2`, ""},
-		{"a node not Ready", nil, notReady, false, Reverting, PhaseRollingBack, "node worker-1 is not Ready: container runtime is down",
+		{"a node not Ready", nil, workers(corev1.ConditionFalse, "worker-1"), false, Reverting, PhaseRollingBack, "node worker-1 is not Ready: container runtime is down",
 			"the health gate checks node readiness but not CRI-O's metrics: the metrics stack is not decided yet"},
 		{"metrics stack off", &nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack}, readyWorkers("worker-1"), false, Done, PhaseComplete, "",
 			"the health gate checks node readiness but not CRI-O's metrics: the metrics stack is off"},
@@ -666,7 +523,9 @@ func TestControllerGate(t *testing.T) {
 			f.c.kube = tc.kube
 			probe := &fakeScrapes{scraped: map[string]bool{"worker-1": true}}
 			f.c.scrapes = probe
-			f.start() // writes
+			f.sync() // the policy entries
+			mco.syncPolicy()
+			f.sync() // the MachineConfig
 			mco.finish("worker")
 			f.sync() // Verifying
 			require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"))
@@ -698,15 +557,23 @@ func TestControllerGate(t *testing.T) {
 	}
 }
 
-// Where the OpenTelemetry operator's API is served: our collector is in
-// place before the first MachineConfig, the nodes send spans to it on
-// their loopback, it exports to the destination; turning tracing off
-// removes it only after the last pool. Nothing is written at steady state.
-func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
+// Tracing on: collector, policy entries, MCO's status of them, then pool by
+// pool; off in the same order, the collector last (docs/test-behaviours.md).
+func TestControllerRollsOutPoolByPool(t *testing.T) {
 	mco := newFakeMCO(t, true, "master", "worker", "canary")
 	mco.collectorServed = true
 	f := newFixture(t, mco, tracingOn("canary"))
-	f.run(nil)
+	denied := true // a collector that cannot be put in place holds every MachineConfig back
+	mco.client.PrependReactor("patch", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return denied, nil, apierrors.NewForbidden(platform.OpenTelemetryCollectorGVR.GroupResource(), CollectorName, fmt.Errorf("denied"))
+	})
+	_, err := f.c.Sync(context.Background())
+	require.Error(t, err)
+	f.no.Refresh()
+	assert.Empty(t, mco.writes)
+	assert.Contains(t, f.condition("Degraded").Message, "the MachineConfigs that point nodes at it are held back")
+	denied = false
+	f.run()
 	assert.Equal(t, []string{
 		"apply opentelemetrycollectors node-tracing",
 		"apply machineconfigurations cluster",
@@ -714,7 +581,14 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-worker-node-settings",
 		"apply machineconfigs 60-master-node-settings",
-	}, mcoWrites(mco.writes))
+	}, mco.writes)
+	for _, p := range []string{"canary", "worker", "master"} {
+		assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Done), f.poolState(p), p)
+	}
+	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
+	policy := mco.get(platform.MachineConfigurationGVR, "cluster")
+	entries, _, _ := unstructured.NestedSlice(policy.Object, "spec", "nodeDisruptionPolicy", "files")
+	assert.Len(t, entries, 2, "an entry for each drop-in path")
 	files := oursIn(t, mco.get(platform.MachineConfigGVR, MachineConfigName("worker")))
 	assert.Contains(t, files[CRIODropInPath], `tracing_endpoint = "127.0.0.1:9417"`)
 	obj, err := mco.client.Tracker().Get(platform.OpenTelemetryCollectorGVR, "openshift-cluster-node-operator", CollectorName)
@@ -730,36 +604,18 @@ func TestControllerRunsACollectorWhereTheAPIIsServed(t *testing.T) {
 
 	// A new destination reaches the collector; the nodes' files stay.
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing.Endpoint = "other.example.com:4317" })
-	f.run(nil)
-	assert.Equal(t, []string{"apply opentelemetrycollectors node-tracing"}, mcoWrites(mco.writes))
+	f.run()
+	assert.Equal(t, []string{"apply opentelemetrycollectors node-tracing"}, mco.writes)
 
 	mco.writes = nil
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.NodeSettings.Tracing = nodev1alpha1.NodeTracing{} })
-	f.run(nil)
+	f.run()
 	assert.Equal(t, []string{
 		"delete machineconfigs 60-canary-node-settings",
 		"delete machineconfigs 60-worker-node-settings",
 		"delete machineconfigs 60-master-node-settings",
 		"delete opentelemetrycollectors node-tracing",
-	}, mcoWrites(mco.writes))
+	}, mco.writes)
 	f.quiet(3, time.Hour, "no writes once it is gone")
 	assert.Zero(t, f.status().OpenTelemetryCollector)
-}
-
-// A collector that cannot be put in place holds every MachineConfig back:
-// no node is pointed at a collector that is not there.
-func TestControllerHoldsBackWithoutTheCollector(t *testing.T) {
-	mco := newFakeMCO(t, true, "worker")
-	mco.collectorServed = true
-	mco.client.PrependReactor("patch", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(platform.OpenTelemetryCollectorGVR.GroupResource(), CollectorName, fmt.Errorf("denied"))
-	})
-	f := newFixture(t, mco, tracingOn(""))
-	_, err := f.c.Sync(context.Background())
-	require.Error(t, err)
-	f.no.Refresh()
-	for _, w := range mco.writes {
-		assert.NotContains(t, w, "machineconfigs", "no MachineConfig before the collector")
-	}
-	assert.Contains(t, f.condition("Degraded").Message, "the MachineConfigs that point nodes at it are held back")
 }

@@ -84,6 +84,11 @@ func TestObservePool(t *testing.T) {
 	v1, _ := Render(&Tracing{Endpoint: "127.0.0.1:4317", CRIOSamplingPerMillion: ptr(1)}, PoolFacts{})
 	v2, _ := Render(&Tracing{Endpoint: "127.0.0.1:4317", CRIOSamplingPerMillion: ptr(2)}, PoolFacts{})
 	done := poolShape{wanted: "rendered-a", current: "rendered-a", machines: 3, upd: 3, generation: 4, seen: 4, conds: map[string]string{"Updated": "All nodes are updated"}}
+	pool := func(change func(*poolShape)) *mcfgv1.MachineConfigPool {
+		s := done
+		change(&s)
+		return mcp(s)
+	}
 	for _, tc := range []struct {
 		name         string
 		objs         PoolObjects
@@ -91,81 +96,37 @@ func TestObservePool(t *testing.T) {
 		wantWritten  Revision
 		wantUpdated  bool
 		wantDegraded string
-	}{{
-		name:        "updated to what we wrote",
-		objs:        PoolObjects{Pool: mcp(done), Ours: ours(v1), Current: rendered("rendered-a", v1)},
-		wantWritten: RevisionOf(v1), wantUpdated: true,
-	}, {
-		name:        "finished, but on the configuration from before our write",
-		objs:        PoolObjects{Pool: mcp(done), Ours: ours(v2), Current: rendered("rendered-a", v1)},
-		wantWritten: RevisionOf(v2),
-	}, {
-		name:        "nothing of ours, and none in the pool: updated (off)",
-		objs:        PoolObjects{Pool: mcp(done), Current: rendered("rendered-a", nil)},
-		wantUpdated: true,
-	}, {
-		name: "our MachineConfig deleted, the pool still runs our file",
-		objs: PoolObjects{Pool: mcp(done), Current: rendered("rendered-a", v1)},
-	}, {
-		name: "machines still updating",
-		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-a", current: "rendered-a", machines: 3, upd: 2, generation: 4, seen: 4, conds: map[string]string{"Updated": ""}}),
-			Ours: ours(v1), Current: rendered("rendered-a", v1)},
-		wantWritten: RevisionOf(v1),
-	}, {
-		name: "MCO has not seen the pool's latest spec",
-		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-a", current: "rendered-a", machines: 3, upd: 3, generation: 5, seen: 4, conds: map[string]string{"Updated": ""}}),
-			Ours: ours(v1), Current: rendered("rendered-a", v1)},
-		wantWritten: RevisionOf(v1),
-	}, {
-		name: "wants another configuration than it runs",
-		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-b", current: "rendered-a", machines: 3, upd: 3, generation: 4, seen: 4, conds: map[string]string{"Updated": ""}}),
-			Ours: ours(v1), Current: rendered("rendered-a", v1)},
-		wantWritten: RevisionOf(v1),
-	}, {
-		name: "pool degraded, and a node's MachineConfigNode says why",
-		objs: PoolObjects{Pool: mcp(poolShape{wanted: "rendered-b", current: "rendered-a", machines: 3, upd: 0, generation: 4, seen: 4,
-			conds: map[string]string{"Degraded": "1 nodes are reporting degraded status on sync"}}),
-			Ours: ours(v1), Current: rendered("rendered-a", nil),
-			Nodes: []*mcfgv1.MachineConfigNode{mcn(""), mcn("Node worker-1 upgrade failure. restarting crio.service failed")}},
-		wantWritten:  RevisionOf(v1),
-		wantDegraded: "MachineConfigPool worker is degraded: 1 nodes are reporting degraded status on sync; Node worker-1 upgrade failure. restarting crio.service failed",
-	}, {
-		name: "only nodes degraded: their messages in a fixed order, whatever the list order",
-		objs: PoolObjects{Pool: mcp(done), Ours: ours(v1), Current: rendered("rendered-a", v1),
+	}{
+		{name: "updated to what we wrote, unhealthy nodes passed through", objs: PoolObjects{Pool: mcp(done), Ours: ours(v1), Current: rendered("rendered-a", v1)},
+			health: "CRI-O on worker-1 is not scraped", wantWritten: RevisionOf(v1), wantUpdated: true},
+		{name: "finished, but on the configuration from before our write", objs: PoolObjects{Pool: mcp(done), Ours: ours(v2), Current: rendered("rendered-a", v1)},
+			wantWritten: RevisionOf(v2)},
+		{name: "nothing of ours, and none in the pool: updated (off)", objs: PoolObjects{Pool: mcp(done), Current: rendered("rendered-a", nil)}, wantUpdated: true},
+		{name: "our MachineConfig deleted, the pool still runs our file", objs: PoolObjects{Pool: mcp(done), Current: rendered("rendered-a", v1)}},
+		{name: "machines still updating", objs: PoolObjects{Pool: pool(func(s *poolShape) { s.upd = 2 }), Ours: ours(v1), Current: rendered("rendered-a", v1)},
+			wantWritten: RevisionOf(v1)},
+		{name: "MCO has not seen the pool's latest spec", objs: PoolObjects{Pool: pool(func(s *poolShape) { s.generation = 5 }), Ours: ours(v1), Current: rendered("rendered-a", v1)},
+			wantWritten: RevisionOf(v1)},
+		{name: "wants another configuration than it runs", objs: PoolObjects{Pool: pool(func(s *poolShape) { s.wanted = "rendered-b" }), Ours: ours(v1), Current: rendered("rendered-a", v1)},
+			wantWritten: RevisionOf(v1)},
+		{name: "pool degraded, and a node's MachineConfigNode says why", objs: PoolObjects{
+			Pool: pool(func(s *poolShape) {
+				s.upd, s.conds = 0, map[string]string{"Degraded": "1 nodes are reporting degraded status on sync"}
+			}),
+			Ours: ours(v1), Current: rendered("rendered-a", nil), Nodes: []*mcfgv1.MachineConfigNode{mcn(""), mcn("Node worker-1 upgrade failure. restarting crio.service failed")}},
+			wantWritten:  RevisionOf(v1),
+			wantDegraded: "MachineConfigPool worker is degraded: 1 nodes are reporting degraded status on sync; Node worker-1 upgrade failure. restarting crio.service failed"},
+		{name: "only nodes degraded: their messages in a fixed order, whatever the list order", objs: PoolObjects{Pool: mcp(done), Ours: ours(v1), Current: rendered("rendered-a", v1),
 			Nodes: []*mcfgv1.MachineConfigNode{mcn("Node worker-2 upgrade failure. b"), mcn(""), mcn("Node worker-1 upgrade failure. a")}},
-		wantWritten: RevisionOf(v1), wantUpdated: true,
-		wantDegraded: "MachineConfigPool worker is degraded: Node worker-1 upgrade failure. a; Node worker-2 upgrade failure. b",
-	}, {
-		name:        "unhealthy nodes are passed through",
-		objs:        PoolObjects{Pool: mcp(done), Ours: ours(v1), Current: rendered("rendered-a", v1)},
-		health:      "CRI-O on worker-1 is not scraped",
-		wantWritten: RevisionOf(v1), wantUpdated: true,
-	}} {
+			wantWritten: RevisionOf(v1), wantUpdated: true,
+			wantDegraded: "MachineConfigPool worker is degraded: Node worker-1 upgrade failure. a; Node worker-2 upgrade failure. b"},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ObservePool(tc.objs, tc.health)
-			if got.Written != tc.wantWritten || got.Updated != tc.wantUpdated || got.DegradedMessage != tc.wantDegraded || got.Degraded != (tc.wantDegraded != "") {
-				t.Errorf("got %+v\nwant written %q updated %v degraded %q", got, tc.wantWritten, tc.wantUpdated, tc.wantDegraded)
-			}
-			if got.Healthy != (tc.health == "") || got.UnhealthyMessage != tc.health {
-				t.Errorf("health %v %q, want %q", got.Healthy, got.UnhealthyMessage, tc.health)
+			if got.Written != tc.wantWritten || got.Updated != tc.wantUpdated || got.DegradedMessage != tc.wantDegraded || got.Degraded != (tc.wantDegraded != "") ||
+				got.Healthy != (tc.health == "") || got.UnhealthyMessage != tc.health {
+				t.Errorf("got %+v\nwant written %q updated %v degraded %q health %q", got, tc.wantWritten, tc.wantUpdated, tc.wantDegraded, tc.health)
 			}
 		})
-	}
-}
-
-func TestDecodeDataURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"data:,a%20b%0A":                  "a b\n",
-		"data:;base64,YSBiCg==":           "a b\n",
-		"data:text/plain;base64,YSBiCg==": "a b\n",
-	} {
-		if got, err := decodeDataURL(in); err != nil || got != want {
-			t.Errorf("decodeDataURL(%q) = %q, %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{"", "http://x", "data:nocomma"} {
-		if _, err := decodeDataURL(bad); err == nil {
-			t.Errorf("decodeDataURL(%q) did not fail", bad)
-		}
 	}
 }

@@ -44,8 +44,7 @@ func (w *world) observe(pools []string) map[string]PoolObservation {
 
 // run drives Next until it neither writes nor changes the rollout, and
 // returns the writes in order and the final rollout.
-func (w *world) run(t *testing.T, target Revision, pools []string, r Rollout, now time.Time) ([]string, Rollout) {
-	targets := all(pools, target)
+func (w *world) run(t *testing.T, targets map[string]Revision, pools []string, r Rollout, now time.Time) ([]string, Rollout) {
 	t.Helper()
 	var writes []string
 	for i := 0; i < 200; i++ {
@@ -107,50 +106,31 @@ func TestRollout(t *testing.T) {
 		wantWrites []string
 		wantStates string
 		wantInMsg  string
-	}{{
-		name:       "nothing asked, nothing there: no write",
-		target:     "",
-		wantStates: "Complete canary:Done@ worker:Done@ master:Done@",
-	}, {
-		name:       "healthy pools are rolled in order, one after the other",
-		target:     "a",
-		wantWrites: []string{"canary=a", "worker=a", "master=a"},
-		wantStates: "Complete canary:Done@a worker:Done@a master:Done@a",
-	}, {
-		name:       "turning it off goes pool by pool as well",
-		from:       "a",
-		target:     "",
-		wantWrites: []string{"canary=", "worker=", "master="},
-		wantStates: "Complete canary:Done@ worker:Done@ master:Done@",
-	}, {
-		name:       "unhealthy canary: only the canary is reverted, the others are held",
-		prepare:    func(w *world) { w.sick["canary"] = "a" },
-		target:     "a",
-		wantWrites: []string{"canary=a", "canary="},
-		wantStates: "Stopped canary:Reverted@ worker:Held@ master:Held@",
-		wantInMsg:  "stopped at pool canary (NodesUnhealthy): CRI-O on canary-0 is not ready",
-	}, {
-		name:       "degraded worker: worker then canary go back to the last good revision, master untouched",
-		prepare:    func(w *world) { w.degraded["worker"] = "b" },
-		from:       "a",
-		target:     "b",
-		wantWrites: []string{"canary=b", "worker=b", "worker=a", "canary=a"},
-		wantStates: "Stopped canary:Reverted@a worker:Reverted@a master:Held@a",
-		wantInMsg:  "stopped at pool worker (PoolDegraded): node worker-0 is degraded",
-	}, {
-		name:       "a pool the machine-config operator does not update in time fails",
-		prepare:    func(w *world) { w.stuck["worker"] = true },
-		target:     "a",
-		wantWrites: []string{"canary=a", "worker=a", "worker=", "canary="},
-		wantStates: "RollingBack canary:Reverted@ worker:Reverting@ master:Held@",
-		wantInMsg:  "did not update the pool within 30m0s",
-	}} {
+		unchanged  bool // the rollout from before is kept as it was
+	}{
+		{name: "nothing asked, nothing there: no write", wantStates: "Complete canary:Done@ worker:Done@ master:Done@"},
+		{name: "healthy pools are rolled in order, one after the other", target: "a",
+			wantWrites: []string{"canary=a", "worker=a", "master=a"}, wantStates: "Complete canary:Done@a worker:Done@a master:Done@a"},
+		{name: "turning it off goes pool by pool as well", from: "a",
+			wantWrites: []string{"canary=", "worker=", "master="}, wantStates: "Complete canary:Done@ worker:Done@ master:Done@"},
+		{name: "unhealthy canary: only the canary is reverted, the others are held", prepare: func(w *world) { w.sick["canary"] = "a" }, target: "a",
+			wantWrites: []string{"canary=a", "canary="}, wantStates: "Stopped canary:Reverted@ worker:Held@ master:Held@",
+			wantInMsg: "stopped at pool canary (NodesUnhealthy): CRI-O on canary-0 is not ready"},
+		{name: "degraded worker: worker then canary go back to the last good revision, master untouched", prepare: func(w *world) { w.degraded["worker"] = "b" }, from: "a", target: "b",
+			wantWrites: []string{"canary=b", "worker=b", "worker=a", "canary=a"}, wantStates: "Stopped canary:Reverted@a worker:Reverted@a master:Held@a",
+			wantInMsg: "stopped at pool worker (PoolDegraded): node worker-0 is degraded"},
+		{name: "a pool the machine-config operator does not update in time fails", prepare: func(w *world) { w.stuck["worker"] = true }, target: "a",
+			wantWrites: []string{"canary=a", "worker=a", "worker=", "canary="}, wantStates: "RollingBack canary:Reverted@ worker:Reverting@ master:Held@",
+			wantInMsg: "did not update the pool within 30m0s"},
+		{name: "our MachineConfig deleted by someone is restored, the rollout unchanged", prepare: func(w *world) { delete(w.written, "master") }, from: "a", target: "a",
+			wantWrites: []string{"master=a"}, wantStates: "Complete canary:Done@a worker:Done@a master:Done@a", unchanged: true},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld()
 			r := Rollout{}
 			now := t0
 			if tc.from != "" {
-				_, r = w.run(t, tc.from, pools, r, now)
+				_, r = w.run(t, all(pools, tc.from), pools, r, now)
 				if r.Phase != PhaseComplete {
 					t.Fatalf("setup rollout of %q: %s", tc.from, states(r))
 				}
@@ -159,7 +139,11 @@ func TestRollout(t *testing.T) {
 			if tc.prepare != nil {
 				tc.prepare(w)
 			}
-			writes, r := w.run(t, tc.target, pools, r, now)
+			before := r
+			writes, r := w.run(t, all(pools, tc.target), pools, r, now)
+			if tc.unchanged && !reflect.DeepEqual(r, before) {
+				t.Errorf("rollout changed:\n%+v\n%+v", before, r)
+			}
 			if !reflect.DeepEqual(writes, tc.wantWrites) {
 				t.Errorf("writes = %q, want %q", writes, tc.wantWrites)
 			}
@@ -181,81 +165,52 @@ func TestRollout(t *testing.T) {
 	}
 }
 
+// A pool passes once healthy through the soak, and may recover within the
+// gate; the next pool waits until then.
 func TestRolloutWaitsForTheGate(t *testing.T) {
-	w := newWorld()
-	pools := []string{"worker", "master"}
-	s := Next(all(pools, "a"), pools, Rollout{}, w.observe(pools), t0, testTiming)
-	if s.Write == nil || s.Write.Pool != "worker" {
+	w, pools, r := newWorld(), []string{"worker", "master"}, Rollout{}
+	next := func(at time.Duration) Step {
+		s := Next(all(pools, "a"), pools, r, w.observe(pools), t0.Add(at), testTiming)
+		r = s.Rollout
+		return s
+	}
+	if s := next(0); s.Write == nil || s.Write.Pool != "worker" {
 		t.Fatalf("first write = %v, want worker", s.Write)
 	}
 	w.written["worker"], w.updated["worker"] = "a", true
-	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(time.Minute), testTiming)
-	if s.Write != nil || s.Rollout.Pools[0].State != Verifying || s.RecheckAfter != testTiming.Soak {
-		t.Fatalf("after the update: write %v, %s, recheck %s", s.Write, states(s.Rollout), s.RecheckAfter)
-	}
-	// Before the soak ends master is not touched.
-	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(2*time.Minute), testTiming)
-	if s.Write != nil || s.Rollout.Pools[1].State != Pending {
-		t.Fatalf("during the soak: write %v, %s", s.Write, states(s.Rollout))
-	}
-	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(3*time.Minute), testTiming)
-	if s.Write == nil || s.Write.Pool != "master" || s.Rollout.Pools[0].State != Done || s.Rollout.Pools[0].LastGood != "a" {
-		t.Fatalf("after the soak: write %v, %s", s.Write, states(s.Rollout))
-	}
-}
-
-func TestRolloutRecoversWithinTheGate(t *testing.T) {
-	w := newWorld()
-	pools := []string{"worker"}
-	w.sick["worker"] = "a"
-	s := Next(all(pools, "a"), pools, Rollout{}, w.observe(pools), t0, testTiming)
-	w.written["worker"], w.updated["worker"] = "a", true
-	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0, testTiming)
-	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(5*time.Minute), testTiming)
-	if s.Rollout.Pools[0].State != Verifying || s.RecheckAfter != 5*time.Minute {
-		t.Fatalf("unhealthy within the gate: %s, recheck %s", states(s.Rollout), s.RecheckAfter)
+	for _, c := range []struct {
+		at, recheck time.Duration
+		sick        bool
+	}{
+		{time.Minute, testTiming.Soak, false},    // updated: the soak begins
+		{2 * time.Minute, time.Minute, false},    // healthy within the soak
+		{4 * time.Minute, 7 * time.Minute, true}, // unhealthy past the soak, within the gate
+	} {
+		if c.sick {
+			w.sick["worker"] = "a"
+		}
+		if s := next(c.at); s.Write != nil || r.Pools[0].State != Verifying || r.Pools[1].State != Pending || s.RecheckAfter != c.recheck {
+			t.Fatalf("+%s: write %v, %s, recheck %s", c.at, s.Write, states(r), s.RecheckAfter)
+		}
 	}
 	delete(w.sick, "worker")
-	s = Next(all(pools, "a"), pools, s.Rollout, w.observe(pools), t0.Add(6*time.Minute), testTiming)
-	if s.Rollout.Phase != PhaseComplete {
-		t.Fatalf("healthy again: %s", states(s.Rollout))
+	if s := next(5 * time.Minute); s.Write == nil || s.Write.Pool != "master" || r.Pools[0].State != Done || r.Pools[0].LastGood != "a" {
+		t.Fatalf("recovered: write %v, %s", s.Write, states(r))
 	}
 }
 
-func TestRolloutRestoresWhatSomeoneDeleted(t *testing.T) {
-	w := newWorld()
-	pools := []string{"worker", "master"}
-	_, r := w.run(t, "a", pools, Rollout{}, t0)
-	delete(w.written, "master")
-	s := Next(all(pools, "a"), pools, r, w.observe(pools), t0.Add(time.Hour), testTiming)
-	if s.Write == nil || *s.Write != (Write{Pool: "master", Revision: "a"}) || !reflect.DeepEqual(s.Rollout, r) {
-		t.Fatalf("write %v, rollout %s", s.Write, states(s.Rollout))
-	}
-}
-
+// A pool that appears while stopped is held; a corrected spec starts again.
 func TestRolloutAfterAStop(t *testing.T) {
-	w := newWorld()
-	pools := []string{"canary", "worker"}
+	w, pools := newWorld(), []string{"canary", "worker"}
 	w.sick["canary"] = "bad"
-	_, r := w.run(t, "bad", pools, Rollout{}, t0)
-	if r.Phase != PhaseStopped {
-		t.Fatalf("setup: %s", states(r))
-	}
-
-	// A pool that appears while stopped is held, not rolled.
+	_, r := w.run(t, all(pools, "bad"), pools, Rollout{}, t0)
 	grown := []string{"canary", "infra", "worker"}
 	s := Next(all(grown, "bad"), grown, r, w.observe(grown), t0.Add(time.Hour), testTiming)
-	if s.Write != nil || s.Rollout.Phase != PhaseStopped || s.Rollout.Pools[1].State != Held {
+	if r.Phase != PhaseStopped || s.Write != nil || s.Rollout.Phase != PhaseStopped || s.Rollout.Pools[1].State != Held {
 		t.Fatalf("pool added while stopped: write %v, %s", s.Write, states(s.Rollout))
 	}
-
-	// A corrected spec starts again from the canary.
-	writes, r := w.run(t, "good", pools, r, t0.Add(2*time.Hour))
-	if want := []string{"canary=good", "worker=good"}; !reflect.DeepEqual(writes, want) {
-		t.Errorf("writes = %q, want %q", writes, want)
-	}
-	if r.Phase != PhaseComplete {
-		t.Errorf("phase %s", states(r))
+	if writes, r := w.run(t, all(pools, "good"), pools, r, t0.Add(2*time.Hour)); strings.Join(writes, " ") != "canary=good worker=good" || r.Phase != PhaseComplete {
+		t.Errorf("corrected spec: writes %q, %s", writes, states(r))
 	}
 }
 
@@ -285,29 +240,17 @@ func all(pools []string, rev Revision) map[string]Revision {
 	return m
 }
 
-// Pools can have different targets (the kubelet part skipped on one), and
-// a pool whose target changes later (its kubelet now reads drop-ins after
-// an upgrade) starts a new rollout of that pool only.
+// Pools can have different targets, and a pool whose target changes later
+// starts a new rollout of that pool only.
 func TestRolloutPerPoolTargets(t *testing.T) {
-	w := newWorld()
-	pools := []string{"worker", "master"}
+	w, pools := newWorld(), []string{"worker", "master"}
 	targets := map[string]Revision{"worker": "crio+kubelet", "master": "crio"}
-	r, now := Rollout{}, t0
-	var writes []string
-	for i := 0; i < 50; i++ {
-		s := Next(targets, pools, r, w.observe(pools), now, testTiming)
-		if s.Write != nil {
-			writes = append(writes, s.Write.Pool+"="+string(s.Write.Revision))
-			w.written[s.Write.Pool], w.updated[s.Write.Pool] = s.Write.Revision, true
-		}
-		r, now = s.Rollout, now.Add(5*time.Minute)
-	}
-	if want := "worker=crio+kubelet master=crio"; strings.Join(writes, " ") != want || r.Phase != PhaseComplete {
+	writes, r := w.run(t, targets, pools, Rollout{}, t0)
+	if strings.Join(writes, " ") != "worker=crio+kubelet master=crio" || r.Phase != PhaseComplete {
 		t.Fatalf("writes %v, %s", writes, states(r))
 	}
 	targets["master"] = "crio+kubelet"
-	s := Next(targets, pools, r, w.observe(pools), now, testTiming)
-	if s.Write == nil || *s.Write != (Write{Pool: "master", Revision: "crio+kubelet"}) || s.Rollout.Pools[0].State != Done {
-		t.Fatalf("after master's target changed: write %v, %s", s.Write, states(s.Rollout))
+	if writes, r = w.run(t, targets, pools, r, t0.Add(time.Hour)); strings.Join(writes, " ") != "master=crio+kubelet" || r.Phase != PhaseComplete {
+		t.Fatalf("after master's target changed: writes %v, %s", writes, states(r))
 	}
 }

@@ -2,7 +2,6 @@ package nodesettings
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/pem"
 	"fmt"
 	"net/http"
@@ -15,84 +14,46 @@ import (
 	"github.com/openshift/library-go/pkg/crypto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
 
 func TestScrapeJob(t *testing.T) {
-	metrics := func(enabled bool, mode nodev1alpha1.StackMode) []nodev1alpha1.StackStatus {
-		return []nodev1alpha1.StackStatus{{Name: nodev1alpha1.NMStateStack, Enabled: true}, {Name: nodev1alpha1.MetricsStack, Enabled: enabled, Mode: mode}}
-	}
-	for _, tc := range []struct {
-		name     string
-		stacks   []nodev1alpha1.StackStatus
-		job, why string
-	}{
-		{"platform path", metrics(true, nodev1alpha1.PlatformProxy), "crio", ""},
-		{"our TLS stack", metrics(true, nodev1alpha1.OperatorTLS), "crio-metrics", ""},
-		{"metrics off", metrics(false, ""), "", "the metrics stack is off"},
-		{"enabled, no mode yet", metrics(true, ""), "", "the metrics stack's path is not decided yet"},
-		{"no decision", nil, "", "the metrics stack is not decided yet"},
+	// The platform path, off and undecided are TestControllerGate's rows.
+	for mode, want := range map[nodev1alpha1.StackMode][2]string{
+		nodev1alpha1.OperatorTLS: {"crio-metrics", ""},
+		"":                       {"", "the metrics stack's path is not decided yet"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			job, why := ScrapeJob(tc.stacks)
-			assert.Equal(t, tc.job, job)
-			assert.Equal(t, tc.why, why)
-		})
+		job, why := ScrapeJob([]nodev1alpha1.StackStatus{{Name: nodev1alpha1.NMStateStack, Enabled: true}, {Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: mode}})
+		assert.Equal(t, want, [2]string{job, why}, mode)
 	}
 }
 
 func TestScrapeVerdict(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		nodes   []string
-		scraped map[string]bool
-		want    string
-	}{
-		{"all scraped", []string{"a", "b"}, map[string]bool{"a": true, "b": true, "c": true}, ""},
-		{"no nodes", nil, nil, ""},
-		{"one missing", []string{"b", "a"}, map[string]bool{"a": true}, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node b`},
-		{"many missing, sorted and cut", []string{"e", "d", "c", "b", "a"}, map[string]bool{}, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node a, b, c, and 2 more`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ScrapeVerdict("crio", tc.nodes, tc.scraped))
-		})
-	}
-}
-
-func TestScrapeQuery(t *testing.T) {
-	assert.Equal(t, `group by (node) (min_over_time(up{job="crio"}[1500ms]) == 1)`, ScrapeQuery("crio", 1500*time.Millisecond))
+	assert.Empty(t, ScrapeVerdict("crio", []string{"a", "b"}, map[string]bool{"a": true, "b": true, "c": true}), "all scraped")
+	assert.Empty(t, ScrapeVerdict("crio", nil, nil), "no nodes")
+	assert.Equal(t, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node a, b, c, and 2 more`,
+		ScrapeVerdict("crio", []string{"e", "d", "c", "b", "a"}, map[string]bool{}), "many missing, sorted and cut")
 }
 
 func TestScrapeWindow(t *testing.T) {
 	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	soak := 2 * time.Minute
-	for _, tc := range []struct {
-		name  string
-		after time.Duration
-		want  time.Duration
-	}{
-		{"just updated: at least a second", 200 * time.Millisecond, time.Second},
-		{"within the soak: since the update", 90 * time.Second, 90 * time.Second},
-		{"past the soak: the last soak", 7 * time.Minute, soak},
+	for after, want := range map[time.Duration]time.Duration{
+		200 * time.Millisecond: time.Second,      // just updated: at least a second
+		90 * time.Second:       90 * time.Second, // within the soak: since the update
+		7 * time.Minute:        2 * time.Minute,  // past the soak: the last soak
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ScrapeWindow(since, since.Add(tc.after), soak))
-		})
+		assert.Equal(t, want, ScrapeWindow(since, since.Add(after), 2*time.Minute), after)
 	}
 }
 
-// The probe sends the token of its file, trusts the CA bundle of its file
-// (and a new one when the file changes), asks the query of ScrapeQuery and
-// reads the nodes of the answer; a missing token or CA file fails the
-// query, not the probe's construction.
+// The probe's token and CA files, read at each query (docs/test-behaviours.md).
 func TestPrometheusProbe(t *testing.T) {
 	dir := t.TempDir()
 	tokenFile, caFile := filepath.Join(dir, "token"), filepath.Join(dir, "ca.crt")
-	window := 3 * time.Second
+	window := 1500 * time.Millisecond
 	var gotAuth, gotQuery, gotMethod string
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		require.NoError(t, r.ParseForm())
 		gotAuth, gotQuery, gotMethod = r.Header.Get("Authorization"), r.Form.Get("query"), r.Method
 		if r.URL.Path != "/prefix/api/v1/query" {
@@ -102,28 +63,31 @@ func TestPrometheusProbe(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[`+
 			`{"metric":{"node":"worker-1"},"value":[1767225700,"1"]},{"metric":{"node":"worker-2"},"value":[1767225700,"1"]}]}}`)
-	})
-	srv := httptest.NewTLSServer(handler)
+	}))
 	defer srv.Close()
-	writeCA := func(s *httptest.Server) {
-		require.NoError(t, os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}), 0o600))
-	}
 
 	p, err := NewPrometheusProbe(srv.URL+"/prefix", caFile, tokenFile)
 	require.NoError(t, err, "the files need not exist yet")
 	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
 	assert.ErrorContains(t, err, "the token for Prometheus")
-
 	require.NoError(t, os.WriteFile(tokenFile, []byte("sa-token\n"), 0o600))
 	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
 	assert.ErrorContains(t, err, "the CA bundle for Prometheus")
 
-	writeCA(srv)
-	got, err := p.ScrapedThroughout(context.Background(), "crio", window)
+	// Another CA's bundle: refused until the file has the server's CA.
+	other, err := crypto.MakeSelfSignedCAConfig("prometheus-ca", time.Hour)
 	require.NoError(t, err)
+	otherPEM, _, err := other.GetPEMBytes()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(caFile, otherPEM, 0o600))
+	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
+	assert.ErrorContains(t, err, "certificate")
+	require.NoError(t, os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600))
+	got, err := p.ScrapedThroughout(context.Background(), "crio", window)
+	require.NoError(t, err, "the new bundle is read")
 	assert.Equal(t, map[string]bool{"worker-1": true, "worker-2": true}, got)
 	assert.Equal(t, "Bearer sa-token", gotAuth)
-	assert.Equal(t, ScrapeQuery("crio", window), gotQuery)
+	assert.Equal(t, `group by (node) (min_over_time(up{job="crio"}[1500ms]) == 1)`, gotQuery)
 	assert.Equal(t, http.MethodGet, gotMethod, "a proxy that derives the verb from the method authorizes a GET as get")
 
 	// An answer that is not Prometheus's (a proxy's refusal, a wrong path).
@@ -131,32 +95,4 @@ func TestPrometheusProbe(t *testing.T) {
 	require.NoError(t, err)
 	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
 	assert.ErrorContains(t, err, "HTTP 404: not found")
-
-	// A server with a certificate of another CA: refused until the bundle
-	// has that CA.
-	other := httptest.NewUnstartedServer(handler)
-	other.TLS = &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}
-	other.StartTLS()
-	defer other.Close()
-	p, err = NewPrometheusProbe(other.URL+"/prefix", caFile, tokenFile)
-	require.NoError(t, err)
-	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
-	assert.ErrorContains(t, err, "certificate")
-	writeCA(other)
-	_, err = p.ScrapedThroughout(context.Background(), "crio", window)
-	assert.NoError(t, err, "the new bundle is read")
-}
-
-// selfSigned is a serving certificate for 127.0.0.1 that no other test
-// server has.
-func selfSigned(t *testing.T) tls.Certificate {
-	ca, err := crypto.MakeSelfSignedCAConfig("prometheus-ca", time.Hour)
-	require.NoError(t, err)
-	serving, err := (&crypto.CA{Config: ca, SerialGenerator: &crypto.RandomSerialGenerator{}}).MakeServerCert(sets.New("127.0.0.1"), time.Hour)
-	require.NoError(t, err)
-	certPEM, keyPEM, err := serving.GetPEMBytes()
-	require.NoError(t, err)
-	c, err := tls.X509KeyPair(certPEM, keyPEM)
-	require.NoError(t, err)
-	return c
 }
