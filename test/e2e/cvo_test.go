@@ -193,8 +193,9 @@ func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.D
 			}
 		}
 		if cvo.Exited() || time.Now().After(deadline) {
+			co, _ := r.in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
 			t.Fatalf("ClusterVersion (CVO exited: %v) after %s: %s\n%s\n%s\nclusteroperator/%s:\n%s", cvo.Exited(), time.Since(deadline.Add(-timeout)).Round(time.Second), why,
-				framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, framework.DescribeClusterOperator(r.in.liveClusterOperator()))
+				framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, framework.DescribeClusterOperator(co))
 		}
 		time.Sleep(time.Second)
 	}
