@@ -15,16 +15,13 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
@@ -33,7 +30,6 @@ import (
 func TestCore(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{Version: "4.99.0-e2e"})
 	t.Run("ClusterOperatorStatus", func(t *testing.T) { testClusterOperatorStatus(t, c) })
-	t.Run("CollectionProfile", func(t *testing.T) { testCollectionProfileStatus(t, c) })
 	t.Run("NoWritesAtSteadyStateNorForRefusedInput", func(t *testing.T) { testNoWritesAtSteadyState(t, c) })
 	t.Run("DeprecatedManagementStateFollowsState", func(t *testing.T) { testDeprecatedManagementState(t, c) })
 	t.Run("UnmanagedAndRemoved", func(t *testing.T) { testUnmanagedAndRemoved(t, c, op) })
@@ -254,66 +250,4 @@ func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.P
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
 	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
-}
-
-// testCollectionProfileStatus: the cluster-monitoring operator's
-// collection profile "minimal" is named in MetricsAvailable's line of the
-// ClusterOperator, as is a configuration it cannot read; neither makes the
-// ClusterOperator Degraded, and without the ConfigMap the line is as before.
-func testCollectionProfileStatus(t *testing.T, c *framework.Cluster) {
-	ctx := framework.Context(t, 3*time.Minute)
-	kube := kubernetes.NewForConfigOrDie(c.Config)
-	configMaps := kube.CoreV1().ConfigMaps(criometrics.MonitoringConfigNamespace)
-	set := func(data string) {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: criometrics.MonitoringConfigName},
-			Data: map[string]string{"config.yaml": data}}
-		if _, err := configMaps.Update(ctx, cm, metav1.UpdateOptions{}); apierrors.IsNotFound(err) {
-			_, err = configMaps.Create(ctx, cm, metav1.CreateOptions{})
-			require.NoError(t, err)
-		} else {
-			require.NoError(t, err)
-		}
-	}
-	t.Cleanup(func() {
-		_ = configMaps.Delete(context.Background(), criometrics.MonitoringConfigName, metav1.DeleteOptions{})
-	})
-	metricsLine := func(co *configv1.ClusterOperator) string {
-		for _, line := range strings.Split(framework.COCondition(co, configv1.OperatorAvailable).Message, "\n") {
-			if strings.HasPrefix(line, "MetricsAvailable: ") {
-				return line
-			}
-		}
-		return ""
-	}
-	notDegraded := func(co *configv1.ClusterOperator) {
-		if d := framework.COCondition(co, configv1.OperatorDegraded); d == nil || d.Status != configv1.ConditionFalse {
-			t.Errorf("clusteroperator/node is Degraded: %+v", d)
-		}
-	}
-	for _, step := range []struct {
-		name, data, want string
-	}{
-		{"minimal", "prometheusK8s:\n  collectionProfile: minimal\n",
-			"collection profile minimal (openshift-monitoring/cluster-monitoring-config): the operator's ServiceMonitor crio-metrics carries no collection-profile label and is scraped in full"},
-		{"unreadable", "prometheusK8s:\n  collectionProfile: tiny\n",
-			"the monitoring configuration openshift-monitoring/cluster-monitoring-config cannot be read (config.yaml: prometheusK8s.collectionProfile tiny is neither full nor minimal)"},
-	} {
-		set(step.data)
-		co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
-			if line := metricsLine(co); !strings.Contains(line, step.want) {
-				return "MetricsAvailable: " + line
-			}
-			return ""
-		})
-		notDegraded(co)
-		t.Logf("%s: %s", step.name, metricsLine(co))
-	}
-	require.NoError(t, configMaps.Delete(ctx, criometrics.MonitoringConfigName, metav1.DeleteOptions{}))
-	co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
-		if line := metricsLine(co); strings.Contains(line, "cluster-monitoring-config") {
-			return line
-		}
-		return ""
-	})
-	notDegraded(co)
 }
