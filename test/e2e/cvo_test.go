@@ -64,10 +64,7 @@ func operatorBinary(t *testing.T) string {
 	return binary
 }
 
-// podRunner plays the kubelet for the operator's Deployment: each running
-// pod of it runs as a local process with the pod's container (the binary
-// of the release the pod's OPERATOR_IMAGE_VERSION names), and the process
-// of a pod that is deleted or no longer running is stopped.
+// podRunner plays the kubelet: each running pod runs its release's operator binary; gone pods stop.
 type podRunner struct {
 	in       *installation
 	binaries map[string]string
@@ -216,18 +213,11 @@ func containerEnv(pod *corev1.Pod, container, name string) string {
 	return ""
 }
 
-// upgradeFromCommit is release N of TestUpgradeWithRealCVO: an earlier
-// commit of this repository, built from git; the working tree is release
-// N+1. Both legs must run operators that announce a version change with
-// Progressing=True and report the version only once the operands have
-// rolled out, including a DaemonSet's last batch: 480bc96 is the first
-// commit whose operator does (an earlier one fails the downgrade leg).
+// upgradeFromCommit is release N: the first commit whose operator reports the version only after a
+// DaemonSet's last batch rolled out (an earlier one fails the downgrade leg).
 const upgradeFromCommit = "480bc96"
 
-// TestUpgradeWithRealCVO: docs/test-behaviours.md. By etcd revision,
-// versions[operator] must follow the operands' rollouts and every
-// ClusterOperator write in between say Progressing=True; the NodeOperator
-// carries release N's old spellings (oldSpellingSpec).
+// TestUpgradeWithRealCVO: docs/test-behaviours.md and docs/release-payload.md (Tests).
 func TestUpgradeWithRealCVO(t *testing.T) {
 	testStart := time.Now()
 	in := newInstallation(t, "")
@@ -371,9 +361,7 @@ func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Ti
 	return from, done
 }
 
-// replayOldNodeSettingsStatus sends, as a dry run against N+1's schema,
-// release N's node settings status write (its applyStatus at 480bc96) for a
-// new pool: docs/api.md, "Upgrade window".
+// replayOldNodeSettingsStatus dry-runs release N's node settings status write: docs/api.md, "Upgrade window".
 func replayOldNodeSettingsStatus(t *testing.T, nodeOperators dynamic.NamespaceableResourceInterface) {
 	t.Helper()
 	old := &unstructured.Unstructured{}
@@ -384,7 +372,5 @@ func replayOldNodeSettingsStatus(t *testing.T, nodeOperators dynamic.Namespaceab
 	assert.NoError(t, err, "N+1's schema refuses release N's node settings status write")
 }
 
-// oldSpellingSpec is an administrator's edit in release N's spelling: the
-// opt-in Managed where state is now Enabled, and "" where the platform
-// default is now an omitted knob.
+// oldSpellingSpec: an edit in release N's spelling (Managed, "" for the platform default).
 const oldSpellingSpec = `{"spec":{"metrics":{"managementState":"Managed"},"nmstate":{"managementState":""}}}`

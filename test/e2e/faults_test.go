@@ -2,9 +2,7 @@
 
 package e2e
 
-// Fault injection: docs/reliability.md says what each step proves and how
-// long it takes. FAULT_ITERATIONS (default 5) sets how many leaders are
-// killed; the dedicated long run uses FAULT_ITERATIONS=20.
+// Fault injection: docs/reliability.md (FAULT_ITERATIONS, default 5, leaders killed).
 
 import (
 	"context"
@@ -29,9 +27,7 @@ import (
 
 const faultNMStateNamespace = "openshift-nmstate"
 
-// TestFaults breaks the operator's world in turn on one cluster; ClusterOperator
-// node is never Available=False nor Degraded=True (the suite monitor: no step
-// declares a disruption), and each step leaves both stacks on and settled.
+// TestFaults: docs/test-behaviours.md (no step declares a disruption).
 func TestFaults(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	baseline := operandsWithBothStacks(t)
@@ -113,10 +109,7 @@ func operandsWithBothStacks(t *testing.T) []string {
 	return baseline
 }
 
-// diff says how got differs from the operands of s: each stack's operand of
-// baseline (taken with both stacks on) is there exactly when its stack is on,
-// nothing appeared that baseline lacks (no duplicate), and with the metrics
-// stack on nothing of baseline is missing (no orphan, nothing lost).
+// diff: each stack's baseline operands exist exactly when it is on, nothing new, none lost.
 func (s rolloutState) diff(got, baseline []string) string {
 	var wrong []string
 	for _, o := range baseline {
@@ -179,11 +172,7 @@ const (
 	logAcquired                = "Successfully acquired lease"
 )
 
-// testKilledLeader: FAULT_ITERATIONS times, with a standby replica waiting,
-// the leader starts turning a stack on or off and is SIGKILLed at a random
-// moment of that rollout. Only the leader acts while both run; the standby
-// takes the lease within its duration (15 s) plus a margin and converges to
-// the state asked for, without duplicate or orphaned operands.
+// testKilledLeader: docs/test-behaviours.md (KilledLeaderIsReplaced).
 func testKilledLeader(t *testing.T, c *framework.Cluster, leader *framework.Process, baseline []string) {
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewSource(seed))
@@ -226,9 +215,7 @@ func testKilledLeader(t *testing.T, c *framework.Cluster, leader *framework.Proc
 	waitConverged(t, c, leader, state, baseline, "back to both stacks on")
 }
 
-// controllerActivity returns the log lines that only a leader writes: the
-// controllers starting and syncing (caches and the serving endpoint start
-// before leader election).
+// controllerActivity: the log lines only a leader writes (controllers starting and syncing).
 func controllerActivity(log string) []string {
 	var out []string
 	for _, l := range strings.Split(log, "\n") {
@@ -262,9 +249,7 @@ func localCluster(t *testing.T, args ...string) {
 	}
 }
 
-// testAPIServerRestart restarts kube-apiserver (etcd keeps the data) under a
-// running operator: the same process keeps running (waitConverged fails if it
-// exits) and acts on a change made after each restart (it watches again).
+// testAPIServerRestart: docs/test-behaviours.md (APIServerRestart).
 func testAPIServerRestart(t *testing.T, c *framework.Cluster, baseline []string) {
 	// The production leader election timings (library-go's OpenShift
 	// defaults), not the framework's 15 s lease: with a 10 s renew deadline
@@ -284,10 +269,7 @@ func testAPIServerRestart(t *testing.T, c *framework.Cluster, baseline []string)
 	waitConverged(t, c, op, rolloutState{metrics: true, nmstate: true}, baseline, "back to both stacks on")
 }
 
-// testMissingOptionalAPIs deletes the monitoring and MachineConfig CRDs at
-// run time: the metrics stack names the parts it skipped and the DaemonSet
-// stays; restored from the files hack/local-cluster.sh used, the skipped
-// parts are applied.
+// testMissingOptionalAPIs: docs/test-behaviours.md (MissingOptionalAPIs).
 func testMissingOptionalAPIs(t *testing.T, c *framework.Cluster) {
 	restore := optionalCRDRestorer(t)
 	op := framework.StartOperator(t, framework.OperatorOptions{})

@@ -98,9 +98,7 @@ func TestMetricsStack(t *testing.T) {
 	t.Run("OperandsAreRestored", func(t *testing.T) { testMetricsOperandsAreRestored(t, c) })
 }
 
-// testMetricsStackOptOutAndIn: opting out removes every operand and its
-// relatedObjects, and opting back in (the platform default) restores the
-// whole stack.
+// testMetricsStackOptOutAndIn: docs/test-behaviours.md (OptOutAndIn).
 func testMetricsStackOptOutAndIn(t *testing.T, c *framework.Cluster) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})

@@ -70,20 +70,13 @@ type Release struct {
 
 var runLevelPattern = regexp.MustCompile(`^0000_(\d+)_`)
 
-// ReleasePullSpec is the pull spec the test release of version substitutes
-// for an image-references tag: a digest, as in a real release, and one that
-// differs from release to release, as the rebuilt images of real releases
-// do, so that an update rolls the operands out.
+// ReleasePullSpec is a tag's digest pull spec in the release of version (each release's differ).
 func ReleasePullSpec(tag, version string) string {
 	sum := sha256.Sum256([]byte(tag + "@" + version))
 	return "registry.e2e.invalid/openshift/release@sha256:" + hex.EncodeToString(sum[:])
 }
 
-// ReadRelease reads manifests/ as the release tooling and the CVO would: it
-// substitutes every image-references pull spec with the release's and the
-// version placeholder with the release's version, keeps the manifests of the
-// profile, and orders them as the CVO applies them (by file name, run level
-// by run level).
+// ReadRelease reads manifests/ as the release tooling and the CVO would (substituted, filtered, ordered).
 func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
 	t.Helper()
 	if opts.Profile == "" {

@@ -76,9 +76,7 @@ func (a allowance) covers(iv ConditionInterval, now time.Time) bool {
 	return !iv.From.After(a.to) && (!a.explicit || !iv.endAt(now).After(a.to))
 }
 
-// Uncovered returns the intervals that break the invariant outside every
-// window, in order: the heart of CheckInvariants and of the suite monitor,
-// a pure function of the timeline (monitor_test.go).
+// uncovered: the intervals that break the invariant outside every window (monitor_test.go).
 func uncovered(intervals []ConditionInterval, allowed []allowance, now time.Time) []ConditionInterval {
 	var out []ConditionInterval
 	for _, iv := range intervals {
@@ -101,9 +99,7 @@ var monitoredConditions = []configv1.ClusterStatusConditionType{
 	configv1.OperatorAvailable, configv1.OperatorProgressing, configv1.OperatorDegraded, configv1.OperatorUpgradeable,
 }
 
-// VersionInterval is the pseudo-condition whose intervals' Status is the
-// ClusterOperator's versions[operator], so that the timeline shows when it
-// changed.
+// VersionInterval: a pseudo-condition whose Status is versions[operator].
 const VersionInterval configv1.ClusterStatusConditionType = "versions[operator]"
 
 // ClusterOperatorMonitor watches a ClusterOperator during a test and keeps
@@ -209,9 +205,7 @@ func (m *ClusterOperatorMonitor) Stop() {
 	}
 }
 
-// Allow starts a window in which condition typ may have status (e.g.
-// Available=False while the operator first starts); the returned function
-// ends it.
+// Allow opens a window in which typ may have status; the function returned ends it.
 func (m *ClusterOperatorMonitor) Allow(typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, why string) (end func()) {
 	endOwn := m.allow(allowance{typ: typ, status: status, why: why})
 	// The suite's monitor of the same ClusterOperator (TestMain) judges
@@ -284,9 +278,7 @@ func (m *ClusterOperatorMonitor) Timeline() string {
 	return b.String()
 }
 
-// CheckInvariants fails the test for each interval in which the
-// ClusterOperator was Available=False or Degraded=True outside every window
-// that Allow opened for it, naming the interval and the condition.
+// CheckInvariants fails for each Available=False or Degraded=True interval outside every window.
 func (m *ClusterOperatorMonitor) CheckInvariants(t testing.TB) {
 	t.Helper()
 	for _, iv := range uncovered(m.Intervals(), m.allowances(), time.Now()) {
@@ -317,10 +309,7 @@ func (m *ClusterOperatorMonitor) ProgressedBetween(from, to time.Time) bool {
 	return false
 }
 
-// CheckRelatedObjects fails the test unless the ClusterOperator's
-// relatedObjects name a namespace and a cluster-scoped object other than a
-// namespace, every resource is a lowercase plural that the cluster serves
-// in the group, and every object exists.
+// CheckRelatedObjects: relatedObjects name a namespace and a cluster-scoped object, each served and existing.
 func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOperator) {
 	t.Helper()
 	applier := NewApplier(t, cfg)

@@ -25,26 +25,8 @@ import (
 	"github.com/openshift/cluster-node-operator/test/fixtures/nmstateoperand"
 )
 
-// NMStateOperatorDouble is a test double of the Kubernetes NMState operator
-// (openshift/kubernetes-nmstate cmd/operator, behaviour read at
-// nmstateoperand.Commit). kwok runs no containers, so where the node operator
-// deploys the nmstate-operator Deployment, this plays the part of its pod:
-//
-//   - it runs only while that Deployment is available, with its pod's
-//     identity (the Deployment's ServiceAccount, by impersonation) and its
-//     environment (the container's variables, fieldRefs resolved as the
-//     kubelet would), read the way the operator's code reads them;
-//   - once an NMState exists it asks the API server's authorizer about the
-//     operator's own requests and server-side applies, with force, what the
-//     operator applies for its handler (test/fixtures/nmstateoperand), in
-//     its order, stopping at the first failure (Refused; the operator would
-//     report it on the NMState as Degraded, which no test reaches);
-//   - it reports the handler's workloads in the NMState's status
-//     (Available, Progressing, Degraded) as the operator computes them.
-//
-// Refused collects every request the API server refused (Forbidden,
-// Invalid): the real API server, not the double, judges RBAC escalation and
-// validation.
+// NMStateOperatorDouble plays the Kubernetes NMState operator's pod (behaviour read at nmstateoperand.Commit):
+// docs/nmstate.md, "Known limits". Refused lists what the real API server refused (Forbidden, Invalid).
 type NMStateOperatorDouble struct {
 	admin *rest.Config
 	kube  kubernetes.Interface
@@ -267,9 +249,7 @@ func (d *NMStateOperatorDouble) enableConsolePlugin(ctx context.Context, cfg *re
 // nmstateCondition is one condition of the NMState's status.
 type nmstateCondition struct{ typ, status, reason, message string }
 
-// reportStatus writes the handler's state as the operator computes it:
-// Progressing while a workload it applied is unavailable, rolling out or not
-// yet observed; Available otherwise.
+// reportStatus: Progressing while a workload is unavailable, rolling or unobserved; Available otherwise.
 func (d *NMStateOperatorDouble) reportStatus(ctx context.Context, dyn dynamic.Interface, cr *unstructured.Unstructured) error {
 	ns := nmstateNamespace
 	var progressing []string

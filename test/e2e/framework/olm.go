@@ -20,13 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// OLMNMState is what OLM leaves on a cluster where an administrator
-// installed the Kubernetes NMState operator from the catalog (package
-// kubernetes-nmstate-operator, OLM's API at the version test/localcluster
-// installs): an OperatorGroup, a Subscription, the CSV (which owns
-// nmstates.nmstate.io) and the operator's Deployment, owned by the CSV and
-// labelled olm.owner. OLM itself does not run here; the objects are what
-// its install produced.
+// OLMNMState is what an OLM install of kubernetes-nmstate-operator leaves (OLM itself does not run here).
 type OLMNMState struct {
 	Namespace string
 	CSV       string
@@ -40,10 +34,7 @@ var (
 	olmGroups        = schema.GroupVersionResource{Group: "operators.coreos.com", Version: "v1", Resource: "operatorgroups"}
 )
 
-// InstallOLMNMState leaves an OLM install of the NMState operator in
-// namespace. In openshift-nmstate, OLM adopts the node operator's Deployment
-// of the same name (it updates it to its spec and owns it); elsewhere it
-// creates its own.
+// InstallOLMNMState leaves an OLM install in namespace (in openshift-nmstate it adopts our Deployment).
 func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMNMState {
 	t.Helper()
 	ctx := Context(t, time.Minute)
@@ -157,10 +148,7 @@ func (o *OLMNMState) Versions(t testing.TB) map[string]string {
 	return out
 }
 
-// Uninstall is what an administrator does to uninstall it (delete the
-// Subscription and the CSV); the garbage collector then removes the
-// Deployment, as OLM's owner reference says. The OperatorGroup and the
-// namespace stay, as they do on a cluster.
+// Uninstall deletes the Subscription and CSV; the garbage collector removes the Deployment.
 func (o *OLMNMState) Uninstall(t testing.TB) {
 	t.Helper()
 	ctx := Context(t, 2*time.Minute)

@@ -122,11 +122,7 @@ func (a *Applier) Resource(obj *unstructured.Unstructured) (dynamic.ResourceInte
 	return a.Dynamic.Resource(mapping.Resource), nil
 }
 
-// Apply server-side applies obj as fieldManager. Objects annotated
-// release.openshift.io/create-only are only created, as the CVO does. A
-// kind not served yet (a CRD applied just before, or deleted and applied
-// again while the mapper still knows the old one: the write is then
-// NotFound) is retried, as the CVO retries a failed manifest.
+// Apply server-side applies obj; create-only ones are only created and an unserved kind is retried, as the CVO does.
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, fieldManager string) error {
 	var last error
 	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
@@ -164,9 +160,7 @@ func (a *Applier) write(ctx context.Context, ri dynamic.ResourceInterface, obj *
 	return err
 }
 
-// InstallOperatorPrerequisites applies what the CVO would apply before the
-// operator runs, for FeatureGate cluster's feature set: every manifest but the operator's Deployment, the
-// ClusterOperator and image references (the test runs the operator itself).
+// InstallOperatorPrerequisites applies the release's manifests but the Deployment, ClusterOperator and image references.
 func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 	t.Helper()
 	a := NewApplier(t, cfg)
@@ -273,9 +267,7 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	return o
 }
 
-// startLogged starts cmd in a process group of its own (so that Stop and
-// Kill reach its children) with its output in a new file at logPath, and
-// stops it when the test ends.
+// startLogged starts cmd in its own process group, logging to logPath, stopped when the test ends.
 func startLogged(t testing.TB, cmd *exec.Cmd, logPath string) *Process {
 	t.Helper()
 	logFile, err := os.Create(logPath)

@@ -1,10 +1,6 @@
 package framework
 
-// The platform's own CRI-O metrics path, as OpenShift >= 4.14 ships it, for
-// coexistence tests: MCO's objects on the API server (platformobjects.go),
-// simulated nodes with real CRI-O and kube-rbac-proxy-crio, and Prometheus
-// with CMO's job="crio". What is carried and the MCO commit (mcoCommit) it
-// was read from: docs/platform-fixture.md.
+// The platform's own CRI-O metrics path (OpenShift >= 4.14) for coexistence tests: docs/platform-fixture.md.
 
 import (
 	"bytes"
@@ -79,9 +75,7 @@ type PlatformObjects struct {
 	proxy bool
 }
 
-// InstallPlatformCRIOMetrics puts MCO's CRI-O metrics path on the API
-// server: MCO's namespace, 01-<role>-container-runtime (00-default), then
-// InstallProxy. All of it (the namespace only if created here) goes at the end.
+// InstallPlatformCRIOMetrics puts MCO's CRI-O metrics path on the API server (undone at the end).
 func InstallPlatformCRIOMetrics(t testing.TB, admin *rest.Config, nodes []string) *PlatformObjects {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
@@ -130,9 +124,7 @@ func (p *PlatformObjects) createMachineConfig(t testing.TB, ctx context.Context,
 	}, "creating MachineConfig "+mc.GetName())
 }
 
-// InstallProxy adds MCO's CRI-O metrics proxy, the platform path:
-// 01-<role>-kubelet, the Service, and each node's mirror pod of the static
-// pod, and waits until kwok reports them Running.
+// InstallProxy adds MCO's proxy: 01-<role>-kubelet, the Service and the Running mirror pods.
 func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
@@ -204,9 +196,7 @@ func (p *PlatformObjects) RemoveProxy(t testing.TB) {
 	p.proxy = false
 }
 
-// PlatformPKI holds the kubelet's client CA (the proxy's --client-ca-file)
-// with prometheus-k8s's client certificate (CMO's), and the CA of the
-// kubelet serving certificates that Prometheus trusts.
+// PlatformPKI: the kubelet's client CA with CMO's client certificate, and the kubelet serving CA.
 type PlatformPKI struct {
 	Dir, ClientCAFile, ServingCAFile string
 	ClientCertFile, ClientKeyFile    string
@@ -264,11 +254,7 @@ func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
 	return append(certPEM, keyPEM...), err
 }
 
-// PlatformNode is a node of the platform on this machine (on top of Node):
-// its MachineConfigs' files, kubelet-like PKI, a real CRI-O and MCO's proxy.
-// Nodes share this machine's network: where a node would use 127.0.0.1 or
-// every address, it uses its own loopback address, kwok's InternalIP
-// 127.0.1.N (docs/platform-fixture.md, "Deviations").
+// PlatformNode is a platform node on this machine at 127.0.1.N (docs/platform-fixture.md, "Deviations").
 type PlatformNode struct {
 	*Node
 	Role string
@@ -292,10 +278,7 @@ type PlatformNode struct {
 	operatorFiles map[string]bool
 }
 
-// StartPlatformNode simulates the kwok node name: the files of its pool's
-// 01-<role>-container-runtime from the API server, the kubelet's PKI and
-// kubeconfig (admin's: the local world has no node identities), CRI-O, and
-// MCO's proxy when 01-<role>-kubelet exists (StartProxy), until the test ends.
+// StartPlatformNode simulates kwok node name: its pool's files, kubelet PKI, CRI-O and MCO's proxy.
 func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name string) *PlatformNode {
 	t.Helper()
 	for _, tool := range []string{"crio", "kube-rbac-proxy"} { // crio's build installs conmon and runc
@@ -368,9 +351,7 @@ func writeNodeFile(t testing.TB, path string, data []byte, mode os.FileMode) {
 	require.NoError(t, os.WriteFile(path, data, mode))
 }
 
-// syncCRIODropIns makes CRI-O's drop-in directory hold the node's
-// /etc/crio/crio.conf.d and LocalWorldDropIn, which moves metrics_host to
-// the node's address, and reports whether anything changed.
+// syncCRIODropIns syncs CRI-O's drop-ins (and LocalWorldDropIn), reporting a change.
 func (pn *PlatformNode) syncCRIODropIns(t testing.TB) bool {
 	t.Helper()
 	dir := filepath.Join(pn.CRIODir, "crio.conf.d")
@@ -449,9 +430,7 @@ func (pn *PlatformNode) CRIOFailingWith(t testing.TB, line, why string) string {
   exit 1`, shellQuote(strconv.Quote(why))))
 }
 
-// CRIOHangingWith is CRIOFailingWith for a CRI-O that hangs after it
-// started: frozen (SIGSTOP) a second after its metrics first answered, so
-// systemd saw it start and the node stays Ready, until line is gone again.
+// CRIOHangingWith: CRIOFailingWith for a CRI-O frozen a second after its metrics answer, until line is gone.
 func (pn *PlatformNode) CRIOHangingWith(t testing.TB, line string) string {
 	return pn.crioWithFault(t, "crio-hanging", "hangs after it started", line, fmt.Sprintf(`
   pid=$$
@@ -500,10 +479,7 @@ func (pn *PlatformNode) syncCRIOAndRestart(t testing.TB) bool {
 // CRISocket is the node's CRI socket (CRI-O's [crio.api] listen).
 func (pn *PlatformNode) CRISocket() string { return filepath.Join(pn.CRIODir, "crio.sock") }
 
-// StartProxy does what the node's MCO daemon and kubelet do once the pool's
-// 01-<role>-kubelet carries the static pod: it writes that MachineConfig's
-// files and runs the manifest's container (StartPodProcess), its listen
-// address and upstream on the node's loopback address.
+// StartProxy runs the static pod of 01-<role>-kubelet as MCO's daemon and the kubelet would.
 func (pn *PlatformNode) StartProxy(t testing.TB) {
 	t.Helper()
 	mc, err := pn.dyn.Resource(mcGVR).Get(Context(t, time.Minute), "01-"+pn.Role+"-kubelet", metav1.GetOptions{})
@@ -560,9 +536,7 @@ func OperatorMachineConfigs(t testing.TB, admin *rest.Config) []*unstructured.Un
 	return out
 }
 
-// ApplyOperatorMachineConfigs does what MCO's daemon does with the CRI-O
-// drop-ins of the node's role among mcs (those of earlier mcs gone), and
-// reports whether that restarted CRI-O.
+// ApplyOperatorMachineConfigs plays MCO's daemon for the role's drop-ins, reporting a CRI-O restart.
 func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstructured.Unstructured) bool {
 	t.Helper()
 	want := map[string]bool{}

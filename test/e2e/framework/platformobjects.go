@@ -1,8 +1,6 @@
 package framework
 
-// MCO's CRI-O metrics objects for the platform fixture (platform.go), our own
-// rendition as Go values of the facts read from MCO at mcoCommit; which
-// facts, and what is left out: docs/platform-fixture.md.
+// MCO's CRI-O metrics objects for the platform fixture, as facts read at mcoCommit: docs/platform-fixture.md.
 
 import (
 	"fmt"

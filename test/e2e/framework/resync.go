@@ -23,9 +23,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
-// nodeOperatorWatchers are the operator's controllers that watch NodeOperator
-// cluster: an update of the NodeOperator queues each of them just as its
-// periodic resync does.
+// nodeOperatorWatchers: the controllers an update of NodeOperator cluster queues.
 var nodeOperatorWatchers = []string{"StackDecision", "CRIOMetrics", "NMStateStack", "OperatorVersion"}
 
 var queueMetric = regexp.MustCompile(`(?m)^workqueue_(adds_total|depth|unfinished_work_seconds)\{name="([^"]+)"\} (\S+)$`)
@@ -97,10 +95,7 @@ func (c *Cluster) RediscoverNow(t testing.TB, o *Process) {
 	c.ResyncNow(t, o)
 }
 
-// ReportedSince makes NodeOperator cluster carry conditionType=True since
-// since, as an earlier process of the controller of fieldManager would have
-// left it, so that a test starts past the Degraded inertia (the operator
-// keeps the transition time of a condition whose status does not change).
+// ReportedSince makes NodeOperator cluster carry conditionType=True since since, as an earlier process left it.
 func ReportedSince(ctx context.Context, client dynamic.Interface, fieldManager, conditionType, message string, since time.Time) error {
 	u, err := client.Resource(nodev1alpha1.GroupVersionResource).Get(ctx, nodev1alpha1.SingletonName, metav1.GetOptions{})
 	if err != nil {

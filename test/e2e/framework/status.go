@@ -108,10 +108,7 @@ func (c *Cluster) WaitForClusterOperator(t testing.TB, timeout time.Duration, ok
 	return waitFor(t, "ClusterOperator node", timeout, time.Second, c.ClusterOperator, ok, DescribeClusterOperator)
 }
 
-// waitFor is the one wait for an object of the operator's status (the
-// ClusterOperator, the NodeOperator): it polls get every interval until ok
-// answers "" and fails the test with ok's last answer and the object
-// otherwise.
+// waitFor polls get until ok answers "", failing with its last answer and the object.
 func waitFor[T any](t testing.TB, what string, timeout, interval time.Duration, get func(context.Context) (T, error), ok func(T) string, describe func(T) string) T {
 	t.Helper()
 	var last T
@@ -168,9 +165,7 @@ func (c *Cluster) WaitForStacks(t testing.TB, timeout time.Duration, want map[no
 	})
 }
 
-// Setup installs what the CVO would, resets the Infrastructure to BareMetal
-// and the NodeOperator to its defaults, starts the operator and waits until
-// the ClusterOperator has settled. It restores the defaults when the test ends.
+// Setup installs what the CVO would, resets Infrastructure and NodeOperator, and starts a settled operator.
 func Setup(t testing.TB, opts OperatorOptions) (*Cluster, *Process) {
 	t.Helper()
 	c := NewCluster(t)

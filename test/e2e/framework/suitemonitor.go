@@ -20,9 +20,7 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// The suite monitor applies origin's ClusterOperator invariants to every e2e
-// test (docs/testing.md, "Every e2e test is held to origin's ClusterOperator
-// invariants").
+// The suite monitor: docs/testing.md, "Every e2e test is held to origin's ClusterOperator invariants".
 
 // suiteClusterOperator is the ClusterOperator every test is judged on.
 const suiteClusterOperator = "node"
@@ -47,9 +45,7 @@ func suiteMonitor() *ClusterOperatorMonitor {
 	return suite.mon
 }
 
-// RunMonitored runs the tests under the suite monitor; TestMain returns its
-// result. Without $KUBECONFIG (no cluster: every e2e test skips) it just
-// runs them.
+// RunMonitored runs the tests under the suite monitor (without $KUBECONFIG, unmonitored).
 func RunMonitored(m *testing.M) int {
 	path := os.Getenv("KUBECONFIG")
 	if path == "" {
@@ -234,9 +230,7 @@ func (s *suiteState) check(t testing.TB) {
 	}
 }
 
-// versionProblem says what is wrong with versions[operator] once it is
-// reported: it must be the version of the operator that runs (want, ""
-// when unknown).
+// versionProblem: versions[operator], once reported, must be want ("": unknown).
 func versionProblem(co *configv1.ClusterOperator, want string) string {
 	got := ""
 	for _, v := range co.Status.Versions {
