@@ -25,8 +25,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// TestCore: the operator's ClusterOperator and NodeOperator on one operator,
-// in order (docs/test-behaviours.md names each step's claim).
+// TestCore: the operator's ClusterOperator and NodeOperator on one operator, in order (docs/test-behaviours.md names each step's claim).
 func TestCore(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{Version: "4.99.0-e2e"})
 	t.Run("ClusterOperatorStatus", func(t *testing.T) { testClusterOperatorStatus(t, c) })
@@ -35,8 +34,7 @@ func TestCore(t *testing.T) {
 	t.Run("UnmanagedAndRemoved", func(t *testing.T) { testUnmanagedAndRemoved(t, c, op) })
 }
 
-// testClusterOperatorStatus: the four conditions, the operator version,
-// each stack's images and summary line, and relatedObjects that resolve.
+// testClusterOperatorStatus: the four conditions, the operator version, each stack's images and summary line, and relatedObjects that resolve.
 func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
 	co := c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
 		for _, v := range co.Status.Versions {
@@ -180,8 +178,7 @@ func testDeprecatedManagementState(t *testing.T, c *framework.Cluster) {
 	}
 }
 
-// kubectlApply server-side applies the NodeOperator fields of patch (a JSON
-// object with spec) as an administrator's kubectl does.
+// kubectlApply server-side applies the NodeOperator fields of patch (a JSON object with spec) as an administrator's kubectl does.
 func kubectlApply(t *testing.T, patch string) ([]byte, error) {
 	t.Helper()
 	obj := map[string]interface{}{}
@@ -195,8 +192,7 @@ func kubectlApply(t *testing.T, patch string) ([]byte, error) {
 	return framework.Kubectl(t, "apply", "--server-side", "--field-manager=e2e-administrator", "-f", file)
 }
 
-// testUnmanagedAndRemoved: Unmanaged stops all writes to operands and the
-// ClusterOperator says so; Removed removes every stack and explains why.
+// testUnmanagedAndRemoved: Unmanaged stops all writes to operands and the ClusterOperator says so; Removed removes every stack and explains why.
 func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.Process) {
 	ctx := context.Background()
 	kube := framework.KubeClient(t)
@@ -218,8 +214,7 @@ func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.P
 	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the DaemonSet was restored: %v", err)
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
-	// The ClusterOperator may still look settled from before the patch:
-	// wait for the Service itself.
+	// The ClusterOperator may still look settled from before the patch: wait for the Service itself.
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
 		_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		return err == nil, nil

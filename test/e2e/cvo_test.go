@@ -31,8 +31,7 @@ import (
 
 const hostedDeploymentFile = "0000_50_cluster-node-operator_10_deployment-hosted.yaml"
 
-// testHostedExcluded: the CVO applied the self-managed Deployment, not the
-// hosted variant the payload also holds, and its log says why.
+// testHostedExcluded: the CVO applied the self-managed Deployment, not the hosted variant the payload also holds, and its log says why.
 func (in *installation) testHostedExcluded(t *testing.T, cvo *framework.RealCVO) {
 	if _, err := os.Stat(filepath.Join(cvo.Payload.Dir, "release-manifests", hostedDeploymentFile)); err != nil {
 		t.Fatalf("the payload lacks %s: the CVO would not be seen excluding it", hostedDeploymentFile)
@@ -80,8 +79,7 @@ const podRunnerFinalizer = "e2e.cluster-node-operator/pod-process"
 
 func newPodRunner(in *installation, binaries map[string]string) *podRunner {
 	r := &podRunner{in: in, binaries: binaries, running: map[types.UID]*podProcess{}}
-	// Before the processes stop (cleanups run last first): a pod left with
-	// the finalizer would keep its namespace from going.
+	// Before the processes stop (cleanups run last first): a pod left with the finalizer would keep its namespace from going.
 	in.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -166,8 +164,7 @@ func (r *podRunner) sync(ctx context.Context) {
 	}
 }
 
-// waitForClusterVersion keeps the pods running while waiting for the
-// ClusterVersion to satisfy ok.
+// waitForClusterVersion keeps the pods running while waiting for the ClusterVersion to satisfy ok.
 func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.Duration, ok func(*configv1.ClusterVersion) string) *configv1.ClusterVersion {
 	t := r.in.t
 	t.Helper()
@@ -234,8 +231,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 
 	repoN, binaryN := framework.ReleaseFromCommit(t, upgradeFromCommit)
 	u := &upgrade{t: t, in: in, mon: framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)}
-	// The operator's own Deployment is the CVO's to roll; the rest of
-	// these namespaces' workloads are the stacks' operands.
+	// The operator's own Deployment is the CVO's to roll; the rest of these namespaces' workloads are the stacks' operands.
 	u.recorder = framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, faultNMStateNamespace},
 		"cluster-node-operator")
 	endInstallWindow := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
@@ -288,8 +284,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	}
 }
 
-// upgrade is TestUpgradeWithRealCVO's cluster: the real CVO, the operator's
-// pods run as processes, the ClusterOperator's and the operands' records.
+// upgrade is TestUpgradeWithRealCVO's cluster: the real CVO, the operator's pods run as processes, the ClusterOperator's and the operands' records.
 type upgrade struct {
 	t        *testing.T
 	in       *installation
@@ -301,8 +296,7 @@ type upgrade struct {
 	rollouts []string
 }
 
-// stacksOn waits until both stacks are deployed and spec.metrics reads
-// wantMetrics.
+// stacksOn waits until both stacks are deployed and spec.metrics reads wantMetrics.
 func (u *upgrade) stacksOn(leg string, wantMetrics map[string]interface{}) {
 	t := u.t
 	t.Helper()
@@ -329,8 +323,7 @@ func (u *upgrade) stacksOn(leg string, wantMetrics map[string]interface{}) {
 	t.Logf("%s: %s", leg, last)
 }
 
-// update moves the cluster to a release and checks the ClusterOperator
-// followed its operands' rollouts (docs/release-payload.md, Tests).
+// update moves the cluster to a release and checks the ClusterOperator followed its operands' rollouts (docs/release-payload.md, Tests).
 func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Time) {
 	t, mon := u.t, u.mon
 	t.Helper()

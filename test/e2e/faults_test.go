@@ -36,8 +36,7 @@ func TestFaults(t *testing.T) {
 	t.Run("APIServerRestart", func(t *testing.T) { testAPIServerRestart(t, c, baseline) })
 }
 
-// done turns a check's answer, what is still missing ("" when nothing is),
-// into framework.Eventually's.
+// done turns a check's answer, what is still missing ("" when nothing is), into framework.Eventually's.
 func done(why string) (bool, error) {
 	if why != "" {
 		return false, errors.New(why)
@@ -60,8 +59,7 @@ func (s rolloutState) apply(t *testing.T, c *framework.Cluster) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": knob(s.metrics), "nmstate": knob(s.nmstate)})
 }
 
-// operands lists, as kind/name, the DaemonSets, Secrets and ConfigMaps of the
-// operator namespace and the Deployments of openshift-nmstate.
+// operands lists, as kind/name, the DaemonSets, Secrets and ConfigMaps of the operator namespace and the Deployments of openshift-nmstate.
 func operands(ctx context.Context, t *testing.T) ([]string, error) {
 	kube := framework.KubeClient(t)
 	var out []string
@@ -134,8 +132,7 @@ func (s rolloutState) diff(got, baseline []string) string {
 	return strings.Join(wrong, "; ")
 }
 
-// waitConverged waits until the ClusterOperator is settled, the stack
-// decisions are state's and the operands are exactly state's.
+// waitConverged waits until the ClusterOperator is settled, the stack decisions are state's and the operands are exactly state's.
 func waitConverged(t *testing.T, c *framework.Cluster, op *framework.Process, state rolloutState, baseline []string, what string) {
 	t.Helper()
 	ctx := context.Background()
@@ -235,8 +232,7 @@ func leaseHolder(t *testing.T) string {
 	return *l.Spec.HolderIdentity
 }
 
-// localCluster runs hack/local-cluster.sh with the test's environment (the
-// LCP_* variables of the cluster $KUBECONFIG points at).
+// localCluster runs hack/local-cluster.sh with the test's environment (the LCP_* variables of the cluster $KUBECONFIG points at).
 func localCluster(t *testing.T, args ...string) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(framework.RepoRoot(t), "hack", "local-cluster.sh"), args...)
@@ -309,8 +305,7 @@ func testMissingOptionalAPIs(t *testing.T, c *framework.Cluster) {
 
 var optionalCRDs = []string{"crd/servicemonitors.monitoring.coreos.com", "crd/prometheusrules.monitoring.coreos.com", "crd/machineconfigs.machineconfiguration.openshift.io"}
 
-// optionalCRDRestorer returns what applies the optional CRDs again as
-// hack/local-cluster.sh up did (the files it lists in $LCP_DIR/crds.txt).
+// optionalCRDRestorer returns what applies the optional CRDs again as hack/local-cluster.sh up did (the files it lists in $LCP_DIR/crds.txt).
 func optionalCRDRestorer(t *testing.T) func() {
 	lcpDir := os.Getenv("LCP_DIR")
 	if lcpDir == "" {
@@ -338,8 +333,7 @@ func kubectl(t *testing.T, args ...string) {
 	}
 }
 
-// waitMetricsMessage waits until the metrics stack's status message
-// satisfies ok.
+// waitMetricsMessage waits until the metrics stack's status message satisfies ok.
 func waitMetricsMessage(t *testing.T, c *framework.Cluster, ok func(string) bool, what string) {
 	t.Helper()
 	c.WaitForNodeOperator(t, 4*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {

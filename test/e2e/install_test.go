@@ -58,8 +58,7 @@ const (
 	nodeOperatorBinary      = "cluster-node-operator"
 )
 
-// TestInstallAsCVO: docs/test-behaviours.md. The real CVO installs the
-// release; the Deployment's pod runs as the pod would (podRunner).
+// TestInstallAsCVO: docs/test-behaviours.md. The real CVO installs the release; the Deployment's pod runs as the pod would (podRunner).
 func TestInstallAsCVO(t *testing.T) {
 	in := newInstallation(t, "")
 	cvo, cv := in.installWithCVO(func() { t.Run("MustGatherBeforeTheOperatorRuns", in.testMustGatherBeforeTheOperatorRuns) })
@@ -504,8 +503,7 @@ func (in *installation) testMetrics(t *testing.T) {
 	}
 }
 
-// testConfinement: the manifests' admission policies confine the operator's broad RBAC to its
-// namespaces and its operands' role names.
+// testConfinement: the manifests' admission policies confine the operator's broad RBAC to its namespaces and its operands' role names.
 func (in *installation) testConfinement(t *testing.T) {
 	ctx := framework.Context(t, time.Minute)
 	asOperator := kubernetes.NewForConfigOrDie(framework.ServiceAccountConfig(t, in.cfg, operatorNamespace, nodeOperatorName))
@@ -1097,8 +1095,7 @@ func (in *installation) createNodeOperator(ctx context.Context) {
 	}, "creating NodeOperator cluster")
 }
 
-// testDeniedWriteDegrades: docs/release-payload.md (Tests,
-// ADeniedWriteTurnsTheClusterOperatorDegraded).
+// testDeniedWriteDegrades: docs/release-payload.md (Tests, ADeniedWriteTurnsTheClusterOperatorDegraded).
 func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
 		t.Skip("E2E_RBAC_SWEEP=none")

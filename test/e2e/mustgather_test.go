@@ -23,8 +23,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// testMustGatherBeforeTheOperatorRuns: the ClusterOperator the CVO creates
-// names what must-gather needs before the operator ever runs.
+// testMustGatherBeforeTheOperatorRuns: the ClusterOperator the CVO creates names what must-gather needs before the operator ever runs.
 func (in *installation) testMustGatherBeforeTheOperatorRuns(t *testing.T) {
 	g := inspectClusterOperator(t, in)
 	g.requireRelatedPresent(t)
@@ -91,11 +90,9 @@ type inspection struct {
 	in      *installation
 	objects map[string]bool
 	related []configv1.ObjectReference
-	// log is oc adm inspect's output, which says why it could not collect
-	// something.
+	// log is oc adm inspect's output, which says why it could not collect something.
 	log string
-	// unserved are the kinds of inspect's own files (e.g. its copy of
-	// discovery), which name no served resource.
+	// unserved are the kinds of inspect's own files (e.g. its copy of discovery), which name no served resource.
 	unserved map[schema.GroupVersionKind]bool
 }
 
@@ -131,8 +128,7 @@ func (g *inspection) requireRelatedPresent(t *testing.T) {
 	}
 }
 
-// inspectClusterOperator runs `oc adm inspect clusteroperator/node` and
-// reads every object in its output directory.
+// inspectClusterOperator runs `oc adm inspect clusteroperator/node` and reads every object in its output directory.
 func inspectClusterOperator(t *testing.T, in *installation) *inspection {
 	t.Helper()
 	bin := framework.EnsureRealTool(t, "oc-inspect")
@@ -195,8 +191,7 @@ func inspectClusterOperator(t *testing.T, in *installation) *inspection {
 	return g
 }
 
-// recordAll records an object, or each item of a list; what is no served
-// resource (inspect's own files, such as its copy of discovery) is skipped.
+// recordAll records an object, or each item of a list; what is no served resource (inspect's own files, such as its copy of discovery) is skipped.
 func (g *inspection) recordAll(t *testing.T, obj *unstructured.Unstructured) {
 	if obj.IsList() {
 		list, err := obj.ToList()

@@ -40,8 +40,7 @@ var (
 	crdGVR      = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 )
 
-// nmstateEnv is what the NMState scenarios share: one operator, started once
-// (leader election makes restarts slow), and the clients.
+// nmstateEnv is what the NMState scenarios share: one operator, started once (leader election makes restarts slow), and the clients.
 type nmstateEnv struct {
 	c    *framework.Cluster
 	op   *framework.Process
@@ -56,8 +55,7 @@ func TestNMState(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	e := &nmstateEnv{c: c, op: op, kube: framework.KubeClient(t)}
 	t.Cleanup(func() {
-		// Cleanups run in reverse order: this one runs before the operator
-		// stops, so that the stack settles on the restored defaults.
+		// Cleanups run in reverse order: this one runs before the operator stops, so that the stack settles on the restored defaults.
 		c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
 		c.ResetNodeOperator(t)
 		e.waitDeployed(t, "PlatformDefault")
@@ -79,8 +77,7 @@ func TestNMState(t *testing.T) {
 	}
 }
 
-// testBareMetalDeployedByDefault: with no configuration, on bare metal, the
-// stack is deployed and the ClusterOperator is Available.
+// testBareMetalDeployedByDefault: with no configuration, on bare metal, the stack is deployed and the ClusterOperator is Available.
 func (e *nmstateEnv) testBareMetalDeployedByDefault(t *testing.T) {
 	no := e.waitDeployed(t, "PlatformDefault")
 	assert.Contains(t, framework.StackStatus(no, nodev1alpha1.NMStateStack).Message, "deployed by default on platform BareMetal")
@@ -108,8 +105,7 @@ func (e *nmstateEnv) testBareMetalDeployedByDefault(t *testing.T) {
 
 }
 
-// testAWSNotDeployedUntilOptIn: on AWS nothing of the stack exists and the
-// message says how to opt in; opting in deploys it.
+// testAWSNotDeployedUntilOptIn: on AWS nothing of the stack exists and the message says how to opt in; opting in deploys it.
 func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 	e.c.SetInfrastructure(t, configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode)
 	optIn := "not deployed (platform AWS is not enabled by default; set spec.nmstate.state=Enabled to opt in)"
@@ -215,8 +211,7 @@ func (e *nmstateEnv) waitDeployed(t testing.TB, reason string) *nodev1alpha1.Nod
 	})
 }
 
-// decisionCurrent says why the recorded stack decisions are not those of the
-// NodeOperator's current spec yet, "" when they are.
+// decisionCurrent says why the recorded stack decisions are not those of the NodeOperator's current spec yet, "" when they are.
 func decisionCurrent(no *nodev1alpha1.NodeOperator) string {
 	if no.Status.ObservedGeneration < no.Generation {
 		return fmt.Sprintf("the stack decisions are of generation %d, the spec is at %d", no.Status.ObservedGeneration, no.Generation)
@@ -273,8 +268,7 @@ func (e *nmstateEnv) leftovers() string {
 	return "left over: " + strings.Join(left, ", ")
 }
 
-// nncpCRD is the NodeNetworkConfigurationPolicy CRD the NMState operator
-// applies (the fixture's stand-in).
+// nncpCRD is the NodeNetworkConfigurationPolicy CRD the NMState operator applies (the fixture's stand-in).
 func nncpCRD(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	for _, o := range framework.ReadManifests(t, filepath.Join(framework.RepoRoot(t), "test", "fixtures", "nmstateoperand", "10-crds.yaml")) {
@@ -401,8 +395,7 @@ func (e *nmstateEnv) nmstate(t *testing.T) *unstructured.Unstructured {
 	return cr
 }
 
-// createPolicy creates a NodeNetworkConfigurationPolicy (and its CRD, as
-// the NMState operator would have) and deletes it when the test ends.
+// createPolicy creates a NodeNetworkConfigurationPolicy (and its CRD, as the NMState operator would have) and deletes it when the test ends.
 func (e *nmstateEnv) createPolicy(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	ctx := framework.Context(t, time.Minute)

@@ -18,8 +18,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
-// VersionPlaceholder is what the release tooling replaces with the release's
-// version in the manifests.
+// VersionPlaceholder is what the release tooling replaces with the release's version in the manifests.
 const VersionPlaceholder = "0.0.1-snapshot"
 
 // ReleaseOptions describe the release a test installs from manifests/.
@@ -60,11 +59,9 @@ func (m ReleaseManifest) String() string {
 type Release struct {
 	Options   ReleaseOptions
 	Manifests []ReleaseManifest
-	// Images maps the image-references tags to the pull specs substituted
-	// for their placeholders.
+	// Images maps the image-references tags to the pull specs substituted for their placeholders.
 	Images map[string]string
-	// Dir holds every file of manifests/ (every profile's and feature
-	// set's) with the substitutions made, as the release tooling writes them.
+	// Dir holds every file of manifests/ (every profile's and feature set's) with the substitutions made, as the release tooling writes them.
 	Dir string
 }
 

@@ -22,8 +22,7 @@ import (
 
 // origin's ClusterOperator invariants, in our own words (docs/testing.md).
 
-// ConditionInterval is a span during which a condition of the
-// ClusterOperator had one status and reason, as the monitor saw it.
+// ConditionInterval is a span during which a condition of the ClusterOperator had one status and reason, as the monitor saw it.
 type ConditionInterval struct {
 	Type configv1.ClusterStatusConditionType
 	// Status is "" while the condition is missing.
@@ -43,8 +42,7 @@ func (iv ConditionInterval) endAt(now time.Time) time.Time {
 	return iv.To
 }
 
-// bad tells whether the interval breaks origin's first invariant unless a
-// window allows it: Available=False or Degraded=True.
+// bad tells whether the interval breaks origin's first invariant unless a window allows it: Available=False or Degraded=True.
 func (iv ConditionInterval) bad() bool {
 	return (iv.Type == configv1.OperatorAvailable && iv.Status == configv1.ConditionFalse) ||
 		(iv.Type == configv1.OperatorDegraded && iv.Status == configv1.ConditionTrue)
@@ -102,8 +100,7 @@ var monitoredConditions = []configv1.ClusterStatusConditionType{
 // VersionInterval: a pseudo-condition whose Status is versions[operator].
 const VersionInterval configv1.ClusterStatusConditionType = "versions[operator]"
 
-// ClusterOperatorMonitor watches a ClusterOperator during a test and keeps
-// the intervals of its conditions.
+// ClusterOperatorMonitor watches a ClusterOperator during a test and keeps the intervals of its conditions.
 type ClusterOperatorMonitor struct {
 	Name  string
 	Start time.Time
@@ -116,8 +113,7 @@ type ClusterOperatorMonitor struct {
 	stopped   bool
 }
 
-// StartClusterOperatorMonitor watches ClusterOperator name until Stop or the
-// end of the test. Call CheckInvariants to judge what it saw.
+// StartClusterOperatorMonitor watches ClusterOperator name until Stop or the end of the test. Call CheckInvariants to judge what it saw.
 func StartClusterOperatorMonitor(t testing.TB, cfg *rest.Config, name string) *ClusterOperatorMonitor {
 	t.Helper()
 	m, err := startMonitor(cfg, name, time.Minute)
@@ -153,8 +149,7 @@ func startMonitor(cfg *rest.Config, name string, syncTimeout time.Duration) (*Cl
 	return m, nil
 }
 
-// observe records the conditions of a new state of the ClusterOperator (nil:
-// deleted, every condition missing).
+// observe records the conditions of a new state of the ClusterOperator (nil: deleted, every condition missing).
 func (m *ClusterOperatorMonitor) observe(obj interface{}) {
 	co, _ := obj.(*configv1.ClusterOperator)
 	now := time.Now()
@@ -208,8 +203,7 @@ func (m *ClusterOperatorMonitor) Stop() {
 // Allow opens a window in which typ may have status; the function returned ends it.
 func (m *ClusterOperatorMonitor) Allow(typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, why string) (end func()) {
 	endOwn := m.allow(allowance{typ: typ, status: status, why: why})
-	// The suite's monitor of the same ClusterOperator (TestMain) judges
-	// the same timeline: it allows the same window.
+	// The suite's monitor of the same ClusterOperator (TestMain) judges the same timeline: it allows the same window.
 	endSuite := func(bool) {}
 	if s := suiteMonitor(); s != nil && s != m && s.Name == m.Name {
 		endSuite = s.allow(allowance{typ: typ, status: status, why: why})
@@ -217,8 +211,7 @@ func (m *ClusterOperatorMonitor) Allow(typ configv1.ClusterStatusConditionType, 
 	return func() { endOwn(true); endSuite(true) }
 }
 
-// allow opens a window from now; end closes it, explicitly (the test says
-// the operator has recovered) or not (the test ended).
+// allow opens a window from now; end closes it, explicitly (the test says the operator has recovered) or not (the test ended).
 func (m *ClusterOperatorMonitor) allow(a allowance) (end func(explicit bool)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -256,8 +249,7 @@ func (m *ClusterOperatorMonitor) Rel(at time.Time) string {
 	return fmt.Sprintf("%+.1fs", at.Sub(m.Start).Seconds())
 }
 
-// Timeline renders the intervals relative to the monitor's start, one a
-// line, for the test's log.
+// Timeline renders the intervals relative to the monitor's start, one a line, for the test's log.
 func (m *ClusterOperatorMonitor) Timeline() string {
 	var b strings.Builder
 	for _, iv := range m.Intervals() {
@@ -286,8 +278,7 @@ func (m *ClusterOperatorMonitor) CheckInvariants(t testing.TB) {
 	}
 }
 
-// describe names an interval: the condition, from when to when (relative
-// to the monitor's start and in UTC), how long, reason and message.
+// describe names an interval: the condition, from when to when (relative to the monitor's start and in UTC), how long, reason and message.
 func (m *ClusterOperatorMonitor) describe(iv ConditionInterval) string {
 	to, open := iv.endAt(time.Now()), ""
 	if iv.To.IsZero() {
@@ -298,8 +289,7 @@ func (m *ClusterOperatorMonitor) describe(iv ConditionInterval) string {
 		to.Sub(iv.From).Round(time.Millisecond), open, iv.Reason, iv.Message)
 }
 
-// ProgressedBetween tells whether the ClusterOperator was Progressing=True
-// at some time between from and to.
+// ProgressedBetween tells whether the ClusterOperator was Progressing=True at some time between from and to.
 func (m *ClusterOperatorMonitor) ProgressedBetween(from, to time.Time) bool {
 	for _, iv := range m.Intervals() {
 		if iv.Type == configv1.OperatorProgressing && iv.Status == configv1.ConditionTrue && iv.From.Before(to) && iv.endAt(time.Now()).After(from) {
@@ -318,8 +308,7 @@ func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOpe
 	}
 }
 
-// relatedObjectProblems checks the relatedObjects as CheckRelatedObjects
-// says; the objects' existence only when exist is set.
+// relatedObjectProblems checks the relatedObjects as CheckRelatedObjects says; the objects' existence only when exist is set.
 func relatedObjectProblems(ctx context.Context, applier *Applier, co *configv1.ClusterOperator, exist bool) []string {
 	var problems []string
 	errorf := func(format string, args ...interface{}) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -384,8 +373,7 @@ func relatedObjectProblems(ctx context.Context, applier *Applier, co *configv1.C
 	return problems
 }
 
-// CheckOperatorVersion fails the test unless the ClusterOperator's
-// versions[operator] is the ClusterVersion's desired version.
+// CheckOperatorVersion fails the test unless the ClusterOperator's versions[operator] is the ClusterVersion's desired version.
 func CheckOperatorVersion(t testing.TB, co *configv1.ClusterOperator, cv *configv1.ClusterVersion) {
 	t.Helper()
 	got := ""

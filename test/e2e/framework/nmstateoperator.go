@@ -85,8 +85,7 @@ func (d *NMStateOperatorDouble) record(what string, err error) {
 	}
 }
 
-// nmstatePod is what the operator's pod would be given: its identity and
-// environment (podEnvironment), from the Deployment.
+// nmstatePod is what the operator's pod would be given: its identity and environment (podEnvironment), from the Deployment.
 type nmstatePod struct {
 	user, namespace string
 	env             nmstateoperand.Env
@@ -189,8 +188,7 @@ func (d *NMStateOperatorDouble) apply(ctx context.Context, cfg *rest.Config, p *
 			}
 			what := fmt.Sprintf("applying %s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
 			if _, err := applier.Resource(obj); meta.IsNoMatchError(err) && phase.Name != "crds" {
-				// The operator skips kinds the cluster does not serve
-				// (ServiceMonitor without the monitoring API).
+				// The operator skips kinds the cluster does not serve (ServiceMonitor without the monitoring API).
 				continue
 			}
 			if err := applier.Apply(ctx, obj, nmstateFieldOwner); err != nil {
@@ -223,8 +221,7 @@ func (d *NMStateOperatorDouble) authorized(ctx context.Context, p *nmstatePod, r
 	return nil
 }
 
-// enableConsolePlugin adds the plugin to Console "cluster", as the operator
-// does after applying it.
+// enableConsolePlugin adds the plugin to Console "cluster", as the operator does after applying it.
 func (d *NMStateOperatorDouble) enableConsolePlugin(ctx context.Context, cfg *rest.Config) error {
 	consoles := dynamic.NewForConfigOrDie(cfg).Resource(schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "consoles"})
 	console, err := consoles.Get(ctx, "cluster", metav1.GetOptions{})
@@ -293,8 +290,7 @@ func (d *NMStateOperatorDouble) reportStatus(ctx context.Context, dyn dynamic.In
 	})
 }
 
-// setConditions writes the conditions when one of them changed, with a
-// transition time where its status changed.
+// setConditions writes the conditions when one of them changed, with a transition time where its status changed.
 func (d *NMStateOperatorDouble) setConditions(ctx context.Context, dyn dynamic.Interface, cr *unstructured.Unstructured, want []nmstateCondition) error {
 	old := map[string]map[string]interface{}{}
 	list, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")

@@ -44,8 +44,7 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 	if !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)
 	}
-	// The CRD the CSV owns, which OLM installs with it (the operand's, as
-	// the stack ships it, without the stack's label); it stays on uninstall.
+	// The CRD the CSV owns, which OLM installs with it (the operand's, as the stack ships it, without the stack's label); it stays on uninstall.
 	crd := ReadManifests(t, filepath.Join(RepoRoot(t), "bindata", "nmstate", "crd-nmstates.yaml"))[0]
 	crd.SetLabels(nil)
 	applier := NewApplier(t, admin)
@@ -80,16 +79,14 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 	labels := map[string]string{"olm.owner": o.CSV, "olm.owner.kind": "ClusterServiceVersion", "olm.owner.namespace": namespace,
 		"app": "kubernetes-nmstate-operator"}
 
-	// OLM creates the CSV's ServiceAccount (or uses the one of that name)
-	// before its Deployment, whose pods need it.
+	// OLM creates the CSV's ServiceAccount (or uses the one of that name) before its Deployment, whose pods need it.
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "nmstate-operator", Namespace: namespace, Labels: labels,
 		OwnerReferences: []metav1.OwnerReference{owner}}}
 	if _, err := o.kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err, "the OLM install's ServiceAccount")
 	}
 
-	// OLM creates its Deployment, or adopts the one of the same name. The
-	// node operator may delete its own meanwhile: look again then.
+	// OLM creates its Deployment, or adopts the one of the same name. The node operator may delete its own meanwhile: look again then.
 	deployments := o.kube.AppsV1().Deployments(namespace)
 	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		d, err := deployments.Get(ctx, "nmstate-operator", metav1.GetOptions{})

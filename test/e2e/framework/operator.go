@@ -78,8 +78,7 @@ func ReadManifests(t testing.TB, files ...string) []*unstructured.Unstructured {
 	return out
 }
 
-// Applier server-side applies unstructured objects, finding their resources
-// through discovery.
+// Applier server-side applies unstructured objects, finding their resources through discovery.
 type Applier struct {
 	Dynamic dynamic.Interface
 	Mapper  meta.ResettableRESTMapper
@@ -177,8 +176,7 @@ func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 		if !features.Includes(obj.GetAnnotations(), featureSet) {
 			continue
 		}
-		// Like a cluster without the monitoring stack: manifests of optional
-		// APIs that are not served (e.g. a CRD deleted by a test) are skipped.
+		// Like a cluster without the monitoring stack: manifests of optional APIs that are not served (e.g. a CRD deleted by a test) are skipped.
 		if _, err := a.Resource(obj); err != nil && obj.GroupVersionKind().Group == "monitoring.coreos.com" {
 			t.Logf("skipping %s %s: %v", obj.GetKind(), obj.GetName(), err)
 			continue
@@ -199,27 +197,22 @@ type OperatorOptions struct {
 	Args []string
 	// Kubeconfig overrides $KUBECONFIG, e.g. to run as a service account.
 	Kubeconfig string
-	// NoMCOPolicyStatus: no StartMCOPolicyStatus, for the tests of the
-	// operator's wait for MCO's policy status.
+	// NoMCOPolicyStatus: no StartMCOPolicyStatus, for the tests of the operator's wait for MCO's policy status.
 	NoMCOPolicyStatus bool
 }
 
-// Process is a program running as a local process (the operator, a pod's
-// container, a tool), stopped when the test ends.
+// Process is a program running as a local process (the operator, a pod's container, a tool), stopped when the test ends.
 type Process struct {
 	cmd     *exec.Cmd
 	LogPath string
-	// Listen is the address of the process's /metrics, /healthz and
-	// /readyz; empty for a pod's container (StartPodProcess).
+	// Listen is the address of the process's /metrics, /healthz and /readyz; empty for a pod's container (StartPodProcess).
 	Listen string
-	// Args are the arguments of a pod's container it runs
-	// (StartPodProcess).
+	// Args are the arguments of a pod's container it runs (StartPodProcess).
 	Args []string
 	done chan struct{}
 }
 
-// StartOperator runs `cluster-node-operator operator` against the cluster and
-// stops it when the test ends. Its log goes to _output/e2e-logs/.
+// StartOperator runs `cluster-node-operator operator` against the cluster and stops it when the test ends. Its log goes to _output/e2e-logs/.
 func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	t.Helper()
 	root := RepoRoot(t)
@@ -234,8 +227,7 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	if opts.Version == "" {
 		opts.Version = "0.0.1-e2e"
 	}
-	// The cluster-config operator writes the gates of a version before the
-	// operators of that version start; the operator waits for them.
+	// The cluster-config operator writes the gates of a version before the operators of that version start; the operator waits for them.
 	if err := WriteFeatureGateStatus(Context(t, time.Minute), KubeConfig(t), opts.Version); err != nil {
 		t.Fatal(err)
 	}
@@ -308,8 +300,7 @@ func (o *Process) Stop() {
 	}
 }
 
-// WaitLeading waits until the process leads and runs its controllers (its
-// /readyz answers 200).
+// WaitLeading waits until the process leads and runs its controllers (its /readyz answers 200).
 func (o *Process) WaitLeading(t testing.TB, timeout time.Duration) {
 	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second}

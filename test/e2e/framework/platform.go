@@ -160,8 +160,7 @@ func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	}, fmt.Sprintf("mirror pods %s-<node> Running on %v", PlatformProxyName, p.Nodes))
 }
 
-// mirrorPod is the kubelet's mirror pod of a static pod: <pod>-<node>,
-// bound to and owned by the Node, tolerating NoExecute.
+// mirrorPod is the kubelet's mirror pod of a static pod: <pod>-<node>, bound to and owned by the Node, tolerating NoExecute.
 func mirrorPod(static *corev1.Pod, node *corev1.Node) *corev1.Pod {
 	pod := static.DeepCopy()
 	pod.Name = static.Name + "-" + node.Name
@@ -172,8 +171,7 @@ func mirrorPod(static *corev1.Pod, node *corev1.Node) *corev1.Pod {
 	return pod
 }
 
-// RemoveProxy makes the platform path disappear: 01-<role>-kubelet, the
-// Service and the mirror pods (grace period 0, as the kubelet deletes them).
+// RemoveProxy makes the platform path disappear: 01-<role>-kubelet, the Service and the mirror pods (grace period 0, as the kubelet deletes them).
 func (p *PlatformObjects) RemoveProxy(t testing.TB) {
 	t.Helper()
 	if !p.proxy {
@@ -205,8 +203,7 @@ type PlatformPKI struct {
 	clientCA, servingCA *crypto.CA
 }
 
-// NewPlatformPKI generates the CAs and prometheus-k8s's client certificate
-// in a directory under _output, removed when the test ends.
+// NewPlatformPKI generates the CAs and prometheus-k8s's client certificate in a directory under _output, removed when the test ends.
 func NewPlatformPKI(t testing.TB) *PlatformPKI {
 	t.Helper()
 	dir, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-platform-")
@@ -240,8 +237,7 @@ func newTestCA(t testing.TB, cn string) (*crypto.CA, []byte) {
 	return &crypto.CA{Config: cfg, SerialGenerator: &crypto.RandomSerialGenerator{}}, pem
 }
 
-// kubeletServingPEM is a kubelet serving certificate and its key in one PEM
-// file, as the kubelet keeps kubelet-server-<date>.pem.
+// kubeletServingPEM is a kubelet serving certificate and its key in one PEM file, as the kubelet keeps kubelet-server-<date>.pem.
 func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
 	cfg, err := p.servingCA.MakeServerCertForDuration(sets.New(node, ip), 24*time.Hour, func(c *x509.Certificate) error {
 		c.Subject = pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}
@@ -268,8 +264,7 @@ type PlatformNode struct {
 	CRIODir string
 	// CRIORestarts counts CRI-O's restarts.
 	CRIORestarts int
-	// CRIOBin, when set, is what the node's next CRI-O start runs instead of
-	// _output/bin/crio (CRIOFailingWith).
+	// CRIOBin, when set, is what the node's next CRI-O start runs instead of _output/bin/crio (CRIOFailingWith).
 	CRIOBin string
 
 	pki           *PlatformPKI
@@ -422,8 +417,7 @@ func (pn *PlatformNode) stopCRIO(t testing.TB, final bool) {
 	}
 }
 
-// CRIOFailingWith writes, for the node's CRIOBin, a CRI-O that cannot start
-// (a fatal message in CRI-O's log format) while a drop-in holds line.
+// CRIOFailingWith writes, for the node's CRIOBin, a CRI-O that cannot start (a fatal message in CRI-O's log format) while a drop-in holds line.
 func (pn *PlatformNode) CRIOFailingWith(t testing.TB, line, why string) string {
 	return pn.crioWithFault(t, "crio-with-fault", "cannot start", line, fmt.Sprintf(`
   printf 'time="%%s" level=fatal msg=%%s\n' "$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)" %s >&2
@@ -443,8 +437,7 @@ func (pn *PlatformNode) CRIOHangingWith(t testing.TB, line string) string {
   ) </dev/null >/dev/null 2>&1 &`, shellQuote(pn.metricsURL()), shellQuote(line)))
 }
 
-// crioWithFault writes the executable name that runs fault (shell) when a
-// drop-in of CRI-O's --config-dir holds line, then the real CRI-O.
+// crioWithFault writes the executable name that runs fault (shell) when a drop-in of CRI-O's --config-dir holds line, then the real CRI-O.
 func (pn *PlatformNode) crioWithFault(t testing.TB, name, what, line, fault string) string {
 	t.Helper()
 	script := fmt.Sprintf(`#!/bin/sh
@@ -463,8 +456,7 @@ exec %s "$@"
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// syncCRIOAndRestart restarts CRI-O (the node disruption policy's
-// crio.service restart) when its drop-ins changed, and says whether it did.
+// syncCRIOAndRestart restarts CRI-O (the node disruption policy's crio.service restart) when its drop-ins changed, and says whether it did.
 func (pn *PlatformNode) syncCRIOAndRestart(t testing.TB) bool {
 	t.Helper()
 	if !pn.syncCRIODropIns(t) {
@@ -505,8 +497,7 @@ func (pn *PlatformNode) StartProxy(t testing.TB) {
 	WaitListening(t, pn.Proxy, pn.ProxyAddr, "kube-rbac-proxy-crio of node "+pn.Name)
 }
 
-// StopProxy is what MCO's daemon and the kubelet do once 01-<role>-kubelet
-// no longer carries the static pod.
+// StopProxy is what MCO's daemon and the kubelet do once 01-<role>-kubelet no longer carries the static pod.
 func (pn *PlatformNode) StopProxy(t testing.TB) {
 	t.Helper()
 	if pn.Proxy != nil {
@@ -519,8 +510,7 @@ func (pn *PlatformNode) StopProxy(t testing.TB) {
 	}
 }
 
-// OperatorMachineConfigs lists the MachineConfigs that are not MCO's: on
-// the local world, the operator's.
+// OperatorMachineConfigs lists the MachineConfigs that are not MCO's: on the local world, the operator's.
 func OperatorMachineConfigs(t testing.TB, admin *rest.Config) []*unstructured.Unstructured {
 	t.Helper()
 	list, err := dynamic.NewForConfigOrDie(admin).Resource(mcGVR).List(Context(t, time.Minute), metav1.ListOptions{})
@@ -573,8 +563,7 @@ func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstruc
 	return pn.syncCRIOAndRestart(t)
 }
 
-// StartPlatformPrometheus runs a real Prometheus with CMO's crio scrape
-// (docs/platform-fixture.md), every interval instead of 30s.
+// StartPlatformPrometheus runs a real Prometheus with CMO's crio scrape (docs/platform-fixture.md), every interval instead of 30s.
 func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, interval time.Duration) *Prometheus {
 	t.Helper()
 	var statics []map[string]interface{}

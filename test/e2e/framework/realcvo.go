@@ -46,8 +46,7 @@ type PayloadOptions struct{ Repo, Version string }
 // ReleaseImage is the test release image's pull spec for a version.
 func ReleaseImage(version string) string { return ReleasePullSpec("release", version) }
 
-// WritePayload writes the manifests of opts.Repo into dir as `oc adm release
-// new` would (docs/release-payload.md, Tests).
+// WritePayload writes the manifests of opts.Repo into dir as `oc adm release new` would (docs/release-payload.md, Tests).
 func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	t.Helper()
 	if opts.Version == "" {

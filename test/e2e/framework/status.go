@@ -63,8 +63,7 @@ func (c *Cluster) ResetNodeOperator(t testing.TB) {
 	})
 }
 
-// SetInfrastructure sets the Infrastructure "cluster" status platform type
-// and control-plane topology, creating the object if needed.
+// SetInfrastructure sets the Infrastructure "cluster" status platform type and control-plane topology, creating the object if needed.
 func (c *Cluster) SetInfrastructure(t testing.TB, platform configv1.PlatformType, topology configv1.TopologyMode) {
 	t.Helper()
 	ctx := context.Background()
@@ -101,8 +100,7 @@ func COCondition(co *configv1.ClusterOperator, t configv1.ClusterStatusCondition
 	return nil
 }
 
-// WaitForClusterOperator waits until ClusterOperator "node" satisfies ok,
-// which returns a description of what is missing ("" when satisfied).
+// WaitForClusterOperator waits until ClusterOperator "node" satisfies ok, which returns a description of what is missing ("" when satisfied).
 func (c *Cluster) WaitForClusterOperator(t testing.TB, timeout time.Duration, ok func(*configv1.ClusterOperator) string) *configv1.ClusterOperator {
 	t.Helper()
 	return waitFor(t, "ClusterOperator node", timeout, time.Second, c.ClusterOperator, ok, DescribeClusterOperator)
@@ -178,8 +176,7 @@ func Setup(t testing.TB, opts OperatorOptions) (*Cluster, *Process) {
 		c.ResetNodeOperator(t)
 	})
 	op.WaitLeading(t, 2*time.Minute)
-	// The ClusterOperator may still read settled from the previous test's
-	// operator: first let every controller of this one sync once.
+	// The ClusterOperator may still read settled from the previous test's operator: first let every controller of this one sync once.
 	c.ResyncNow(t, op)
 	c.WaitForClusterOperator(t, 4*time.Minute, Settled)
 	return c, op
