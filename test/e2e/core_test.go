@@ -84,11 +84,7 @@ func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
 	framework.CheckRelatedObjects(t, c.Config, co)
 }
 
-// testNoWritesAtSteadyState: once settled, two resync periods pass without a
-// single change to the NodeOperator, the ClusterOperator, any operand or MCO's
-// MachineConfiguration (leader election renews its Lease, not checked), though
-// an administrator's bad values came in: the CRD schema refused them with a
-// clear message.
+// testNoWritesAtSteadyState: docs/test-behaviours.md (NoWritesAtSteadyStateNorForRefusedInput).
 func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster) {
 	c.WaitForClusterOperator(t, time.Minute, framework.Settled)
 	time.Sleep(15 * time.Second) // the last rollouts and version reporting
@@ -131,9 +127,7 @@ func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster) {
 	assert.Equal(t, before, writeSnapshot(t, c), "objects written at steady state")
 }
 
-// writeSnapshot is the resourceVersion of the NodeOperator, the
-// ClusterOperator, each relatedObject but namespaces and MachineConfiguration
-// cluster (where the metrics stack applies its node disruption policy entry).
+// writeSnapshot: resourceVersions of NodeOperator, ClusterOperator, relatedObjects but namespaces, MachineConfiguration.
 func writeSnapshot(t *testing.T, c *framework.Cluster) map[string]string {
 	ctx := context.Background()
 	no, err := c.NodeOperator(ctx)
@@ -160,9 +154,7 @@ func writeSnapshot(t *testing.T, c *framework.Cluster) map[string]string {
 	return out
 }
 
-// testDeprecatedManagementState: the deprecated managementState follows state
-// (the operator keeps it in step): changing it alone, or dropping state but
-// not it, is refused.
+// testDeprecatedManagementState: changing the deprecated managementState alone, or dropping state only, is refused.
 func testDeprecatedManagementState(t *testing.T, c *framework.Cluster) {
 	c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackEnabled)
 	t.Cleanup(func() { c.SetStackState(t, nodev1alpha1.MetricsStack, "") })

@@ -38,9 +38,7 @@ func (in *installation) testMustGatherBeforeTheOperatorRuns(t *testing.T) {
 	t.Logf("collected %d objects before the operator runs", len(g.objects))
 }
 
-// testMustGatherWithBothStacks: with both stacks on, inspect collects every
-// relatedObject and everything the stacks deploy, directly or through its
-// namespace.
+// testMustGatherWithBothStacks: inspect collects every relatedObject and every operand of both stacks.
 func (in *installation) testMustGatherWithBothStacks(t *testing.T) {
 	no, err := in.dyn.Resource(nodeOperatorsResource).Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
 	if err != nil {

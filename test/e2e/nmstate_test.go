@@ -47,10 +47,7 @@ type nmstateEnv struct {
 	kube kubernetes.Interface
 }
 
-// TestNMState runs the NMState stack's acceptance scenarios in order on one
-// operator. Each scenario starts from the state the previous one left and
-// says so; the whole test leaves the cluster on BareMetal with every knob at
-// its default and the stack deployed, as the platform default has it.
+// TestNMState: docs/test-behaviours.md (in order, each from the state the previous left; ends on the BareMetal default).
 func TestNMState(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	e := &nmstateEnv{c: c, op: op, kube: framework.KubeClient(t)}
@@ -129,9 +126,7 @@ func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 	e.waitDeployed(t, "OptedIn")
 }
 
-// testKnobFlippedTenTimes: ten flips in a row end in the state of the last
-// value, with nothing left over and nothing degraded; twice, ending off and
-// ending on. Starts opted in on AWS.
+// testKnobFlippedTenTimes: ten flips end in the last value's state, nothing left nor degraded; from opted in on AWS.
 func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 	for _, run := range []struct {
 		name   string
@@ -166,16 +161,8 @@ func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 	}
 }
 
-// waitDeployed waits until the decision is on for reason (and was made for
-// the current spec), NMStateAvailable is True with nothing progressing, and,
-// as that status says, the Deployment is available and the NMState CR exists.
-//
-// The cluster is read in the same poll as the status, not once after it:
-// after a quick succession of knob changes, the status can still be the one
-// of an earlier on-decision while the controller is removing the stack for an
-// off-decision that it read before the last one was recorded (a sync takes
-// seconds on a busy machine); it then deploys again. Waiting for the cluster
-// to agree with the status is what tells the end state from that leftover.
+// waitDeployed: the current spec's decision is on for reason, NMStateAvailable, and in the same poll the cluster
+// agrees (after quick flips the status can still be an earlier on-decision's while the stack is being removed).
 func (e *nmstateEnv) waitDeployed(t testing.TB, reason string) *nodev1alpha1.NodeOperator {
 	t.Helper()
 	return e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
@@ -219,10 +206,7 @@ func decisionCurrent(no *nodev1alpha1.NodeOperator) string {
 	return ""
 }
 
-// waitRemoved waits until the decision is off for reason, NMStateAvailable
-// says so (with every one of messages) and nothing of the stack is left:
-// namespace (and so everything in it), cluster RBAC and our NMState CR. The
-// nmstates.nmstate.io CRD stays.
+// waitRemoved: the decision is off for reason, NMStateAvailable has messages, nothing is left; the CRD stays.
 func (e *nmstateEnv) waitRemoved(t testing.TB, reason string, messages ...string) {
 	t.Helper()
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
@@ -280,13 +264,7 @@ func nncpCRD(t *testing.T) *unstructured.Unstructured {
 	return nil
 }
 
-// testOperandDeploysItsHandler: the NMState operator, played by its test
-// double with the nmstate-operator ServiceAccount's identity and the
-// Deployment's environment, creates every object of its handler with no
-// request refused by the API server; the workloads carry the payload's
-// images; the NMState the stack created has the CRD's defaults, which the
-// handler reads; and NMStateAvailable says the handler is available. Starts
-// and ends deployed on BareMetal.
+// testOperandDeploysItsHandler: docs/test-behaviours.md (NMStateOperatorDeploysItsHandler); from and to BareMetal deployed.
 func (e *nmstateEnv) testOperandDeploysItsHandler(t *testing.T) {
 	double := framework.StartNMStateOperatorDouble(t, e.c.Config)
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
@@ -326,11 +304,7 @@ func (e *nmstateEnv) testOperandDeploysItsHandler(t *testing.T) {
 	}
 }
 
-// testOLMSameNamespace: OLM installs the NMState operator into
-// openshift-nmstate, adopting the Deployment of the same name. The stack
-// steps aside and deletes nothing OLM may use (the Deployment, the
-// ServiceAccount, the namespace); uninstalling hands NMState back. Starts
-// and ends deployed on BareMetal.
+// testOLMSameNamespace: docs/test-behaviours.md (OLMInstallAdoptsTheDeploymentThenTakeover); from and to BareMetal deployed.
 func (e *nmstateEnv) testOLMSameNamespace(t *testing.T) {
 	policy := e.createPolicy(t)
 	cr := e.nmstate(t)
@@ -372,9 +346,7 @@ func (e *nmstateEnv) waitProvidedByOLM(t *testing.T, olm *framework.OLMNMState) 
 	assert.Equal(t, configv1.ConditionTrue, framework.COCondition(co, configv1.OperatorAvailable).Status)
 }
 
-// checkKept: while OLM's operator runs, the stack keeps the NMState, the
-// CRD and the namespace, and nothing of the install changes across a resync
-// of every controller.
+// checkKept: the NMState and CRD are kept, and nothing of OLM's changes across a resync.
 func (e *nmstateEnv) checkKept(t *testing.T, olm *framework.OLMNMState, cr *unstructured.Unstructured) {
 	t.Helper()
 	before := olm.Versions(t)

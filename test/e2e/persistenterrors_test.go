@@ -54,12 +54,7 @@ spec:
   validationActions: [Deny]
 `
 
-// TestPersistentErrorsNoStatusWrites: with the Infrastructure deleted under
-// the operator, a denied write and no NMState images, all persistent, the
-// operator keeps its last decision and keeps running; the ClusterOperator
-// turns Degraded once, only after the inertia, saying what is wrong, and
-// otherwise neither it nor the NodeOperator is written: nothing in a condition
-// changes with time alone. An Infrastructure without status is no better.
+// TestPersistentErrorsNoStatusWrites: docs/test-behaviours.md.
 func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()
@@ -152,9 +147,7 @@ func checkOneWriteAfterInertia(t *testing.T, writes []write, since time.Time) {
 	assert.Empty(t, other, "status writes while persistent errors are reported (times since the problem)")
 }
 
-// denyDaemonSetWritesNow makes every write of DaemonSet crio-metrics fail
-// at admission from now on, and deletes it; the function it returns lifts
-// the denial (also done when the test ends).
+// denyDaemonSetWritesNow denies and deletes DaemonSet crio-metrics; undeny (also at the end) lifts the denial.
 func denyDaemonSetWritesNow(t *testing.T, c *framework.Cluster) (undeny func()) {
 	t.Helper()
 	ctx := context.Background()
