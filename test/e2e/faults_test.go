@@ -20,6 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
@@ -61,36 +63,25 @@ func (s rolloutState) apply(t *testing.T, c *framework.Cluster) {
 
 // operands lists, as kind/name, the DaemonSets, Secrets and ConfigMaps of the operator namespace and the Deployments of openshift-nmstate.
 func operands(ctx context.Context, t *testing.T) ([]string, error) {
-	kube := framework.KubeClient(t)
+	dyn := dynamic.NewForConfigOrDie(framework.KubeConfig(t))
 	var out []string
-	dss, err := kube.AppsV1().DaemonSets(operatorNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range dss.Items {
-		out = append(out, "DaemonSet/"+d.Name)
-	}
-	secrets, err := kube.CoreV1().Secrets(operatorNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range secrets.Items {
-		out = append(out, "Secret/"+s.Name)
-	}
-	cms, err := kube.CoreV1().ConfigMaps(operatorNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, cm := range cms.Items {
-		out = append(out, "ConfigMap/"+cm.Name)
-	}
-	deps, err := kube.AppsV1().Deployments(faultNMStateNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range deps.Items {
-		if d.DeletionTimestamp == nil {
-			out = append(out, "Deployment/"+d.Name)
+	for _, l := range []struct {
+		kind, ns string
+		gvr      schema.GroupVersionResource
+	}{
+		{"DaemonSet", operatorNamespace, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}},
+		{"Secret", operatorNamespace, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}},
+		{"ConfigMap", operatorNamespace, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}},
+		{"Deployment", faultNMStateNamespace, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
+	} {
+		list, err := dyn.Resource(l.gvr).Namespace(l.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range list.Items {
+			if l.kind != "Deployment" || o.GetDeletionTimestamp() == nil {
+				out = append(out, l.kind+"/"+o.GetName())
+			}
 		}
 	}
 	slices.Sort(out)

@@ -195,8 +195,6 @@ type OperatorOptions struct {
 	Env []string
 	// Args are added to the operator's arguments.
 	Args []string
-	// Kubeconfig overrides $KUBECONFIG, e.g. to run as a service account.
-	Kubeconfig string
 	// NoMCOPolicyStatus: no StartMCOPolicyStatus, for the tests of the operator's wait for MCO's policy status.
 	NoMCOPolicyStatus bool
 }
@@ -220,10 +218,7 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	if binary == "" {
 		binary = filepath.Join(root, "_output", "bin", "cluster-node-operator")
 	}
-	kubeconfig := opts.Kubeconfig
-	if kubeconfig == "" {
-		kubeconfig = resolve(os.Getenv("KUBECONFIG"))
-	}
+	kubeconfig := resolve(os.Getenv("KUBECONFIG"))
 	if opts.Version == "" {
 		opts.Version = "0.0.1-e2e"
 	}
