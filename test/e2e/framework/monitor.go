@@ -113,7 +113,7 @@ type ClusterOperatorMonitor struct {
 	stopped   bool
 }
 
-// StartClusterOperatorMonitor watches ClusterOperator name until Stop or the end of the test. Call CheckInvariants to judge what it saw.
+// StartClusterOperatorMonitor watches ClusterOperator name until Stop or the end of the test.
 func StartClusterOperatorMonitor(t testing.TB, cfg *rest.Config, name string) *ClusterOperatorMonitor {
 	t.Helper()
 	m, err := startMonitor(cfg, name, time.Minute)
@@ -200,17 +200,6 @@ func (m *ClusterOperatorMonitor) Stop() {
 	}
 }
 
-// Allow opens a window in which typ may have status; the function returned ends it.
-func (m *ClusterOperatorMonitor) Allow(typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, why string) (end func()) {
-	endOwn := m.allow(allowance{typ: typ, status: status, why: why})
-	// The suite's monitor of the same ClusterOperator (TestMain) judges the same timeline: it allows the same window.
-	endSuite := func(bool) {}
-	if s := suiteMonitor(); s != nil && s != m && s.Name == m.Name {
-		endSuite = s.allow(allowance{typ: typ, status: status, why: why})
-	}
-	return func() { endOwn(true); endSuite(true) }
-}
-
 // allow opens a window from now; end closes it, explicitly (the test says the operator has recovered) or not (the test ended).
 func (m *ClusterOperatorMonitor) allow(a allowance) (end func(explicit bool)) {
 	m.mu.Lock()
@@ -268,14 +257,6 @@ func (m *ClusterOperatorMonitor) Timeline() string {
 		fmt.Fprintf(&b, "  %8s .. %-8s %-18s=%-9s %s: %s\n", m.Rel(iv.From), to, iv.Type, status, iv.Reason, msg)
 	}
 	return b.String()
-}
-
-// CheckInvariants fails for each Available=False or Degraded=True interval outside every window.
-func (m *ClusterOperatorMonitor) CheckInvariants(t testing.TB) {
-	t.Helper()
-	for _, iv := range uncovered(m.Intervals(), m.allowances(), time.Now()) {
-		t.Errorf("%s outside any window where that was allowed", m.describe(iv))
-	}
 }
 
 // describe names an interval: the condition, from when to when (relative to the monitor's start and in UTC), how long, reason and message.
