@@ -234,14 +234,14 @@ func (e *nmstateEnv) leftovers() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var left []string
-	if _, err := e.kube.CoreV1().Namespaces().Get(ctx, nmstateNamespace, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		left = append(left, "namespace "+nmstateNamespace)
-	}
-	if _, err := e.kube.RbacV1().ClusterRoles().Get(ctx, nmstateDeployment, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		left = append(left, "clusterrole "+nmstateDeployment)
-	}
-	if _, err := e.kube.RbacV1().ClusterRoleBindings().Get(ctx, nmstateDeployment, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		left = append(left, "clusterrolebinding "+nmstateDeployment)
+	for what, err := range map[string]error{
+		"namespace " + nmstateNamespace:           get(ctx, e.kube.CoreV1().Namespaces().Get, nmstateNamespace),
+		"clusterrole " + nmstateDeployment:        get(ctx, e.kube.RbacV1().ClusterRoles().Get, nmstateDeployment),
+		"clusterrolebinding " + nmstateDeployment: get(ctx, e.kube.RbacV1().ClusterRoleBindings().Get, nmstateDeployment),
+	} {
+		if !apierrors.IsNotFound(err) {
+			left = append(left, what)
+		}
 	}
 	if cr, err := e.c.Dynamic.Resource(nmstatesGVR).Get(ctx, nmstateCR, metav1.GetOptions{}); err == nil && cr.GetLabels()[nmstateLabel] == "nmstate" {
 		left = append(left, "the operator's NMState "+nmstateCR)
@@ -310,20 +310,28 @@ func (e *nmstateEnv) testOLMSameNamespace(t *testing.T) {
 	cr := e.nmstate(t)
 	olm := framework.InstallOLMNMState(t, e.c.Config, nmstateNamespace)
 	e.waitProvidedByOLM(t, olm)
+	before := olm.Versions(t)
+	e.c.ResyncNow(t, e.op)
+	assert.Equal(t, before, olm.Versions(t), "the stack changed objects of the OLM install")
+	now := e.nmstate(t)
+	assert.Equal(t, cr.GetUID(), now.GetUID(), "the NMState is kept")
+	assert.Equal(t, cr.Object["spec"], now.Object["spec"])
 	ctx := framework.Context(t, time.Minute)
-	for _, err := range []error{
+	_, crdErr := e.c.Dynamic.Resource(crdGVR).Get(ctx, "nmstates.nmstate.io", metav1.GetOptions{})
+	for _, err := range []error{crdErr,
 		get(ctx, e.kube.AppsV1().Deployments(nmstateNamespace).Get, nmstateDeployment),
 		get(ctx, e.kube.CoreV1().ServiceAccounts(nmstateNamespace).Get, nmstateDeployment),
 		get(ctx, e.kube.CoreV1().Namespaces().Get, nmstateNamespace),
 	} {
 		assert.NoError(t, err, "kept for the OLM install")
 	}
-	e.checkKept(t, olm, cr)
 
 	olm.Uninstall(t)
 	e.c.ResyncNow(t, e.op) // OLM's objects are looked at on a resync, not watched
 	e.waitDeployed(t, "PlatformDefault")
-	e.checkPolicyKept(t, policy)
+	after, err := e.c.Dynamic.Resource(nncpGVR).Get(framework.Context(t, time.Minute), policy.GetName(), metav1.GetOptions{})
+	require.NoError(t, err, "the policy survives")
+	assert.Equal(t, policy.GetResourceVersion(), after.GetResourceVersion(), "and is unchanged")
 }
 
 func get[T any](ctx context.Context, fn func(context.Context, string, metav1.GetOptions) (T, error), name string) error {
@@ -344,20 +352,6 @@ func (e *nmstateEnv) waitProvidedByOLM(t *testing.T, olm *framework.OLMNMState) 
 		return ""
 	})
 	assert.Equal(t, configv1.ConditionTrue, framework.COCondition(co, configv1.OperatorAvailable).Status)
-}
-
-// checkKept: the NMState and CRD are kept, and nothing of OLM's changes across a resync.
-func (e *nmstateEnv) checkKept(t *testing.T, olm *framework.OLMNMState, cr *unstructured.Unstructured) {
-	t.Helper()
-	before := olm.Versions(t)
-	e.c.ResyncNow(t, e.op)
-	assert.Equal(t, before, olm.Versions(t), "the stack changed objects of the OLM install")
-	now := e.nmstate(t)
-	assert.Equal(t, cr.GetUID(), now.GetUID(), "the NMState is kept")
-	assert.Equal(t, cr.Object["spec"], now.Object["spec"])
-	ctx := framework.Context(t, time.Minute)
-	_, err := e.c.Dynamic.Resource(crdGVR).Get(ctx, "nmstates.nmstate.io", metav1.GetOptions{})
-	assert.NoError(t, err, "the CRD is kept")
 }
 
 func (e *nmstateEnv) nmstate(t *testing.T) *unstructured.Unstructured {
@@ -389,11 +383,4 @@ func (e *nmstateEnv) createPolicy(t *testing.T) *unstructured.Unstructured {
 		_ = e.c.Dynamic.Resource(nncpGVR).Delete(ctx, created.GetName(), metav1.DeleteOptions{})
 	})
 	return created
-}
-
-func (e *nmstateEnv) checkPolicyKept(t *testing.T, policy *unstructured.Unstructured) {
-	t.Helper()
-	after, err := e.c.Dynamic.Resource(nncpGVR).Get(framework.Context(t, time.Minute), policy.GetName(), metav1.GetOptions{})
-	require.NoError(t, err, "the policy survives")
-	assert.Equal(t, policy.GetResourceVersion(), after.GetResourceVersion(), "and is unchanged")
 }
