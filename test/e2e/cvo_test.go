@@ -198,11 +198,8 @@ func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.D
 // containerEnv is the value of an environment variable of a pod's container.
 func containerEnv(pod *corev1.Pod, container, name string) string {
 	for _, c := range pod.Spec.Containers {
-		if c.Name != container {
-			continue
-		}
 		for _, e := range c.Env {
-			if e.Name == name {
+			if c.Name == container && e.Name == name {
 				return e.Value
 			}
 		}

@@ -409,44 +409,22 @@ func (in *installation) testNothingForbidden(t *testing.T) {
 
 // testOperandImages: the operands run the release's images, not the placeholders.
 func (in *installation) testOperandImages(t *testing.T) {
-	ctx := framework.Context(t, time.Minute)
-	released := map[string]string{}
-	for tag, spec := range in.rel.Images {
-		released[spec] = tag
+	released, found := map[string]bool{}, 0
+	for _, spec := range in.rel.Images {
+		released[spec] = true
 	}
-	found := 0
-	for _, ns := range in.relatedNamespaces(t) {
-		for _, gvr := range []schema.GroupVersionResource{{Group: "apps", Version: "v1", Resource: "daemonsets"}, {Group: "apps", Version: "v1", Resource: "deployments"}} {
-			list, err := in.dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, obj := range list.Items {
-				containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-				for _, c := range containers {
-					image, _ := c.(map[string]any)["image"].(string)
-					found++
-					if released[image] == "" {
-						t.Errorf("%s %s/%s runs image %q, which is not one of the release's %v", obj.GetKind(), ns, obj.GetName(), image, in.rel.Images)
-					}
-				}
+	for _, obj := range in.liveOperands(framework.Context(t, time.Minute)) {
+		containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+		for _, c := range containers {
+			found++
+			if image, _ := c.(map[string]any)["image"].(string); !released[image] {
+				t.Errorf("%s %s/%s runs image %q, which is not one of the release's %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), image, in.rel.Images)
 			}
 		}
 	}
 	if found == 0 {
 		t.Error("found no operand containers")
 	}
-}
-
-// relatedNamespaces are the namespaces among the live relatedObjects.
-func (in *installation) relatedNamespaces(t *testing.T) []string {
-	var out []string
-	for _, ref := range framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator).Status.RelatedObjects {
-		if ref.Group == "" && ref.Resource == "namespaces" {
-			out = append(out, ref.Name)
-		}
-	}
-	return out
 }
 
 // testRelatedObjects: the operator keeps the manifest's relatedObjects, and each exists.
