@@ -15,32 +15,26 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
-	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// TestCore: the operator's ClusterOperator and NodeOperator on one operator,
-// in order (docs/test-behaviours.md names each step's claim).
+// TestCore: the operator's ClusterOperator and NodeOperator on one operator, in order (docs/test-behaviours.md names each step's claim).
 func TestCore(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{Version: "4.99.0-e2e"})
 	t.Run("ClusterOperatorStatus", func(t *testing.T) { testClusterOperatorStatus(t, c) })
-	t.Run("CollectionProfile", func(t *testing.T) { testCollectionProfileStatus(t, c) })
 	t.Run("NoWritesAtSteadyStateNorForRefusedInput", func(t *testing.T) { testNoWritesAtSteadyState(t, c) })
 	t.Run("DeprecatedManagementStateFollowsState", func(t *testing.T) { testDeprecatedManagementState(t, c) })
 	t.Run("UnmanagedAndRemoved", func(t *testing.T) { testUnmanagedAndRemoved(t, c, op) })
 }
 
-// testClusterOperatorStatus: the four conditions, the operator version,
-// each stack's images and summary line, and relatedObjects that resolve.
+// testClusterOperatorStatus: the four conditions, the operator version, each stack's images and summary line, and relatedObjects that resolve.
 func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
 	co := c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
 		for _, v := range co.Status.Versions {
@@ -90,11 +84,7 @@ func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
 	framework.CheckRelatedObjects(t, c.Config, co)
 }
 
-// testNoWritesAtSteadyState: once settled, two resync periods pass without a
-// single change to the NodeOperator, the ClusterOperator, any operand or MCO's
-// MachineConfiguration (leader election renews its Lease, not checked), though
-// an administrator's bad values came in: the CRD schema refused them with a
-// clear message.
+// testNoWritesAtSteadyState: docs/test-behaviours.md (NoWritesAtSteadyStateNorForRefusedInput).
 func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster) {
 	c.WaitForClusterOperator(t, time.Minute, framework.Settled)
 	time.Sleep(15 * time.Second) // the last rollouts and version reporting
@@ -137,9 +127,7 @@ func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster) {
 	assert.Equal(t, before, writeSnapshot(t, c), "objects written at steady state")
 }
 
-// writeSnapshot is the resourceVersion of the NodeOperator, the
-// ClusterOperator, each relatedObject but namespaces and MachineConfiguration
-// cluster (where the metrics stack applies its node disruption policy entry).
+// writeSnapshot: resourceVersions of NodeOperator, ClusterOperator, relatedObjects but namespaces, MachineConfiguration.
 func writeSnapshot(t *testing.T, c *framework.Cluster) map[string]string {
 	ctx := context.Background()
 	no, err := c.NodeOperator(ctx)
@@ -166,9 +154,7 @@ func writeSnapshot(t *testing.T, c *framework.Cluster) map[string]string {
 	return out
 }
 
-// testDeprecatedManagementState: the deprecated managementState follows state
-// (the operator keeps it in step): changing it alone, or dropping state but
-// not it, is refused.
+// testDeprecatedManagementState: changing the deprecated managementState alone, or dropping state only, is refused.
 func testDeprecatedManagementState(t *testing.T, c *framework.Cluster) {
 	c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackEnabled)
 	t.Cleanup(func() { c.SetStackState(t, nodev1alpha1.MetricsStack, "") })
@@ -184,8 +170,7 @@ func testDeprecatedManagementState(t *testing.T, c *framework.Cluster) {
 	}
 }
 
-// kubectlApply server-side applies the NodeOperator fields of patch (a JSON
-// object with spec) as an administrator's kubectl does.
+// kubectlApply server-side applies the NodeOperator fields of patch (a JSON object with spec) as an administrator's kubectl does.
 func kubectlApply(t *testing.T, patch string) ([]byte, error) {
 	t.Helper()
 	obj := map[string]interface{}{}
@@ -199,8 +184,7 @@ func kubectlApply(t *testing.T, patch string) ([]byte, error) {
 	return framework.Kubectl(t, "apply", "--server-side", "--field-manager=e2e-administrator", "-f", file)
 }
 
-// testUnmanagedAndRemoved: Unmanaged stops all writes to operands and the
-// ClusterOperator says so; Removed removes every stack and explains why.
+// testUnmanagedAndRemoved: Unmanaged stops all writes to operands and the ClusterOperator says so; Removed removes every stack and explains why.
 func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.Process) {
 	ctx := context.Background()
 	kube := framework.KubeClient(t)
@@ -222,8 +206,7 @@ func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.P
 	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the DaemonSet was restored: %v", err)
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
-	// The ClusterOperator may still look settled from before the patch:
-	// wait for the Service itself.
+	// The ClusterOperator may still look settled from before the patch: wait for the Service itself.
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
 		_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		return err == nil, nil
@@ -254,66 +237,4 @@ func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.P
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
 	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
-}
-
-// testCollectionProfileStatus: the cluster-monitoring operator's
-// collection profile "minimal" is named in MetricsAvailable's line of the
-// ClusterOperator, as is a configuration it cannot read; neither makes the
-// ClusterOperator Degraded, and without the ConfigMap the line is as before.
-func testCollectionProfileStatus(t *testing.T, c *framework.Cluster) {
-	ctx := framework.Context(t, 3*time.Minute)
-	kube := kubernetes.NewForConfigOrDie(c.Config)
-	configMaps := kube.CoreV1().ConfigMaps(criometrics.MonitoringConfigNamespace)
-	set := func(data string) {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: criometrics.MonitoringConfigName},
-			Data: map[string]string{"config.yaml": data}}
-		if _, err := configMaps.Update(ctx, cm, metav1.UpdateOptions{}); apierrors.IsNotFound(err) {
-			_, err = configMaps.Create(ctx, cm, metav1.CreateOptions{})
-			require.NoError(t, err)
-		} else {
-			require.NoError(t, err)
-		}
-	}
-	t.Cleanup(func() {
-		_ = configMaps.Delete(context.Background(), criometrics.MonitoringConfigName, metav1.DeleteOptions{})
-	})
-	metricsLine := func(co *configv1.ClusterOperator) string {
-		for _, line := range strings.Split(framework.COCondition(co, configv1.OperatorAvailable).Message, "\n") {
-			if strings.HasPrefix(line, "MetricsAvailable: ") {
-				return line
-			}
-		}
-		return ""
-	}
-	notDegraded := func(co *configv1.ClusterOperator) {
-		if d := framework.COCondition(co, configv1.OperatorDegraded); d == nil || d.Status != configv1.ConditionFalse {
-			t.Errorf("clusteroperator/node is Degraded: %+v", d)
-		}
-	}
-	for _, step := range []struct {
-		name, data, want string
-	}{
-		{"minimal", "prometheusK8s:\n  collectionProfile: minimal\n",
-			"collection profile minimal (openshift-monitoring/cluster-monitoring-config): the operator's ServiceMonitor crio-metrics carries no collection-profile label and is scraped in full"},
-		{"unreadable", "prometheusK8s:\n  collectionProfile: tiny\n",
-			"the monitoring configuration openshift-monitoring/cluster-monitoring-config cannot be read (config.yaml: prometheusK8s.collectionProfile tiny is neither full nor minimal)"},
-	} {
-		set(step.data)
-		co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
-			if line := metricsLine(co); !strings.Contains(line, step.want) {
-				return "MetricsAvailable: " + line
-			}
-			return ""
-		})
-		notDegraded(co)
-		t.Logf("%s: %s", step.name, metricsLine(co))
-	}
-	require.NoError(t, configMaps.Delete(ctx, criometrics.MonitoringConfigName, metav1.DeleteOptions{}))
-	co := c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
-		if line := metricsLine(co); strings.Contains(line, "cluster-monitoring-config") {
-			return line
-		}
-		return ""
-	})
-	notDegraded(co)
 }

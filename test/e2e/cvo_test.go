@@ -31,8 +31,7 @@ import (
 
 const hostedDeploymentFile = "0000_50_cluster-node-operator_10_deployment-hosted.yaml"
 
-// testHostedExcluded: the CVO applied the self-managed Deployment, not the
-// hosted variant the payload also holds, and its log says why.
+// testHostedExcluded: the CVO applied the self-managed Deployment, not the hosted variant the payload also holds, and its log says why.
 func (in *installation) testHostedExcluded(t *testing.T, cvo *framework.RealCVO) {
 	if _, err := os.Stat(filepath.Join(cvo.Payload.Dir, "release-manifests", hostedDeploymentFile)); err != nil {
 		t.Fatalf("the payload lacks %s: the CVO would not be seen excluding it", hostedDeploymentFile)
@@ -64,10 +63,7 @@ func operatorBinary(t *testing.T) string {
 	return binary
 }
 
-// podRunner plays the kubelet for the operator's Deployment: each running
-// pod of it runs as a local process with the pod's container (the binary
-// of the release the pod's OPERATOR_IMAGE_VERSION names), and the process
-// of a pod that is deleted or no longer running is stopped.
+// podRunner plays the kubelet: each running pod runs its release's operator binary; gone pods stop.
 type podRunner struct {
 	in       *installation
 	binaries map[string]string
@@ -83,8 +79,7 @@ const podRunnerFinalizer = "e2e.cluster-node-operator/pod-process"
 
 func newPodRunner(in *installation, binaries map[string]string) *podRunner {
 	r := &podRunner{in: in, binaries: binaries, running: map[types.UID]*podProcess{}}
-	// Before the processes stop (cleanups run last first): a pod left with
-	// the finalizer would keep its namespace from going.
+	// Before the processes stop (cleanups run last first): a pod left with the finalizer would keep its namespace from going.
 	in.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -169,8 +164,7 @@ func (r *podRunner) sync(ctx context.Context) {
 	}
 }
 
-// waitForClusterVersion keeps the pods running while waiting for the
-// ClusterVersion to satisfy ok.
+// waitForClusterVersion keeps the pods running while waiting for the ClusterVersion to satisfy ok.
 func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.Duration, ok func(*configv1.ClusterVersion) string) *configv1.ClusterVersion {
 	t := r.in.t
 	t.Helper()
@@ -193,8 +187,9 @@ func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.D
 			}
 		}
 		if cvo.Exited() || time.Now().After(deadline) {
+			co, _ := r.in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
 			t.Fatalf("ClusterVersion (CVO exited: %v) after %s: %s\n%s\n%s\nclusteroperator/%s:\n%s", cvo.Exited(), time.Since(deadline.Add(-timeout)).Round(time.Second), why,
-				framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, framework.DescribeClusterOperator(r.in.liveClusterOperator()))
+				framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, framework.DescribeClusterOperator(co))
 		}
 		time.Sleep(time.Second)
 	}
@@ -203,11 +198,8 @@ func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.D
 // containerEnv is the value of an environment variable of a pod's container.
 func containerEnv(pod *corev1.Pod, container, name string) string {
 	for _, c := range pod.Spec.Containers {
-		if c.Name != container {
-			continue
-		}
 		for _, e := range c.Env {
-			if e.Name == name {
+			if c.Name == container && e.Name == name {
 				return e.Value
 			}
 		}
@@ -215,18 +207,11 @@ func containerEnv(pod *corev1.Pod, container, name string) string {
 	return ""
 }
 
-// upgradeFromCommit is release N of TestUpgradeWithRealCVO: an earlier
-// commit of this repository, built from git; the working tree is release
-// N+1. Both legs must run operators that announce a version change with
-// Progressing=True and report the version only once the operands have
-// rolled out, including a DaemonSet's last batch: 480bc96 is the first
-// commit whose operator does (an earlier one fails the downgrade leg).
+// upgradeFromCommit is release N: the first commit whose operator reports the version only after a
+// DaemonSet's last batch rolled out (an earlier one fails the downgrade leg).
 const upgradeFromCommit = "480bc96"
 
-// TestUpgradeWithRealCVO: docs/test-behaviours.md. By etcd revision,
-// versions[operator] must follow the operands' rollouts and every
-// ClusterOperator write in between say Progressing=True; the NodeOperator
-// carries release N's old spellings (oldSpellingSpec).
+// TestUpgradeWithRealCVO: docs/test-behaviours.md and docs/release-payload.md (Tests).
 func TestUpgradeWithRealCVO(t *testing.T) {
 	testStart := time.Now()
 	in := newInstallation(t, "")
@@ -243,8 +228,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 
 	repoN, binaryN := framework.ReleaseFromCommit(t, upgradeFromCommit)
 	u := &upgrade{t: t, in: in, mon: framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)}
-	// The operator's own Deployment is the CVO's to roll; the rest of
-	// these namespaces' workloads are the stacks' operands.
+	// The operator's own Deployment is the CVO's to roll; the rest of these namespaces' workloads are the stacks' operands.
 	u.recorder = framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, faultNMStateNamespace},
 		"cluster-node-operator")
 	endInstallWindow := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
@@ -297,8 +281,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	}
 }
 
-// upgrade is TestUpgradeWithRealCVO's cluster: the real CVO, the operator's
-// pods run as processes, the ClusterOperator's and the operands' records.
+// upgrade is TestUpgradeWithRealCVO's cluster: the real CVO, the operator's pods run as processes, the ClusterOperator's and the operands' records.
 type upgrade struct {
 	t        *testing.T
 	in       *installation
@@ -310,8 +293,7 @@ type upgrade struct {
 	rollouts []string
 }
 
-// stacksOn waits until both stacks are deployed and spec.metrics reads
-// wantMetrics.
+// stacksOn waits until both stacks are deployed and spec.metrics reads wantMetrics.
 func (u *upgrade) stacksOn(leg string, wantMetrics map[string]interface{}) {
 	t := u.t
 	t.Helper()
@@ -338,8 +320,7 @@ func (u *upgrade) stacksOn(leg string, wantMetrics map[string]interface{}) {
 	t.Logf("%s: %s", leg, last)
 }
 
-// update moves the cluster to a release and checks the ClusterOperator
-// followed its operands' rollouts (docs/release-payload.md, Tests).
+// update moves the cluster to a release and checks the ClusterOperator followed its operands' rollouts (docs/release-payload.md, Tests).
 func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Time) {
 	t, mon := u.t, u.mon
 	t.Helper()
@@ -370,9 +351,7 @@ func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Ti
 	return from, done
 }
 
-// replayOldNodeSettingsStatus sends, as a dry run against N+1's schema,
-// release N's node settings status write (its applyStatus at 480bc96) for a
-// new pool: docs/api.md, "Upgrade window".
+// replayOldNodeSettingsStatus dry-runs release N's node settings status write: docs/api.md, "Upgrade window".
 func replayOldNodeSettingsStatus(t *testing.T, nodeOperators dynamic.NamespaceableResourceInterface) {
 	t.Helper()
 	old := &unstructured.Unstructured{}
@@ -383,7 +362,5 @@ func replayOldNodeSettingsStatus(t *testing.T, nodeOperators dynamic.Namespaceab
 	assert.NoError(t, err, "N+1's schema refuses release N's node settings status write")
 }
 
-// oldSpellingSpec is an administrator's edit in release N's spelling: the
-// opt-in Managed where state is now Enabled, and "" where the platform
-// default is now an omitted knob.
+// oldSpellingSpec: an edit in release N's spelling (Managed, "" for the platform default).
 const oldSpellingSpec = `{"spec":{"metrics":{"managementState":"Managed"},"nmstate":{"managementState":""}}}`

@@ -2,9 +2,7 @@
 
 package e2e
 
-// Fault injection: docs/reliability.md says what each step proves and how
-// long it takes. FAULT_ITERATIONS (default 5) sets how many leaders are
-// killed; the dedicated long run uses FAULT_ITERATIONS=20.
+// Fault injection: docs/reliability.md (FAULT_ITERATIONS, default 5, leaders killed).
 
 import (
 	"context"
@@ -22,6 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
@@ -29,9 +29,7 @@ import (
 
 const faultNMStateNamespace = "openshift-nmstate"
 
-// TestFaults breaks the operator's world in turn on one cluster; ClusterOperator
-// node is never Available=False nor Degraded=True (the suite monitor: no step
-// declares a disruption), and each step leaves both stacks on and settled.
+// TestFaults: docs/test-behaviours.md (no step declares a disruption).
 func TestFaults(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	baseline := operandsWithBothStacks(t)
@@ -40,8 +38,7 @@ func TestFaults(t *testing.T) {
 	t.Run("APIServerRestart", func(t *testing.T) { testAPIServerRestart(t, c, baseline) })
 }
 
-// done turns a check's answer, what is still missing ("" when nothing is),
-// into framework.Eventually's.
+// done turns a check's answer, what is still missing ("" when nothing is), into framework.Eventually's.
 func done(why string) (bool, error) {
 	if why != "" {
 		return false, errors.New(why)
@@ -64,39 +61,27 @@ func (s rolloutState) apply(t *testing.T, c *framework.Cluster) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": knob(s.metrics), "nmstate": knob(s.nmstate)})
 }
 
-// operands lists, as kind/name, the DaemonSets, Secrets and ConfigMaps of the
-// operator namespace and the Deployments of openshift-nmstate.
+// operands lists, as kind/name, the DaemonSets, Secrets and ConfigMaps of the operator namespace and the Deployments of openshift-nmstate.
 func operands(ctx context.Context, t *testing.T) ([]string, error) {
-	kube := framework.KubeClient(t)
+	dyn := dynamic.NewForConfigOrDie(framework.KubeConfig(t))
 	var out []string
-	dss, err := kube.AppsV1().DaemonSets(operatorNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range dss.Items {
-		out = append(out, "DaemonSet/"+d.Name)
-	}
-	secrets, err := kube.CoreV1().Secrets(operatorNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range secrets.Items {
-		out = append(out, "Secret/"+s.Name)
-	}
-	cms, err := kube.CoreV1().ConfigMaps(operatorNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, cm := range cms.Items {
-		out = append(out, "ConfigMap/"+cm.Name)
-	}
-	deps, err := kube.AppsV1().Deployments(faultNMStateNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range deps.Items {
-		if d.DeletionTimestamp == nil {
-			out = append(out, "Deployment/"+d.Name)
+	for _, l := range []struct {
+		kind, ns string
+		gvr      schema.GroupVersionResource
+	}{
+		{"DaemonSet", operatorNamespace, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}},
+		{"Secret", operatorNamespace, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}},
+		{"ConfigMap", operatorNamespace, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}},
+		{"Deployment", faultNMStateNamespace, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
+	} {
+		list, err := dyn.Resource(l.gvr).Namespace(l.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range list.Items {
+			if l.kind != "Deployment" || o.GetDeletionTimestamp() == nil {
+				out = append(out, l.kind+"/"+o.GetName())
+			}
 		}
 	}
 	slices.Sort(out)
@@ -113,10 +98,7 @@ func operandsWithBothStacks(t *testing.T) []string {
 	return baseline
 }
 
-// diff says how got differs from the operands of s: each stack's operand of
-// baseline (taken with both stacks on) is there exactly when its stack is on,
-// nothing appeared that baseline lacks (no duplicate), and with the metrics
-// stack on nothing of baseline is missing (no orphan, nothing lost).
+// diff: each stack's baseline operands exist exactly when it is on, nothing new, none lost.
 func (s rolloutState) diff(got, baseline []string) string {
 	var wrong []string
 	for _, o := range baseline {
@@ -141,8 +123,7 @@ func (s rolloutState) diff(got, baseline []string) string {
 	return strings.Join(wrong, "; ")
 }
 
-// waitConverged waits until the ClusterOperator is settled, the stack
-// decisions are state's and the operands are exactly state's.
+// waitConverged waits until the ClusterOperator is settled, the stack decisions are state's and the operands are exactly state's.
 func waitConverged(t *testing.T, c *framework.Cluster, op *framework.Process, state rolloutState, baseline []string, what string) {
 	t.Helper()
 	ctx := context.Background()
@@ -179,11 +160,7 @@ const (
 	logAcquired                = "Successfully acquired lease"
 )
 
-// testKilledLeader: FAULT_ITERATIONS times, with a standby replica waiting,
-// the leader starts turning a stack on or off and is SIGKILLed at a random
-// moment of that rollout. Only the leader acts while both run; the standby
-// takes the lease within its duration (15 s) plus a margin and converges to
-// the state asked for, without duplicate or orphaned operands.
+// testKilledLeader: docs/test-behaviours.md (KilledLeaderIsReplaced).
 func testKilledLeader(t *testing.T, c *framework.Cluster, leader *framework.Process, baseline []string) {
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewSource(seed))
@@ -226,9 +203,7 @@ func testKilledLeader(t *testing.T, c *framework.Cluster, leader *framework.Proc
 	waitConverged(t, c, leader, state, baseline, "back to both stacks on")
 }
 
-// controllerActivity returns the log lines that only a leader writes: the
-// controllers starting and syncing (caches and the serving endpoint start
-// before leader election).
+// controllerActivity: the log lines only a leader writes (controllers starting and syncing).
 func controllerActivity(log string) []string {
 	var out []string
 	for _, l := range strings.Split(log, "\n") {
@@ -248,8 +223,7 @@ func leaseHolder(t *testing.T) string {
 	return *l.Spec.HolderIdentity
 }
 
-// localCluster runs hack/local-cluster.sh with the test's environment (the
-// LCP_* variables of the cluster $KUBECONFIG points at).
+// localCluster runs hack/local-cluster.sh with the test's environment (the LCP_* variables of the cluster $KUBECONFIG points at).
 func localCluster(t *testing.T, args ...string) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(framework.RepoRoot(t), "hack", "local-cluster.sh"), args...)
@@ -262,9 +236,7 @@ func localCluster(t *testing.T, args ...string) {
 	}
 }
 
-// testAPIServerRestart restarts kube-apiserver (etcd keeps the data) under a
-// running operator: the same process keeps running (waitConverged fails if it
-// exits) and acts on a change made after each restart (it watches again).
+// testAPIServerRestart: docs/test-behaviours.md (APIServerRestart).
 func testAPIServerRestart(t *testing.T, c *framework.Cluster, baseline []string) {
 	// The production leader election timings (library-go's OpenShift
 	// defaults), not the framework's 15 s lease: with a 10 s renew deadline
@@ -284,10 +256,7 @@ func testAPIServerRestart(t *testing.T, c *framework.Cluster, baseline []string)
 	waitConverged(t, c, op, rolloutState{metrics: true, nmstate: true}, baseline, "back to both stacks on")
 }
 
-// testMissingOptionalAPIs deletes the monitoring and MachineConfig CRDs at
-// run time: the metrics stack names the parts it skipped and the DaemonSet
-// stays; restored from the files hack/local-cluster.sh used, the skipped
-// parts are applied.
+// testMissingOptionalAPIs: docs/test-behaviours.md (MissingOptionalAPIs).
 func testMissingOptionalAPIs(t *testing.T, c *framework.Cluster) {
 	restore := optionalCRDRestorer(t)
 	op := framework.StartOperator(t, framework.OperatorOptions{})
@@ -327,8 +296,7 @@ func testMissingOptionalAPIs(t *testing.T, c *framework.Cluster) {
 
 var optionalCRDs = []string{"crd/servicemonitors.monitoring.coreos.com", "crd/prometheusrules.monitoring.coreos.com", "crd/machineconfigs.machineconfiguration.openshift.io"}
 
-// optionalCRDRestorer returns what applies the optional CRDs again as
-// hack/local-cluster.sh up did (the files it lists in $LCP_DIR/crds.txt).
+// optionalCRDRestorer returns what applies the optional CRDs again as hack/local-cluster.sh up did (the files it lists in $LCP_DIR/crds.txt).
 func optionalCRDRestorer(t *testing.T) func() {
 	lcpDir := os.Getenv("LCP_DIR")
 	if lcpDir == "" {
@@ -356,8 +324,7 @@ func kubectl(t *testing.T, args ...string) {
 	}
 }
 
-// waitMetricsMessage waits until the metrics stack's status message
-// satisfies ok.
+// waitMetricsMessage waits until the metrics stack's status message satisfies ok.
 func waitMetricsMessage(t *testing.T, c *framework.Cluster, ok func(string) bool, what string) {
 	t.Helper()
 	c.WaitForNodeOperator(t, 4*time.Minute, 2*time.Second, func(no *nodev1alpha1.NodeOperator) string {

@@ -49,10 +49,7 @@ const (
 	nodeClusterOperator       = "node"
 	operatorMetricsServerName = "metrics." + operatorNamespace + ".svc"
 	operatorLeaseName         = "cluster-node-operator-lock"
-	// deploymentListen is the operator's --listen in the Deployment (plain
-	// HTTP on the pod's loopback); deploymentProxyListen and
-	// deploymentProxyUpstream are its kube-rbac-proxy container's
-	// --secure-listen-address and --upstream.
+	// The Deployment's --listen, and its kube-rbac-proxy's listen address and upstream.
 	deploymentListen        = "127.0.0.1:8080"
 	deploymentProxyListen   = "0.0.0.0:8443"
 	deploymentProxyUpstream = "http://" + deploymentListen + "/"
@@ -61,8 +58,7 @@ const (
 	nodeOperatorBinary      = "cluster-node-operator"
 )
 
-// TestInstallAsCVO: docs/test-behaviours.md. The real CVO installs the
-// release; the Deployment's pod runs as the pod would (podRunner).
+// TestInstallAsCVO: docs/test-behaviours.md. The real CVO installs the release; the Deployment's pod runs as the pod would (podRunner).
 func TestInstallAsCVO(t *testing.T) {
 	in := newInstallation(t, "")
 	cvo, cv := in.installWithCVO(func() { t.Run("MustGatherBeforeTheOperatorRuns", in.testMustGatherBeforeTheOperatorRuns) })
@@ -103,34 +99,23 @@ func TestInstallAsCVOHostedProfile(t *testing.T) {
 
 // installation is the operator installed on the cluster under test.
 type installation struct {
-	t      *testing.T
-	cfg    *rest.Config
-	kube   kubernetes.Interface
-	dyn    dynamic.Interface
-	config configclient.Interface
-	rel    *framework.Release
-	// applier applies and finds the resources of objects.
-	applier *framework.Applier
-	// servingCA signs the metrics Service's certificate, as the service CA
-	// would.
-	servingCA *crypto.CA
-	// pki is CMO's: its client certificate's CA is the API server's.
-	pki *framework.PlatformPKI
+	t         *testing.T
+	cfg       *rest.Config
+	kube      kubernetes.Interface
+	dyn       dynamic.Interface
+	config    configclient.Interface
+	rel       *framework.Release
+	applier   *framework.Applier
+	servingCA *crypto.CA             // the service CA's, for the metrics Service
+	pki       *framework.PlatformPKI // CMO's: its client CA is the API server's
 
-	operator *framework.Process
-	// operatorListen is the operator's --listen, moved to this machine.
-	operatorListen string
-	// proxy is the pod's kube-rbac-proxy container, when started.
-	proxy *framework.Process
-	// listenPort is where the proxy's --secure-listen-address was moved
-	// to, which scrapes go to.
-	listenPort int
-	started    time.Time
+	operator, proxy *framework.Process // the pod's two containers, when running
+	operatorListen  string             // the operator's --listen, moved to this machine
+	listenPort      int                // the proxy's, which scrapes go to
+	started         time.Time
 }
 
-// newInstallation prepares the installation of the manifests of a release
-// profile ("" for self-managed-high-availability) on a cluster without the
-// operator, and uninstalls it when the test ends.
+// newInstallation readies a profile's install ("" for self-managed-high-availability), uninstalled when the test ends.
 func newInstallation(t *testing.T, profile string) *installation {
 	t.Helper()
 	cluster := framework.NewCluster(t)
@@ -145,9 +130,7 @@ func newInstallation(t *testing.T, profile string) *installation {
 		rel: framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, Version: fmt.Sprintf("4.99.0-0.e2e-%d", time.Now().Unix()),
 			FeatureSet: framework.ClusterFeatureSet(t, cluster.Config)}),
 	}
-	// The local world has no MCO: this stands for its operator's node
-	// disruption policy status, without which the operator's
-	// MachineConfigs wait (framework.StartOperator does the same).
+	// MCO's node disruption policy status, as framework.StartOperator has it.
 	framework.StartMCOPolicyStatus(t, in.cfg)
 	in.publishMetricsClientCA()
 	in.pki = framework.NewPlatformPKI(t)
@@ -163,10 +146,7 @@ func newInstallation(t *testing.T, profile string) *installation {
 	return in
 }
 
-// publishMetricsClientCA plays CMO (4.19 and later), which copies the
-// cluster's client CA into openshift-monitoring/metrics-client-ca: the
-// operator copies it on for kube-rbac-proxy, so the release's rules for
-// that copy are needed on every current cluster.
+// publishMetricsClientCA plays CMO 4.19+, which publishes openshift-monitoring/metrics-client-ca.
 func (in *installation) publishMetricsClientCA() {
 	ctx := framework.Context(in.t, time.Minute)
 	ca := in.cfg.CAData
@@ -188,10 +168,7 @@ func (in *installation) publishMetricsClientCA() {
 	in.t.Cleanup(func() { _ = cms.Delete(context.Background(), cm.Name, metav1.DeleteOptions{}) })
 }
 
-// startCVO readies the cluster for the real CVO (undone when the test ends)
-// and starts it on the release's profile with a payload of repo's manifests
-// ("" for this checkout) at version; later are the versions of the
-// releases the test updates to.
+// startCVO starts the real CVO on a payload of repo ("" for this checkout) at version; later: update targets.
 func (in *installation) startCVO(repo, version string, later ...string) *framework.RealCVO {
 	t := in.t
 	framework.PrepareCVOCluster(t, in.cfg, append([]string{version}, later...)...)
@@ -201,10 +178,8 @@ func (in *installation) startCVO(repo, version string, later ...string) *framewo
 	return framework.StartRealCVO(t, in.cfg, payload, in.rel.Options.Profile)
 }
 
-// installWithCVO installs the release with the real CVO and runs the
-// Deployment's pod (podRunner) until ClusterVersion is Completed;
-// beforeOperator, when set, runs once the CVO created the ClusterOperator
-// and the objects it names, before the operator first runs.
+// installWithCVO installs with the real CVO until ClusterVersion is Completed; beforeOperator
+// runs once the CVO created the ClusterOperator and what it names, before the operator runs.
 func (in *installation) installWithCVO(beforeOperator func()) (*framework.RealCVO, *configv1.ClusterVersion) {
 	t := in.t
 	version := in.rel.Options.Version
@@ -244,17 +219,12 @@ func (in *installation) expectedClusterOperator() *configv1.ClusterOperator {
 	return co
 }
 
-// startOperator runs the operator container of the Deployment's pod, once
-// the cluster has scheduled and (simulated) started it, as a local process,
-// as the pod's ServiceAccount, or as serviceAccount when set.
+// startOperator runs the running pod's operator container, as serviceAccount when set.
 func (in *installation) startOperator(ctx context.Context, serviceAccount string) {
 	in.operator, in.operatorListen = startOperatorContainer(in.t, in.cfg, in.operatorPod(ctx), serviceAccount, operatorBinary(in.t))
 }
 
-// startProxy runs the pod's kube-rbac-proxy container in front of the
-// running operator, with the serving certificate the service CA would issue.
-// The processes share this machine's network, where the pod would have its
-// own: the only change to its arguments is its port and upstream.
+// startProxy runs the pod's kube-rbac-proxy container, only its port and upstream moved.
 func (in *installation) startProxy() {
 	t := in.t
 	ctx := framework.Context(t, 2*time.Minute)
@@ -281,9 +251,7 @@ func (in *installation) startProxy() {
 	})
 }
 
-// startOperatorContainer runs the operator container of a pod of the
-// Deployment with binary, as the pod's ServiceAccount or serviceAccount,
-// with --listen moved to a free port of this machine, which it returns.
+// startOperatorContainer runs a pod's operator container with binary, returning its moved --listen.
 func startOperatorContainer(t *testing.T, cfg *rest.Config, pod *corev1.Pod, serviceAccount, binary string) (*framework.Process, string) {
 	listen := "127.0.0.1:" + strconv.Itoa(framework.FreePort(t))
 	return framework.StartPodProcess(t, cfg, framework.PodProcessOptions{
@@ -297,9 +265,7 @@ func startOperatorContainer(t *testing.T, cfg *rest.Config, pod *corev1.Pod, ser
 	}), listen
 }
 
-// rewriteArgs replaces each argument of replace, all of which must be there:
-// a Deployment whose arguments changed must fail the test, not run with
-// arguments that were not rewritten.
+// rewriteArgs replaces each argument of replace, all of which must be there.
 func rewriteArgs(t *testing.T, args []string, replace map[string]string) []string {
 	t.Helper()
 	out := slices.Clone(args)
@@ -342,8 +308,7 @@ func (in *installation) operatorNode(t *testing.T) (*corev1.Pod, *corev1.Node) {
 	return pod, node
 }
 
-// stopOperator stops the operator, which releases its lease, and its
-// kube-rbac-proxy.
+// stopOperator stops the operator (releasing its lease) and its kube-rbac-proxy.
 func (in *installation) stopOperator() {
 	for _, p := range []**framework.Process{&in.proxy, &in.operator} {
 		if *p != nil {
@@ -353,7 +318,6 @@ func (in *installation) stopOperator() {
 	}
 }
 
-// logTail returns the end of the operator's log.
 func (in *installation) logTail(lines int) string {
 	if in.operator == nil {
 		return "(the operator is not running)"
@@ -361,15 +325,7 @@ func (in *installation) logTail(lines int) string {
 	return "operator " + in.operator.LogTail(lines)
 }
 
-func (in *installation) operatorLog() string {
-	if in.operator == nil {
-		return ""
-	}
-	return in.operator.Log()
-}
-
-// issueServingCert does what the service CA operator does for a Service
-// annotated service.beta.openshift.io/serving-cert-secret-name.
+// issueServingCert plays the service CA operator for the Service.
 func (in *installation) issueServingCert(ctx context.Context, svc *unstructured.Unstructured) {
 	t := in.t
 	name := svc.GetAnnotations()["service.beta.openshift.io/serving-cert-secret-name"]
@@ -399,8 +355,7 @@ func (in *installation) issueServingCert(ctx context.Context, svc *unstructured.
 
 // --- checks of the installed operator ---------------------------------------
 
-// testPlacement: the Deployment's nodeSelector and tolerations put the pod on
-// a control-plane node, which is tainted NoSchedule.
+// testPlacement: the pod lands on a (NoSchedule-tainted) control-plane node.
 func (in *installation) testPlacement(t *testing.T) {
 	pod, node := in.operatorNode(t)
 	if _, ok := node.Labels["node-role.kubernetes.io/master"]; !ok {
@@ -412,8 +367,7 @@ func (in *installation) testPlacement(t *testing.T) {
 	t.Logf("pod %s on control-plane node %s", pod.Name, node.Name)
 }
 
-// testPodSecurity: the API server's PodSecurity admission admits the
-// operator's pod in a namespace that enforces the "restricted" level.
+// testPodSecurity: PodSecurity admits the pod where "restricted" is enforced.
 func (in *installation) testPodSecurity(t *testing.T) {
 	ctx := framework.Context(t, 2*time.Minute)
 	ns, err := in.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
@@ -444,61 +398,36 @@ func (in *installation) testPodSecurity(t *testing.T) {
 	}
 }
 
-// forbidden matches the API server's authorization errors in a log.
 var forbiddenLines = regexp.MustCompile(`(?i)[^\n]*forbidden[^\n]*`)
 
 // testNothingForbidden: with its RBAC, the operator was never denied.
 func (in *installation) testNothingForbidden(t *testing.T) {
-	if lines := forbiddenLines.FindAllString(in.operatorLog(), 10); len(lines) > 0 {
+	if lines := forbiddenLines.FindAllString(in.operator.Log(), 10); len(lines) > 0 {
 		t.Errorf("the operator was denied requests its RBAC should allow:\n%s", strings.Join(lines, "\n"))
 	}
 }
 
-// testOperandImages: the operands run the images the release substituted into
-// the operator's environment, not the placeholders.
+// testOperandImages: the operands run the release's images, not the placeholders.
 func (in *installation) testOperandImages(t *testing.T) {
-	ctx := framework.Context(t, time.Minute)
-	released := map[string]string{}
-	for tag, spec := range in.rel.Images {
-		released[spec] = tag
+	released, found := map[string]bool{}, 0
+	for _, spec := range in.rel.Images {
+		released[spec] = true
 	}
-	found := 0
-	for _, ns := range in.relatedNamespaces(t) {
-		for _, gvr := range []schema.GroupVersionResource{{Group: "apps", Version: "v1", Resource: "daemonsets"}, {Group: "apps", Version: "v1", Resource: "deployments"}} {
-			list, err := in.dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, obj := range list.Items {
-				containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-				for _, c := range containers {
-					image, _ := c.(map[string]any)["image"].(string)
-					found++
-					if released[image] == "" {
-						t.Errorf("%s %s/%s runs image %q, which is not one of the release's %v", obj.GetKind(), ns, obj.GetName(), image, in.rel.Images)
-					}
-				}
+	for _, obj := range in.liveOperands(framework.Context(t, time.Minute)) {
+		containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+		for _, c := range containers {
+			found++
+			if image, _ := c.(map[string]any)["image"].(string); !released[image] {
+				t.Errorf("%s %s/%s runs image %q, which is not one of the release's %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), image, in.rel.Images)
 			}
 		}
 	}
 	if found == 0 {
-		t.Error("found no bindataOperand containers")
+		t.Error("found no operand containers")
 	}
 }
 
-// relatedNamespaces are the namespaces among the live relatedObjects.
-func (in *installation) relatedNamespaces(t *testing.T) []string {
-	var out []string
-	for _, ref := range framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator).Status.RelatedObjects {
-		if ref.Group == "" && ref.Resource == "namespaces" {
-			out = append(out, ref.Name)
-		}
-	}
-	return out
-}
-
-// testRelatedObjects: once running, the operator still lists what the
-// manifest's ClusterOperator lists, and every relatedObject exists.
+// testRelatedObjects: the operator keeps the manifest's relatedObjects, and each exists.
 func (in *installation) testRelatedObjects(t *testing.T) {
 	co := framework.LiveClusterOperator(t, in.cfg, nodeClusterOperator)
 	for _, ref := range in.expectedClusterOperator().Status.RelatedObjects {
@@ -522,23 +451,19 @@ func (in *installation) getReference(ctx context.Context, ref configv1.ObjectRef
 	return in.dyn.Resource(gvr).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
-// testMetrics: docs/test-behaviours.md (MetricsAreServedWithAuthnAndAuthz);
-// prometheus-k8s is allowed by the manifests' cluster-node-operator-metrics-reader.
+// testMetrics: docs/test-behaviours.md (MetricsAreServedWithAuthnAndAuthz).
 func (in *installation) testMetrics(t *testing.T) {
 	ctx := framework.Context(t, 2*time.Minute)
 	if in.proxy == nil || in.proxy.Exited() {
 		t.Fatalf("the pod's kube-rbac-proxy is not running\n%s", in.logTail(30))
 	}
-	// Who may scrape: CMO's client certificate, as the platform Prometheus
-	// presents it, and tokens.
 	caFile := filepath.Join(in.pki.Dir, "service-ca.crt")
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: in.servingCA.Config.Certs[0].Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(in.listenPort)
 	scrapeCheckAuthentication(t, ctx, in.kube, in.pki, addr, caFile, operatorMetricsServerName)
-	// What is served, as Prometheus asks for it: the operator's metrics, no
-	// other path.
+	// What is served: the operator's metrics, no other path.
 	token, err := framework.ServiceAccountToken(ctx, in.kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -556,10 +481,7 @@ func (in *installation) testMetrics(t *testing.T) {
 	}
 }
 
-// testConfinement: the operator's RBAC lets it create Deployments anywhere
-// (the NMState stack creates its namespace, so no Role can grant that) and
-// any role, but the manifests' admission policies confine its writes to its
-// namespaces and its operands' role names.
+// testConfinement: the manifests' admission policies confine the operator's broad RBAC to its namespaces and its operands' role names.
 func (in *installation) testConfinement(t *testing.T) {
 	ctx := framework.Context(t, time.Minute)
 	asOperator := kubernetes.NewForConfigOrDie(framework.ServiceAccountConfig(t, in.cfg, operatorNamespace, nodeOperatorName))
@@ -600,15 +522,13 @@ func (in *installation) testConfinement(t *testing.T) {
 
 // --- removal ----------------------------------------------------------------
 
-// uninstall removes everything the manifests and the operator created, so the
-// cluster is left as the test found it.
+// uninstall removes what the manifests and the operator created.
 func (in *installation) uninstall() {
 	t := in.t
 	in.stopOperator()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var victims []*unstructured.Unstructured
-	// What the operator said it owns, and what it applies.
 	co, err := in.config.ConfigV1().ClusterOperators().Get(ctx, nodeClusterOperator, metav1.GetOptions{})
 	if err == nil {
 		for _, ref := range co.Status.RelatedObjects {
@@ -619,31 +539,24 @@ func (in *installation) uninstall() {
 	}
 	victims = append(victims, in.liveOperands(ctx)...)
 	in.deleteReducedRBAC(ctx)
-	// The manifests, last first.
 	for i := len(in.rel.Manifests) - 1; i >= 0; i-- {
 		victims = append(victims, in.rel.Manifests[i].Object)
 	}
 	if err := in.deleteObjects(ctx, victims); err != nil {
 		t.Logf("uninstall: %v", err)
 	}
-	// Namespaces take a while to go; wait, so that the next test starts
-	// fresh.
+	// The next test starts fresh.
 	for _, v := range victims {
-		if v.GetKind() != "Namespace" {
-			continue
-		}
-		err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
+		if v.GetKind() == "Namespace" && wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 			_, err := in.kube.CoreV1().Namespaces().Get(ctx, v.GetName(), metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
-		})
-		if err != nil {
-			t.Errorf("uninstall: namespace %s is still there: %v", v.GetName(), err)
+		}) != nil {
+			t.Errorf("uninstall: namespace %s is still there", v.GetName())
 		}
 	}
 }
 
-// deleteObjects deletes objects; those already gone, or whose API is gone
-// with its CRD, are skipped.
+// deleteObjects deletes objects, skipping those gone or no longer served.
 func (in *installation) deleteObjects(ctx context.Context, objs []*unstructured.Unstructured) error {
 	var errs []error
 	background := metav1.DeletePropagationBackground
@@ -657,15 +570,13 @@ func (in *installation) deleteObjects(ctx context.Context, objs []*unstructured.
 	return errors.Join(errs...)
 }
 
-// bindataOperand is an object the operator applies, from bindata/; its name may hold
-// ${VARIABLES}.
+// bindataOperand is an object of bindata/; its name may hold ${VARIABLES}.
 type bindataOperand struct {
 	gvk       schema.GroupVersionKind
 	namespace string
 	name      *regexp.Regexp
 }
 
-// operands reads bindata/.
 func bindataOperands(t testing.TB) []bindataOperand {
 	var files []string
 	err := filepath.Walk(filepath.Join(framework.RepoRoot(t), "bindata"), func(path string, info os.FileInfo, err error) error {
@@ -716,18 +627,15 @@ func (in *installation) liveOperands(ctx context.Context) []*unstructured.Unstru
 // --- each rule is needed ------------------------------------------------------
 
 const (
-	// reduced is the ServiceAccount the sweep runs the operator as, and the
-	// name of the copies of its roles, less one rule, bound to it.
+	// reduced: the sweep's ServiceAccount and its roles, less one rule.
 	reduced = "cluster-node-operator-e2e-reduced"
-	// degradedInertia is the inertia table's entry for MetricsDegraded
-	// (pkg/operator/starter.go).
+	// degradedInertia: MetricsDegraded's entry in pkg/operator/starter.go.
 	degradedInertia = 30 * time.Minute
 )
 
 var nodeOperatorsResource = schema.GroupVersionResource{Group: "nodeoperator.openshift.io", Version: "v1alpha1", Resource: "nodeoperators"}
 
-// ruleCase is one rule of the operator's ClusterRole (namespace "") or of its
-// Role in a namespace, as the release has it.
+// ruleCase is a rule of the release's ClusterRole (namespace "") or Role.
 type ruleCase struct {
 	namespace string
 	index     int
@@ -751,17 +659,13 @@ func (c ruleCase) has(resource string, verbs ...string) bool {
 	return slices.Contains(c.rule.Resources, resource) && (len(verbs) == 0 || slices.ContainsFunc(verbs, func(v string) bool { return slices.Contains(c.rule.Verbs, v) }))
 }
 
-// cannotReport: the denial keeps the operator from starting (its lease; the
-// informers its controllers wait for, which list and watch) or from
-// reporting anything (its ClusterOperator's and NodeOperator's status), so
-// that its log alone can show it.
+// cannotReport: the denial keeps the operator from starting or reporting: only its log shows it.
 func (c ruleCase) cannotReport() bool {
 	return c.has("leases") || c.has("clusteroperators/status") || c.has("nodeoperators/status") ||
 		slices.Contains(c.rule.Verbs, "list") || slices.Contains(c.rule.Verbs, "watch")
 }
 
-// unshown says why no run of the release can show the denial, or ""
-// (docs/test-behaviours.md, EachRuleIsNeeded).
+// unshown says why no run of the release can show the denial, or "".
 func (c ruleCase) unshown() string {
 	switch {
 	case slices.Equal(c.rule.ResourceNames, []string{"monitoring"}),
@@ -777,8 +681,7 @@ func (c ruleCase) unshown() string {
 	return ""
 }
 
-// releaseRules are the rules of the operator's ClusterRole and Roles in the
-// release, so that a new rule or Role is swept without an edit here.
+// releaseRules are the rules of the release's ClusterRole and Roles.
 func (in *installation) releaseRules(t *testing.T) []ruleCase {
 	var out []ruleCase
 	for _, m := range in.rel.Manifests {
@@ -795,8 +698,7 @@ func (in *installation) releaseRules(t *testing.T) []ruleCase {
 	return out
 }
 
-// testEachRuleIsNeeded: docs/test-behaviours.md (E2E_RBAC_SWEEP=none
-// skips). Each rule is run from a state where it is needed (scenarioFor).
+// testEachRuleIsNeeded: docs/release-payload.md (E2E_RBAC_SWEEP=none skips).
 func (in *installation) testEachRuleIsNeeded(t *testing.T) {
 	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
 		t.Skip("E2E_RBAC_SWEEP=none")
@@ -830,10 +732,8 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, rules []ruleCase, c rule
 	in.applyReducedRBAC(t, rules, c)
 	in.run(t, sc, c, reduced, nil)
 	defer in.stopOperator()
-	// A failure that is a state (or that only the log shows) must last: the
-	// operator retried and was denied again. Three lines are at least two
-	// attempts, even where an attempt logs its error and an event; the
-	// leader election logs one line an attempt, an attempt a retry period.
+	// A state, or what only the log shows, must last: retried and denied again
+	// (three lines are two attempts; the leader election logs one per attempt).
 	want, deny := 1, deniedPattern(c)
 	switch {
 	case c.has("leases"):
@@ -843,7 +743,7 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, rules []ruleCase, c rule
 	}
 	var denials []string
 	framework.Eventually(t, 90*time.Second, 100*time.Millisecond, func() (bool, error) {
-		denials = deny.FindAllString(in.operatorLog(), want)
+		denials = deny.FindAllString(in.operator.Log(), want)
 		if len(denials) < want && in.operator.Exited() {
 			return false, fmt.Errorf("the operator exited:\n%s", in.logTail(20))
 		}
@@ -859,8 +759,7 @@ func (in *installation) checkRuleIsNeeded(t *testing.T, rules []ruleCase, c rule
 	}
 }
 
-// awaitEvidence waits until the run shows what it must: without the rule
-// (reduced), the evidence of its denial; with the full RBAC, no failure.
+// awaitEvidence: reduced, the evidence of the denial; with the full RBAC, no failure.
 func (in *installation) awaitEvidence(t *testing.T, sc scenario, c ruleCase, reduced bool) {
 	ctx := framework.Context(t, time.Minute)
 	framework.Eventually(t, 30*time.Second, 200*time.Millisecond, func() (bool, error) {
@@ -888,25 +787,21 @@ func (in *installation) awaitEvidence(t *testing.T, sc scenario, c ruleCase, red
 	}, fmt.Sprintf("%s (full RBAC: %v): the evidence; log %s", sc.name, !reduced, in.operator.LogPath))
 }
 
-// reportsDenial: a Degraded or Available=False condition whose message
-// carries the API server's denial of what the rule allows.
+// reportsDenial: a Degraded or Available=False condition carries the rule's denial.
 func reportsDenial(cond configv1.ClusterOperatorStatusCondition, c ruleCase) bool {
 	return (cond.Type == configv1.OperatorDegraded || cond.Type == configv1.OperatorAvailable && cond.Status == configv1.ConditionFalse) &&
 		deniedPattern(c).MatchString(strings.ReplaceAll(cond.Message, "\n", " "))
 }
 
-// scenario is where a rule is needed: the state a run starts from (prepare,
-// after reset) and, where the evidence is a state of the cluster, failed,
-// which says whether it shows (an error: not known yet). Those are also run
-// with the full RBAC, which must not fail: from the same state
-// (controlFirst) or from the one the reduced run left (controlAfter).
+// scenario is where a rule is needed: prepare (after reset) sets its start; failed, where the
+// evidence is a state, says whether it shows. Those also run with the full RBAC, which must not
+// fail: from the same start (controlFirst) or from the reduced run's end (controlAfter).
 type scenario struct {
 	name                       string
 	prepare                    func(in *installation, t *testing.T, ctx context.Context)
 	failed                     func(in *installation, ctx context.Context, c ruleCase) (bool, error)
 	controlFirst, controlAfter bool
-	// once: the request is made once, as the process starts.
-	once bool
+	once                       bool // the request is made once, at start
 }
 
 func scenarioFor(c ruleCase) scenario {
@@ -950,9 +845,7 @@ func scenarioFor(c ruleCase) scenario {
 			in.patchNodeOperator(t, ctx, `{"spec":{"nodeSettings":{"tracing":{"endpoint":"otel.example.com:4317","crio":{"samplingRatePerMillion":1000}}}}}`)
 		}}
 	case c.has("nodeoperators", "patch"):
-		// The conversion's failure is logged, not reported: it shows as
-		// the spelling left unconverted (stackdecision.ConvertStackConfig
-		// sets state beside managementState).
+		// A failed conversion shows as the spelling left unconverted.
 		return scenario{name: "NodeOperator in the previous release's spelling", prepare: func(in *installation, t *testing.T, ctx context.Context) {
 			in.installed(t, ctx)
 			in.patchNodeOperator(t, ctx, `{"spec":{"metrics":{"managementState":"Managed"}}}`)
@@ -974,9 +867,7 @@ func scenarioFor(c ruleCase) scenario {
 	return install
 }
 
-// run brings the cluster to the scenario's start and starts the operator
-// alone (the rules are its, and no scenario scrapes) as serviceAccount (""
-// for its own); before, when set, runs just before it starts.
+// run resets to the scenario's start and starts the operator alone as serviceAccount ("": its own).
 func (in *installation) run(t *testing.T, sc scenario, c ruleCase, serviceAccount string, before func(context.Context)) {
 	ctx := framework.Context(t, 5*time.Minute)
 	in.reset(t, ctx, !c.has("namespaces"))
@@ -988,15 +879,13 @@ func (in *installation) run(t *testing.T, sc scenario, c ruleCase, serviceAccoun
 	in.startOperator(ctx, serviceAccount)
 }
 
-// installed is the CVO's part of an install: the ClusterOperator and
-// NodeOperator cluster.
+// installed is the CVO's part: the ClusterOperator and NodeOperator cluster.
 func (in *installation) installed(t *testing.T, ctx context.Context) {
 	in.precreateClusterOperator(ctx)
 	in.createNodeOperator(ctx)
 }
 
-// optedOut is an install that got as far as the rule's objects, then both
-// stacks opted out.
+// optedOut: an install that created the rule's objects, then both stacks opted out.
 func (in *installation) optedOut(t *testing.T, ctx context.Context, c ruleCase) {
 	in.installed(t, ctx)
 	in.startOperator(ctx, "")
@@ -1022,17 +911,7 @@ func (in *installation) clusterOperatorGone(ctx context.Context) (bool, error) {
 	return false, err
 }
 
-// liveClusterOperator is ClusterOperator node as it is, nil if unreadable.
-func (in *installation) liveClusterOperator() *configv1.ClusterOperator {
-	co, err := in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
-	if err != nil {
-		return nil
-	}
-	return co
-}
-
-// events counts the operator's events since it started, and those about its
-// Deployment.
+// events counts the operator's events since it started, and those about its Deployment.
 func (in *installation) events(ctx context.Context) (ours, aboutDeployment int, err error) {
 	events, err := in.kube.CoreV1().Events(operatorNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -1051,8 +930,7 @@ func (in *installation) events(ctx context.Context) (ours, aboutDeployment int, 
 	return ours, aboutDeployment, nil
 }
 
-// ruleObjectsLeft are those of the objects a removal rule names that exist
-// (a namespace being finalized is gone: the operator deleted it).
+// ruleObjectsLeft: the removal rule's objects that exist and are not being deleted.
 func (in *installation) ruleObjectsLeft(ctx context.Context, c ruleCase) ([]string, error) {
 	var out []string
 	for _, res := range c.rule.Resources {
@@ -1072,10 +950,8 @@ func (in *installation) ruleObjectsLeft(ctx context.Context, c ruleCase) ([]stri
 	return out, nil
 }
 
-// deniedPattern matches the API server's denial of a request the rule
-// allows: "cannot <verb> resource ..." for plain verbs, and the escalation
-// check's "attempting to grant RBAC permissions not currently held" for
-// escalate and bind, and for permissions held so that they may be bound.
+// deniedPattern matches the API server's denial of what the rule allows: "cannot <verb> resource",
+// or the escalation check's refusal (escalate, bind, and rules held to be granted).
 func deniedPattern(c ruleCase) *regexp.Regexp {
 	// Quotes may be escaped (a message within a message).
 	q := func(s string) string { return `\\?"` + regexp.QuoteMeta(s) + `\\?"` }
@@ -1097,8 +973,7 @@ func deniedPattern(c ruleCase) *regexp.Regexp {
 	return regexp.MustCompile(`[^\n]*(` + strings.Join(alts, "|") + `)[^\n]*`)
 }
 
-// applyReducedRBAC binds the reduced ServiceAccount to copies of the
-// operator's roles without the rule.
+// applyReducedRBAC binds the reduced ServiceAccount to the operator's roles less the rule.
 func (in *installation) applyReducedRBAC(t *testing.T, rules []ruleCase, without ruleCase) {
 	ctx := framework.Context(t, time.Minute)
 	in.deleteReducedRBAC(ctx)
@@ -1142,10 +1017,8 @@ func (in *installation) deleteReducedRBAC(ctx context.Context) {
 	}
 }
 
-// reset stops the operator and removes what it created, its events, its
-// ClusterOperator and its NodeOperator, and waits until they are gone. The
-// namespaces it created stay, emptied, unless keepNamespaces is false: a
-// namespace takes seconds to be finalized.
+// reset stops the operator and removes what it created, its events, ClusterOperator and
+// NodeOperator; its namespaces stay, emptied, when keepNamespaces (finalizing one takes seconds).
 func (in *installation) reset(t *testing.T, ctx context.Context, keepNamespaces bool) {
 	in.stopOperator()
 	var victims []*unstructured.Unstructured
@@ -1174,8 +1047,7 @@ func (in *installation) reset(t *testing.T, ctx context.Context, keepNamespaces 
 	}, "the operator's objects to be gone")
 }
 
-// precreateClusterOperator creates a missing ClusterOperator with the
-// manifest's relatedObjects, as the CVO does; an existing one is left alone.
+// precreateClusterOperator creates a missing ClusterOperator with the manifest's relatedObjects, as the CVO does.
 func (in *installation) precreateClusterOperator(ctx context.Context) {
 	manifest := in.expectedClusterOperator()
 	cos := in.config.ConfigV1().ClusterOperators()
@@ -1189,9 +1061,7 @@ func (in *installation) precreateClusterOperator(ctx context.Context) {
 	}
 }
 
-// createNodeOperator creates NodeOperator cluster from the manifest, as the
-// CVO does for a create-only manifest (retried: its CRD may just have been
-// created).
+// createNodeOperator creates NodeOperator cluster as the CVO does (its CRD may be new).
 func (in *installation) createNodeOperator(ctx context.Context) {
 	framework.Eventually(in.t, 30*time.Second, time.Second, func() (bool, error) {
 		_, err := in.dyn.Resource(nodeOperatorsResource).Create(ctx, in.rel.Find("NodeOperator", "cluster").DeepCopy(), metav1.CreateOptions{})
@@ -1199,8 +1069,7 @@ func (in *installation) createNodeOperator(ctx context.Context) {
 	}, "creating NodeOperator cluster")
 }
 
-// testDeniedWriteDegrades: docs/release-payload.md (Tests,
-// ADeniedWriteTurnsTheClusterOperatorDegraded).
+// testDeniedWriteDegrades: docs/release-payload.md (Tests, ADeniedWriteTurnsTheClusterOperatorDegraded).
 func (in *installation) testDeniedWriteDegrades(t *testing.T) {
 	if os.Getenv("E2E_RBAC_SWEEP") == "none" {
 		t.Skip("E2E_RBAC_SWEEP=none")

@@ -23,8 +23,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// metricsObject is one operand of the CRI-O metrics stack (our own list,
-// not the operator's).
+// metricsObject is one operand of the CRI-O metrics stack (our own list, not the operator's).
 type metricsObject struct {
 	gvr       schema.GroupVersionResource
 	namespace string
@@ -68,8 +67,7 @@ func deleteObject(c *framework.Cluster, o metricsObject) error {
 	return o.in(c).Delete(context.Background(), o.name, metav1.DeleteOptions{})
 }
 
-// waitForMetricsObjects waits until every operand but those of the resources
-// named in except is present (or gone).
+// waitForMetricsObjects waits until every operand but those of the resources named in except is present (or gone).
 func waitForMetricsObjects(t *testing.T, c *framework.Cluster, present bool, timeout time.Duration, except ...string) {
 	t.Helper()
 	var wrong []string
@@ -98,9 +96,7 @@ func TestMetricsStack(t *testing.T) {
 	t.Run("OperandsAreRestored", func(t *testing.T) { testMetricsOperandsAreRestored(t, c) })
 }
 
-// testMetricsStackOptOutAndIn: opting out removes every operand and its
-// relatedObjects, and opting back in (the platform default) restores the
-// whole stack.
+// testMetricsStackOptOutAndIn: docs/test-behaviours.md (OptOutAndIn).
 func testMetricsStackOptOutAndIn(t *testing.T, c *framework.Cluster) {
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil}})
 	no := c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})

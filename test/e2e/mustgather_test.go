@@ -23,8 +23,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// testMustGatherBeforeTheOperatorRuns: the ClusterOperator the CVO creates
-// names what must-gather needs before the operator ever runs.
+// testMustGatherBeforeTheOperatorRuns: the ClusterOperator the CVO creates names what must-gather needs before the operator ever runs.
 func (in *installation) testMustGatherBeforeTheOperatorRuns(t *testing.T) {
 	g := inspectClusterOperator(t, in)
 	g.requireRelatedPresent(t)
@@ -39,9 +38,7 @@ func (in *installation) testMustGatherBeforeTheOperatorRuns(t *testing.T) {
 	t.Logf("collected %d objects before the operator runs", len(g.objects))
 }
 
-// testMustGatherWithBothStacks: with both stacks on, inspect collects every
-// relatedObject and everything the stacks deploy, directly or through its
-// namespace.
+// testMustGatherWithBothStacks: inspect collects every relatedObject and every operand of both stacks.
 func (in *installation) testMustGatherWithBothStacks(t *testing.T) {
 	no, err := in.dyn.Resource(nodeOperatorsResource).Get(framework.Context(t, time.Minute), "cluster", metav1.GetOptions{})
 	if err != nil {
@@ -55,16 +52,10 @@ func (in *installation) testMustGatherWithBothStacks(t *testing.T) {
 	ctx := framework.Context(t, time.Minute)
 	operands := in.liveOperands(ctx)
 	for _, name := range []string{certrotation.SignerSecretName, certrotation.ServingSecretName} {
-		s, err := in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
+		if _, err := in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
 			t.Fatalf("the CRI-O metrics stack has not created Secret %s: %v", name, err)
 		}
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion("v1")
-		u.SetKind("Secret")
-		u.SetNamespace(s.Namespace)
-		u.SetName(s.Name)
-		operands = append(operands, u)
+		operands = append(operands, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"namespace": operatorNamespace, "name": name}}})
 	}
 	if len(operands) < 10 {
 		t.Fatalf("found only %d operands in the cluster", len(operands))
@@ -91,11 +82,9 @@ type inspection struct {
 	in      *installation
 	objects map[string]bool
 	related []configv1.ObjectReference
-	// log is oc adm inspect's output, which says why it could not collect
-	// something.
+	// log is oc adm inspect's output, which says why it could not collect something.
 	log string
-	// unserved are the kinds of inspect's own files (e.g. its copy of
-	// discovery), which name no served resource.
+	// unserved are the kinds of inspect's own files (e.g. its copy of discovery), which name no served resource.
 	unserved map[schema.GroupVersionKind]bool
 }
 
@@ -131,8 +120,7 @@ func (g *inspection) requireRelatedPresent(t *testing.T) {
 	}
 }
 
-// inspectClusterOperator runs `oc adm inspect clusteroperator/node` and
-// reads every object in its output directory.
+// inspectClusterOperator runs `oc adm inspect clusteroperator/node` and reads every object in its output directory.
 func inspectClusterOperator(t *testing.T, in *installation) *inspection {
 	t.Helper()
 	bin := framework.EnsureRealTool(t, "oc-inspect")
@@ -195,8 +183,7 @@ func inspectClusterOperator(t *testing.T, in *installation) *inspection {
 	return g
 }
 
-// recordAll records an object, or each item of a list; what is no served
-// resource (inspect's own files, such as its copy of discovery) is skipped.
+// recordAll records an object, or each item of a list; what is no served resource (inspect's own files, such as its copy of discovery) is skipped.
 func (g *inspection) recordAll(t *testing.T, obj *unstructured.Unstructured) {
 	if obj.IsList() {
 		list, err := obj.ToList()

@@ -40,24 +40,19 @@ var (
 	crdGVR      = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 )
 
-// nmstateEnv is what the NMState scenarios share: one operator, started once
-// (leader election makes restarts slow), and the clients.
+// nmstateEnv is what the NMState scenarios share: one operator, started once (leader election makes restarts slow), and the clients.
 type nmstateEnv struct {
 	c    *framework.Cluster
 	op   *framework.Process
 	kube kubernetes.Interface
 }
 
-// TestNMState runs the NMState stack's acceptance scenarios in order on one
-// operator. Each scenario starts from the state the previous one left and
-// says so; the whole test leaves the cluster on BareMetal with every knob at
-// its default and the stack deployed, as the platform default has it.
+// TestNMState: docs/test-behaviours.md (in order, each from the state the previous left; ends on the BareMetal default).
 func TestNMState(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	e := &nmstateEnv{c: c, op: op, kube: framework.KubeClient(t)}
 	t.Cleanup(func() {
-		// Cleanups run in reverse order: this one runs before the operator
-		// stops, so that the stack settles on the restored defaults.
+		// Cleanups run in reverse order: this one runs before the operator stops, so that the stack settles on the restored defaults.
 		c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
 		c.ResetNodeOperator(t)
 		e.waitDeployed(t, "PlatformDefault")
@@ -79,8 +74,7 @@ func TestNMState(t *testing.T) {
 	}
 }
 
-// testBareMetalDeployedByDefault: with no configuration, on bare metal, the
-// stack is deployed and the ClusterOperator is Available.
+// testBareMetalDeployedByDefault: with no configuration, on bare metal, the stack is deployed and the ClusterOperator is Available.
 func (e *nmstateEnv) testBareMetalDeployedByDefault(t *testing.T) {
 	no := e.waitDeployed(t, "PlatformDefault")
 	assert.Contains(t, framework.StackStatus(no, nodev1alpha1.NMStateStack).Message, "deployed by default on platform BareMetal")
@@ -108,8 +102,7 @@ func (e *nmstateEnv) testBareMetalDeployedByDefault(t *testing.T) {
 
 }
 
-// testAWSNotDeployedUntilOptIn: on AWS nothing of the stack exists and the
-// message says how to opt in; opting in deploys it.
+// testAWSNotDeployedUntilOptIn: on AWS nothing of the stack exists and the message says how to opt in; opting in deploys it.
 func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 	e.c.SetInfrastructure(t, configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode)
 	optIn := "not deployed (platform AWS is not enabled by default; set spec.nmstate.state=Enabled to opt in)"
@@ -133,9 +126,7 @@ func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 	e.waitDeployed(t, "OptedIn")
 }
 
-// testKnobFlippedTenTimes: ten flips in a row end in the state of the last
-// value, with nothing left over and nothing degraded; twice, ending off and
-// ending on. Starts opted in on AWS.
+// testKnobFlippedTenTimes: ten flips end in the last value's state, nothing left nor degraded; from opted in on AWS.
 func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 	for _, run := range []struct {
 		name   string
@@ -170,16 +161,8 @@ func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 	}
 }
 
-// waitDeployed waits until the decision is on for reason (and was made for
-// the current spec), NMStateAvailable is True with nothing progressing, and,
-// as that status says, the Deployment is available and the NMState CR exists.
-//
-// The cluster is read in the same poll as the status, not once after it:
-// after a quick succession of knob changes, the status can still be the one
-// of an earlier on-decision while the controller is removing the stack for an
-// off-decision that it read before the last one was recorded (a sync takes
-// seconds on a busy machine); it then deploys again. Waiting for the cluster
-// to agree with the status is what tells the end state from that leftover.
+// waitDeployed: the current spec's decision is on for reason, NMStateAvailable, and in the same poll the cluster
+// agrees (after quick flips the status can still be an earlier on-decision's while the stack is being removed).
 func (e *nmstateEnv) waitDeployed(t testing.TB, reason string) *nodev1alpha1.NodeOperator {
 	t.Helper()
 	return e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
@@ -215,8 +198,7 @@ func (e *nmstateEnv) waitDeployed(t testing.TB, reason string) *nodev1alpha1.Nod
 	})
 }
 
-// decisionCurrent says why the recorded stack decisions are not those of the
-// NodeOperator's current spec yet, "" when they are.
+// decisionCurrent says why the recorded stack decisions are not those of the NodeOperator's current spec yet, "" when they are.
 func decisionCurrent(no *nodev1alpha1.NodeOperator) string {
 	if no.Status.ObservedGeneration < no.Generation {
 		return fmt.Sprintf("the stack decisions are of generation %d, the spec is at %d", no.Status.ObservedGeneration, no.Generation)
@@ -224,10 +206,7 @@ func decisionCurrent(no *nodev1alpha1.NodeOperator) string {
 	return ""
 }
 
-// waitRemoved waits until the decision is off for reason, NMStateAvailable
-// says so (with every one of messages) and nothing of the stack is left:
-// namespace (and so everything in it), cluster RBAC and our NMState CR. The
-// nmstates.nmstate.io CRD stays.
+// waitRemoved: the decision is off for reason, NMStateAvailable has messages, nothing is left; the CRD stays.
 func (e *nmstateEnv) waitRemoved(t testing.TB, reason string, messages ...string) {
 	t.Helper()
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
@@ -255,14 +234,14 @@ func (e *nmstateEnv) leftovers() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var left []string
-	if _, err := e.kube.CoreV1().Namespaces().Get(ctx, nmstateNamespace, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		left = append(left, "namespace "+nmstateNamespace)
-	}
-	if _, err := e.kube.RbacV1().ClusterRoles().Get(ctx, nmstateDeployment, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		left = append(left, "clusterrole "+nmstateDeployment)
-	}
-	if _, err := e.kube.RbacV1().ClusterRoleBindings().Get(ctx, nmstateDeployment, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		left = append(left, "clusterrolebinding "+nmstateDeployment)
+	for what, err := range map[string]error{
+		"namespace " + nmstateNamespace:           get(ctx, e.kube.CoreV1().Namespaces().Get, nmstateNamespace),
+		"clusterrole " + nmstateDeployment:        get(ctx, e.kube.RbacV1().ClusterRoles().Get, nmstateDeployment),
+		"clusterrolebinding " + nmstateDeployment: get(ctx, e.kube.RbacV1().ClusterRoleBindings().Get, nmstateDeployment),
+	} {
+		if !apierrors.IsNotFound(err) {
+			left = append(left, what)
+		}
 	}
 	if cr, err := e.c.Dynamic.Resource(nmstatesGVR).Get(ctx, nmstateCR, metav1.GetOptions{}); err == nil && cr.GetLabels()[nmstateLabel] == "nmstate" {
 		left = append(left, "the operator's NMState "+nmstateCR)
@@ -273,8 +252,7 @@ func (e *nmstateEnv) leftovers() string {
 	return "left over: " + strings.Join(left, ", ")
 }
 
-// nncpCRD is the NodeNetworkConfigurationPolicy CRD the NMState operator
-// applies (the fixture's stand-in).
+// nncpCRD is the NodeNetworkConfigurationPolicy CRD the NMState operator applies (the fixture's stand-in).
 func nncpCRD(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	for _, o := range framework.ReadManifests(t, filepath.Join(framework.RepoRoot(t), "test", "fixtures", "nmstateoperand", "10-crds.yaml")) {
@@ -286,13 +264,7 @@ func nncpCRD(t *testing.T) *unstructured.Unstructured {
 	return nil
 }
 
-// testOperandDeploysItsHandler: the NMState operator, played by its test
-// double with the nmstate-operator ServiceAccount's identity and the
-// Deployment's environment, creates every object of its handler with no
-// request refused by the API server; the workloads carry the payload's
-// images; the NMState the stack created has the CRD's defaults, which the
-// handler reads; and NMStateAvailable says the handler is available. Starts
-// and ends deployed on BareMetal.
+// testOperandDeploysItsHandler: docs/test-behaviours.md (NMStateOperatorDeploysItsHandler); from and to BareMetal deployed.
 func (e *nmstateEnv) testOperandDeploysItsHandler(t *testing.T) {
 	double := framework.StartNMStateOperatorDouble(t, e.c.Config)
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
@@ -332,30 +304,34 @@ func (e *nmstateEnv) testOperandDeploysItsHandler(t *testing.T) {
 	}
 }
 
-// testOLMSameNamespace: OLM installs the NMState operator into
-// openshift-nmstate, adopting the Deployment of the same name. The stack
-// steps aside and deletes nothing OLM may use (the Deployment, the
-// ServiceAccount, the namespace); uninstalling hands NMState back. Starts
-// and ends deployed on BareMetal.
+// testOLMSameNamespace: docs/test-behaviours.md (OLMInstallAdoptsTheDeploymentThenTakeover); from and to BareMetal deployed.
 func (e *nmstateEnv) testOLMSameNamespace(t *testing.T) {
 	policy := e.createPolicy(t)
 	cr := e.nmstate(t)
 	olm := framework.InstallOLMNMState(t, e.c.Config, nmstateNamespace)
 	e.waitProvidedByOLM(t, olm)
+	before := olm.Versions(t)
+	e.c.ResyncNow(t, e.op)
+	assert.Equal(t, before, olm.Versions(t), "the stack changed objects of the OLM install")
+	now := e.nmstate(t)
+	assert.Equal(t, cr.GetUID(), now.GetUID(), "the NMState is kept")
+	assert.Equal(t, cr.Object["spec"], now.Object["spec"])
 	ctx := framework.Context(t, time.Minute)
-	for _, err := range []error{
+	_, crdErr := e.c.Dynamic.Resource(crdGVR).Get(ctx, "nmstates.nmstate.io", metav1.GetOptions{})
+	for _, err := range []error{crdErr,
 		get(ctx, e.kube.AppsV1().Deployments(nmstateNamespace).Get, nmstateDeployment),
 		get(ctx, e.kube.CoreV1().ServiceAccounts(nmstateNamespace).Get, nmstateDeployment),
 		get(ctx, e.kube.CoreV1().Namespaces().Get, nmstateNamespace),
 	} {
 		assert.NoError(t, err, "kept for the OLM install")
 	}
-	e.checkKept(t, olm, cr)
 
 	olm.Uninstall(t)
 	e.c.ResyncNow(t, e.op) // OLM's objects are looked at on a resync, not watched
 	e.waitDeployed(t, "PlatformDefault")
-	e.checkPolicyKept(t, policy)
+	after, err := e.c.Dynamic.Resource(nncpGVR).Get(framework.Context(t, time.Minute), policy.GetName(), metav1.GetOptions{})
+	require.NoError(t, err, "the policy survives")
+	assert.Equal(t, policy.GetResourceVersion(), after.GetResourceVersion(), "and is unchanged")
 }
 
 func get[T any](ctx context.Context, fn func(context.Context, string, metav1.GetOptions) (T, error), name string) error {
@@ -378,22 +354,6 @@ func (e *nmstateEnv) waitProvidedByOLM(t *testing.T, olm *framework.OLMNMState) 
 	assert.Equal(t, configv1.ConditionTrue, framework.COCondition(co, configv1.OperatorAvailable).Status)
 }
 
-// checkKept: while OLM's operator runs, the stack keeps the NMState, the
-// CRD and the namespace, and nothing of the install changes across a resync
-// of every controller.
-func (e *nmstateEnv) checkKept(t *testing.T, olm *framework.OLMNMState, cr *unstructured.Unstructured) {
-	t.Helper()
-	before := olm.Versions(t)
-	e.c.ResyncNow(t, e.op)
-	assert.Equal(t, before, olm.Versions(t), "the stack changed objects of the OLM install")
-	now := e.nmstate(t)
-	assert.Equal(t, cr.GetUID(), now.GetUID(), "the NMState is kept")
-	assert.Equal(t, cr.Object["spec"], now.Object["spec"])
-	ctx := framework.Context(t, time.Minute)
-	_, err := e.c.Dynamic.Resource(crdGVR).Get(ctx, "nmstates.nmstate.io", metav1.GetOptions{})
-	assert.NoError(t, err, "the CRD is kept")
-}
-
 func (e *nmstateEnv) nmstate(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	cr, err := e.c.Dynamic.Resource(nmstatesGVR).Get(framework.Context(t, time.Minute), nmstateCR, metav1.GetOptions{})
@@ -401,8 +361,7 @@ func (e *nmstateEnv) nmstate(t *testing.T) *unstructured.Unstructured {
 	return cr
 }
 
-// createPolicy creates a NodeNetworkConfigurationPolicy (and its CRD, as
-// the NMState operator would have) and deletes it when the test ends.
+// createPolicy creates a NodeNetworkConfigurationPolicy (and its CRD, as the NMState operator would have) and deletes it when the test ends.
 func (e *nmstateEnv) createPolicy(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	ctx := framework.Context(t, time.Minute)
@@ -424,11 +383,4 @@ func (e *nmstateEnv) createPolicy(t *testing.T) *unstructured.Unstructured {
 		_ = e.c.Dynamic.Resource(nncpGVR).Delete(ctx, created.GetName(), metav1.DeleteOptions{})
 	})
 	return created
-}
-
-func (e *nmstateEnv) checkPolicyKept(t *testing.T, policy *unstructured.Unstructured) {
-	t.Helper()
-	after, err := e.c.Dynamic.Resource(nncpGVR).Get(framework.Context(t, time.Minute), policy.GetName(), metav1.GetOptions{})
-	require.NoError(t, err, "the policy survives")
-	assert.Equal(t, policy.GetResourceVersion(), after.GetResourceVersion(), "and is unchanged")
 }

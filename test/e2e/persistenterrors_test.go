@@ -27,8 +27,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// denyDaemonSetWrites makes every write of the crio-metrics DaemonSet fail
-// at admission: a denied write the operator keeps retrying.
+// denyDaemonSetWrites makes every write of the crio-metrics DaemonSet fail at admission: a denied write the operator keeps retrying.
 const denyDaemonSetWrites = `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -55,12 +54,7 @@ spec:
   validationActions: [Deny]
 `
 
-// TestPersistentErrorsNoStatusWrites: with the Infrastructure deleted under
-// the operator, a denied write and no NMState images, all persistent, the
-// operator keeps its last decision and keeps running; the ClusterOperator
-// turns Degraded once, only after the inertia, saying what is wrong, and
-// otherwise neither it nor the NodeOperator is written: nothing in a condition
-// changes with time alone. An Infrastructure without status is no better.
+// TestPersistentErrorsNoStatusWrites: docs/test-behaviours.md.
 func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ctx := context.Background()
@@ -123,8 +117,7 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	})
 	require.False(t, op.Exited(), "the operator exited")
 
-	// Repaired and recovered inside the window: otherwise the next test's
-	// operator starts on Degraded conditions long past their inertia.
+	// Repaired and recovered inside the window: otherwise the next test's operator starts on Degraded conditions long past their inertia.
 	op.Stop()
 	undeny()
 	c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
@@ -154,9 +147,7 @@ func checkOneWriteAfterInertia(t *testing.T, writes []write, since time.Time) {
 	assert.Empty(t, other, "status writes while persistent errors are reported (times since the problem)")
 }
 
-// denyDaemonSetWritesNow makes every write of DaemonSet crio-metrics fail
-// at admission from now on, and deletes it; the function it returns lifts
-// the denial (also done when the test ends).
+// denyDaemonSetWritesNow denies and deletes DaemonSet crio-metrics; undeny (also at the end) lifts the denial.
 func denyDaemonSetWritesNow(t *testing.T, c *framework.Cluster) (undeny func()) {
 	t.Helper()
 	ctx := context.Background()
@@ -179,8 +170,7 @@ func denyDaemonSetWritesNow(t *testing.T, c *framework.Cluster) (undeny func()) 
 		}
 	}
 	t.Cleanup(undeny)
-	// The policy is enforced once the API server has loaded it: a write of
-	// ours is denied too.
+	// The policy is enforced once the API server has loaded it: a write of ours is denied too.
 	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
 		ds, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		if err != nil {
@@ -199,8 +189,7 @@ type write struct {
 	obj *unstructured.Unstructured
 }
 
-// watchWrites watches the NodeOperator and the ClusterOperator until the
-// ClusterOperator's first write is a status resync old (65 s), or 5 minutes.
+// watchWrites watches the NodeOperator and the ClusterOperator until the ClusterOperator's first write is a status resync old (65 s), or 5 minutes.
 func watchWrites(t *testing.T, c *framework.Cluster) []write {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -129,7 +129,7 @@ func (c *Config) crdFiles() ([]string, error) {
 	}
 	var files []string
 	for _, w := range []string{"config/v1 clusteroperators", "config/v1 clusterversions", "config/v1 featuregates",
-		"config/v1 infrastructures", "config/v1 apiservers", "security/v1 securitycontextconstraints",
+		"config/v1 infrastructures", "config/v1 apiservers", "config/v1 proxies", "security/v1 securitycontextconstraints",
 		// The console's operator config and plugins, which the NMState operator writes.
 		"operator/v1 consoles", "console/v1 consoleplugins",
 		"machineconfiguration/v1 machineconfigs", "machineconfiguration/v1 machineconfigpools",
@@ -196,6 +196,8 @@ var clusterConfig = template.Must(template.New("config").Parse(`# YAML, not JSON
 {apiVersion: v1, kind: Namespace, metadata: {name: openshift-config}}
 ---
 {apiVersion: v1, kind: Namespace, metadata: {name: openshift-config-managed}}
+---
+{apiVersion: v1, kind: Namespace, metadata: {name: openshift-cluster-version}}
 ---
 {apiVersion: v1, kind: Namespace, metadata: {name: openshift-machine-config-operator}}
 ---

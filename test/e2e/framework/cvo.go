@@ -18,8 +18,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
-// VersionPlaceholder is what the release tooling replaces with the release's
-// version in the manifests.
+// VersionPlaceholder is what the release tooling replaces with the release's version in the manifests.
 const VersionPlaceholder = "0.0.1-snapshot"
 
 // ReleaseOptions describe the release a test installs from manifests/.
@@ -60,30 +59,21 @@ func (m ReleaseManifest) String() string {
 type Release struct {
 	Options   ReleaseOptions
 	Manifests []ReleaseManifest
-	// Images maps the image-references tags to the pull specs substituted
-	// for their placeholders.
+	// Images maps the image-references tags to the pull specs substituted for their placeholders.
 	Images map[string]string
-	// Dir holds every file of manifests/ (every profile's and feature
-	// set's) with the substitutions made, as the release tooling writes them.
+	// Dir holds every file of manifests/ (every profile's and feature set's) with the substitutions made, as the release tooling writes them.
 	Dir string
 }
 
 var runLevelPattern = regexp.MustCompile(`^0000_(\d+)_`)
 
-// ReleasePullSpec is the pull spec the test release of version substitutes
-// for an image-references tag: a digest, as in a real release, and one that
-// differs from release to release, as the rebuilt images of real releases
-// do, so that an update rolls the operands out.
+// ReleasePullSpec is a tag's digest pull spec in the release of version (each release's differ).
 func ReleasePullSpec(tag, version string) string {
 	sum := sha256.Sum256([]byte(tag + "@" + version))
 	return "registry.e2e.invalid/openshift/release@sha256:" + hex.EncodeToString(sum[:])
 }
 
-// ReadRelease reads manifests/ as the release tooling and the CVO would: it
-// substitutes every image-references pull spec with the release's and the
-// version placeholder with the release's version, keeps the manifests of the
-// profile, and orders them as the CVO applies them (by file name, run level
-// by run level).
+// ReadRelease reads manifests/ as the release tooling and the CVO would (substituted, filtered, ordered).
 func ReadRelease(t testing.TB, opts ReleaseOptions) *Release {
 	t.Helper()
 	if opts.Profile == "" {

@@ -22,8 +22,7 @@ import (
 
 // origin's ClusterOperator invariants, in our own words (docs/testing.md).
 
-// ConditionInterval is a span during which a condition of the
-// ClusterOperator had one status and reason, as the monitor saw it.
+// ConditionInterval is a span during which a condition of the ClusterOperator had one status and reason, as the monitor saw it.
 type ConditionInterval struct {
 	Type configv1.ClusterStatusConditionType
 	// Status is "" while the condition is missing.
@@ -43,8 +42,7 @@ func (iv ConditionInterval) endAt(now time.Time) time.Time {
 	return iv.To
 }
 
-// bad tells whether the interval breaks origin's first invariant unless a
-// window allows it: Available=False or Degraded=True.
+// bad tells whether the interval breaks origin's first invariant unless a window allows it: Available=False or Degraded=True.
 func (iv ConditionInterval) bad() bool {
 	return (iv.Type == configv1.OperatorAvailable && iv.Status == configv1.ConditionFalse) ||
 		(iv.Type == configv1.OperatorDegraded && iv.Status == configv1.ConditionTrue)
@@ -76,9 +74,7 @@ func (a allowance) covers(iv ConditionInterval, now time.Time) bool {
 	return !iv.From.After(a.to) && (!a.explicit || !iv.endAt(now).After(a.to))
 }
 
-// Uncovered returns the intervals that break the invariant outside every
-// window, in order: the heart of CheckInvariants and of the suite monitor,
-// a pure function of the timeline (monitor_test.go).
+// uncovered: the intervals that break the invariant outside every window (monitor_test.go).
 func uncovered(intervals []ConditionInterval, allowed []allowance, now time.Time) []ConditionInterval {
 	var out []ConditionInterval
 	for _, iv := range intervals {
@@ -101,13 +97,10 @@ var monitoredConditions = []configv1.ClusterStatusConditionType{
 	configv1.OperatorAvailable, configv1.OperatorProgressing, configv1.OperatorDegraded, configv1.OperatorUpgradeable,
 }
 
-// VersionInterval is the pseudo-condition whose intervals' Status is the
-// ClusterOperator's versions[operator], so that the timeline shows when it
-// changed.
+// VersionInterval: a pseudo-condition whose Status is versions[operator].
 const VersionInterval configv1.ClusterStatusConditionType = "versions[operator]"
 
-// ClusterOperatorMonitor watches a ClusterOperator during a test and keeps
-// the intervals of its conditions.
+// ClusterOperatorMonitor watches a ClusterOperator during a test and keeps the intervals of its conditions.
 type ClusterOperatorMonitor struct {
 	Name  string
 	Start time.Time
@@ -120,8 +113,7 @@ type ClusterOperatorMonitor struct {
 	stopped   bool
 }
 
-// StartClusterOperatorMonitor watches ClusterOperator name until Stop or the
-// end of the test. Call CheckInvariants to judge what it saw.
+// StartClusterOperatorMonitor watches ClusterOperator name until Stop or the end of the test.
 func StartClusterOperatorMonitor(t testing.TB, cfg *rest.Config, name string) *ClusterOperatorMonitor {
 	t.Helper()
 	m, err := startMonitor(cfg, name, time.Minute)
@@ -157,8 +149,7 @@ func startMonitor(cfg *rest.Config, name string, syncTimeout time.Duration) (*Cl
 	return m, nil
 }
 
-// observe records the conditions of a new state of the ClusterOperator (nil:
-// deleted, every condition missing).
+// observe records the conditions of a new state of the ClusterOperator (nil: deleted, every condition missing).
 func (m *ClusterOperatorMonitor) observe(obj interface{}) {
 	co, _ := obj.(*configv1.ClusterOperator)
 	now := time.Now()
@@ -209,22 +200,7 @@ func (m *ClusterOperatorMonitor) Stop() {
 	}
 }
 
-// Allow starts a window in which condition typ may have status (e.g.
-// Available=False while the operator first starts); the returned function
-// ends it.
-func (m *ClusterOperatorMonitor) Allow(typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, why string) (end func()) {
-	endOwn := m.allow(allowance{typ: typ, status: status, why: why})
-	// The suite's monitor of the same ClusterOperator (TestMain) judges
-	// the same timeline: it allows the same window.
-	endSuite := func(bool) {}
-	if s := suiteMonitor(); s != nil && s != m && s.Name == m.Name {
-		endSuite = s.allow(allowance{typ: typ, status: status, why: why})
-	}
-	return func() { endOwn(true); endSuite(true) }
-}
-
-// allow opens a window from now; end closes it, explicitly (the test says
-// the operator has recovered) or not (the test ended).
+// allow opens a window from now; end closes it, explicitly (the test says the operator has recovered) or not (the test ended).
 func (m *ClusterOperatorMonitor) allow(a allowance) (end func(explicit bool)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -262,8 +238,7 @@ func (m *ClusterOperatorMonitor) Rel(at time.Time) string {
 	return fmt.Sprintf("%+.1fs", at.Sub(m.Start).Seconds())
 }
 
-// Timeline renders the intervals relative to the monitor's start, one a
-// line, for the test's log.
+// Timeline renders the intervals relative to the monitor's start, one a line, for the test's log.
 func (m *ClusterOperatorMonitor) Timeline() string {
 	var b strings.Builder
 	for _, iv := range m.Intervals() {
@@ -284,18 +259,7 @@ func (m *ClusterOperatorMonitor) Timeline() string {
 	return b.String()
 }
 
-// CheckInvariants fails the test for each interval in which the
-// ClusterOperator was Available=False or Degraded=True outside every window
-// that Allow opened for it, naming the interval and the condition.
-func (m *ClusterOperatorMonitor) CheckInvariants(t testing.TB) {
-	t.Helper()
-	for _, iv := range uncovered(m.Intervals(), m.allowances(), time.Now()) {
-		t.Errorf("%s outside any window where that was allowed", m.describe(iv))
-	}
-}
-
-// describe names an interval: the condition, from when to when (relative
-// to the monitor's start and in UTC), how long, reason and message.
+// describe names an interval: the condition, from when to when (relative to the monitor's start and in UTC), how long, reason and message.
 func (m *ClusterOperatorMonitor) describe(iv ConditionInterval) string {
 	to, open := iv.endAt(time.Now()), ""
 	if iv.To.IsZero() {
@@ -306,8 +270,7 @@ func (m *ClusterOperatorMonitor) describe(iv ConditionInterval) string {
 		to.Sub(iv.From).Round(time.Millisecond), open, iv.Reason, iv.Message)
 }
 
-// ProgressedBetween tells whether the ClusterOperator was Progressing=True
-// at some time between from and to.
+// ProgressedBetween tells whether the ClusterOperator was Progressing=True at some time between from and to.
 func (m *ClusterOperatorMonitor) ProgressedBetween(from, to time.Time) bool {
 	for _, iv := range m.Intervals() {
 		if iv.Type == configv1.OperatorProgressing && iv.Status == configv1.ConditionTrue && iv.From.Before(to) && iv.endAt(time.Now()).After(from) {
@@ -317,10 +280,7 @@ func (m *ClusterOperatorMonitor) ProgressedBetween(from, to time.Time) bool {
 	return false
 }
 
-// CheckRelatedObjects fails the test unless the ClusterOperator's
-// relatedObjects name a namespace and a cluster-scoped object other than a
-// namespace, every resource is a lowercase plural that the cluster serves
-// in the group, and every object exists.
+// CheckRelatedObjects: relatedObjects name a namespace and a cluster-scoped object, each served and existing.
 func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOperator) {
 	t.Helper()
 	applier := NewApplier(t, cfg)
@@ -329,8 +289,7 @@ func CheckRelatedObjects(t testing.TB, cfg *rest.Config, co *configv1.ClusterOpe
 	}
 }
 
-// relatedObjectProblems checks the relatedObjects as CheckRelatedObjects
-// says; the objects' existence only when exist is set.
+// relatedObjectProblems checks the relatedObjects as CheckRelatedObjects says; the objects' existence only when exist is set.
 func relatedObjectProblems(ctx context.Context, applier *Applier, co *configv1.ClusterOperator, exist bool) []string {
 	var problems []string
 	errorf := func(format string, args ...interface{}) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -395,8 +354,7 @@ func relatedObjectProblems(ctx context.Context, applier *Applier, co *configv1.C
 	return problems
 }
 
-// CheckOperatorVersion fails the test unless the ClusterOperator's
-// versions[operator] is the ClusterVersion's desired version.
+// CheckOperatorVersion fails the test unless the ClusterOperator's versions[operator] is the ClusterVersion's desired version.
 func CheckOperatorVersion(t testing.TB, co *configv1.ClusterOperator, cv *configv1.ClusterVersion) {
 	t.Helper()
 	got := ""

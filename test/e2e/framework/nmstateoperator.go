@@ -25,26 +25,8 @@ import (
 	"github.com/openshift/cluster-node-operator/test/fixtures/nmstateoperand"
 )
 
-// NMStateOperatorDouble is a test double of the Kubernetes NMState operator
-// (openshift/kubernetes-nmstate cmd/operator, behaviour read at
-// nmstateoperand.Commit). kwok runs no containers, so where the node operator
-// deploys the nmstate-operator Deployment, this plays the part of its pod:
-//
-//   - it runs only while that Deployment is available, with its pod's
-//     identity (the Deployment's ServiceAccount, by impersonation) and its
-//     environment (the container's variables, fieldRefs resolved as the
-//     kubelet would), read the way the operator's code reads them;
-//   - once an NMState exists it asks the API server's authorizer about the
-//     operator's own requests and server-side applies, with force, what the
-//     operator applies for its handler (test/fixtures/nmstateoperand), in
-//     its order, stopping at the first failure (Refused; the operator would
-//     report it on the NMState as Degraded, which no test reaches);
-//   - it reports the handler's workloads in the NMState's status
-//     (Available, Progressing, Degraded) as the operator computes them.
-//
-// Refused collects every request the API server refused (Forbidden,
-// Invalid): the real API server, not the double, judges RBAC escalation and
-// validation.
+// NMStateOperatorDouble plays the Kubernetes NMState operator's pod (behaviour read at nmstateoperand.Commit):
+// docs/nmstate.md, "Known limits". Refused lists what the real API server refused (Forbidden, Invalid).
 type NMStateOperatorDouble struct {
 	admin *rest.Config
 	kube  kubernetes.Interface
@@ -103,8 +85,7 @@ func (d *NMStateOperatorDouble) record(what string, err error) {
 	}
 }
 
-// nmstatePod is what the operator's pod would be given: its identity and
-// environment (podEnvironment), from the Deployment.
+// nmstatePod is what the operator's pod would be given: its identity and environment (podEnvironment), from the Deployment.
 type nmstatePod struct {
 	user, namespace string
 	env             nmstateoperand.Env
@@ -207,8 +188,7 @@ func (d *NMStateOperatorDouble) apply(ctx context.Context, cfg *rest.Config, p *
 			}
 			what := fmt.Sprintf("applying %s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
 			if _, err := applier.Resource(obj); meta.IsNoMatchError(err) && phase.Name != "crds" {
-				// The operator skips kinds the cluster does not serve
-				// (ServiceMonitor without the monitoring API).
+				// The operator skips kinds the cluster does not serve (ServiceMonitor without the monitoring API).
 				continue
 			}
 			if err := applier.Apply(ctx, obj, nmstateFieldOwner); err != nil {
@@ -241,8 +221,7 @@ func (d *NMStateOperatorDouble) authorized(ctx context.Context, p *nmstatePod, r
 	return nil
 }
 
-// enableConsolePlugin adds the plugin to Console "cluster", as the operator
-// does after applying it.
+// enableConsolePlugin adds the plugin to Console "cluster", as the operator does after applying it.
 func (d *NMStateOperatorDouble) enableConsolePlugin(ctx context.Context, cfg *rest.Config) error {
 	consoles := dynamic.NewForConfigOrDie(cfg).Resource(schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "consoles"})
 	console, err := consoles.Get(ctx, "cluster", metav1.GetOptions{})
@@ -267,9 +246,7 @@ func (d *NMStateOperatorDouble) enableConsolePlugin(ctx context.Context, cfg *re
 // nmstateCondition is one condition of the NMState's status.
 type nmstateCondition struct{ typ, status, reason, message string }
 
-// reportStatus writes the handler's state as the operator computes it:
-// Progressing while a workload it applied is unavailable, rolling out or not
-// yet observed; Available otherwise.
+// reportStatus: Progressing while a workload is unavailable, rolling or unobserved; Available otherwise.
 func (d *NMStateOperatorDouble) reportStatus(ctx context.Context, dyn dynamic.Interface, cr *unstructured.Unstructured) error {
 	ns := nmstateNamespace
 	var progressing []string
@@ -313,8 +290,7 @@ func (d *NMStateOperatorDouble) reportStatus(ctx context.Context, dyn dynamic.In
 	})
 }
 
-// setConditions writes the conditions when one of them changed, with a
-// transition time where its status changed.
+// setConditions writes the conditions when one of them changed, with a transition time where its status changed.
 func (d *NMStateOperatorDouble) setConditions(ctx context.Context, dyn dynamic.Interface, cr *unstructured.Unstructured, want []nmstateCondition) error {
 	old := map[string]map[string]interface{}{}
 	list, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")

@@ -20,13 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// OLMNMState is what OLM leaves on a cluster where an administrator
-// installed the Kubernetes NMState operator from the catalog (package
-// kubernetes-nmstate-operator, OLM's API at the version test/localcluster
-// installs): an OperatorGroup, a Subscription, the CSV (which owns
-// nmstates.nmstate.io) and the operator's Deployment, owned by the CSV and
-// labelled olm.owner. OLM itself does not run here; the objects are what
-// its install produced.
+// OLMNMState is what an OLM install of kubernetes-nmstate-operator leaves (OLM itself does not run here).
 type OLMNMState struct {
 	Namespace string
 	CSV       string
@@ -40,10 +34,7 @@ var (
 	olmGroups        = schema.GroupVersionResource{Group: "operators.coreos.com", Version: "v1", Resource: "operatorgroups"}
 )
 
-// InstallOLMNMState leaves an OLM install of the NMState operator in
-// namespace. In openshift-nmstate, OLM adopts the node operator's Deployment
-// of the same name (it updates it to its spec and owns it); elsewhere it
-// creates its own.
+// InstallOLMNMState leaves an OLM install in namespace (in openshift-nmstate it adopts our Deployment).
 func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMNMState {
 	t.Helper()
 	ctx := Context(t, time.Minute)
@@ -53,8 +44,7 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 	if !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)
 	}
-	// The CRD the CSV owns, which OLM installs with it (the operand's, as
-	// the stack ships it, without the stack's label); it stays on uninstall.
+	// The CRD the CSV owns, which OLM installs with it (the operand's, as the stack ships it, without the stack's label); it stays on uninstall.
 	crd := ReadManifests(t, filepath.Join(RepoRoot(t), "bindata", "nmstate", "crd-nmstates.yaml"))[0]
 	crd.SetLabels(nil)
 	applier := NewApplier(t, admin)
@@ -89,16 +79,14 @@ func InstallOLMNMState(t testing.TB, admin *rest.Config, namespace string) *OLMN
 	labels := map[string]string{"olm.owner": o.CSV, "olm.owner.kind": "ClusterServiceVersion", "olm.owner.namespace": namespace,
 		"app": "kubernetes-nmstate-operator"}
 
-	// OLM creates the CSV's ServiceAccount (or uses the one of that name)
-	// before its Deployment, whose pods need it.
+	// OLM creates the CSV's ServiceAccount (or uses the one of that name) before its Deployment, whose pods need it.
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "nmstate-operator", Namespace: namespace, Labels: labels,
 		OwnerReferences: []metav1.OwnerReference{owner}}}
 	if _, err := o.kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err, "the OLM install's ServiceAccount")
 	}
 
-	// OLM creates its Deployment, or adopts the one of the same name. The
-	// node operator may delete its own meanwhile: look again then.
+	// OLM creates its Deployment, or adopts the one of the same name. The node operator may delete its own meanwhile: look again then.
 	deployments := o.kube.AppsV1().Deployments(namespace)
 	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		d, err := deployments.Get(ctx, "nmstate-operator", metav1.GetOptions{})
@@ -157,10 +145,7 @@ func (o *OLMNMState) Versions(t testing.TB) map[string]string {
 	return out
 }
 
-// Uninstall is what an administrator does to uninstall it (delete the
-// Subscription and the CSV); the garbage collector then removes the
-// Deployment, as OLM's owner reference says. The OperatorGroup and the
-// namespace stay, as they do on a cluster.
+// Uninstall deletes the Subscription and CSV; the garbage collector removes the Deployment.
 func (o *OLMNMState) Uninstall(t testing.TB) {
 	t.Helper()
 	ctx := Context(t, 2*time.Minute)

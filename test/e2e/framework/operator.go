@@ -78,8 +78,7 @@ func ReadManifests(t testing.TB, files ...string) []*unstructured.Unstructured {
 	return out
 }
 
-// Applier server-side applies unstructured objects, finding their resources
-// through discovery.
+// Applier server-side applies unstructured objects, finding their resources through discovery.
 type Applier struct {
 	Dynamic dynamic.Interface
 	Mapper  meta.ResettableRESTMapper
@@ -122,11 +121,7 @@ func (a *Applier) Resource(obj *unstructured.Unstructured) (dynamic.ResourceInte
 	return a.Dynamic.Resource(mapping.Resource), nil
 }
 
-// Apply server-side applies obj as fieldManager. Objects annotated
-// release.openshift.io/create-only are only created, as the CVO does. A
-// kind not served yet (a CRD applied just before, or deleted and applied
-// again while the mapper still knows the old one: the write is then
-// NotFound) is retried, as the CVO retries a failed manifest.
+// Apply server-side applies obj; create-only ones are only created and an unserved kind is retried, as the CVO does.
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured, fieldManager string) error {
 	var last error
 	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
@@ -164,9 +159,7 @@ func (a *Applier) write(ctx context.Context, ri dynamic.ResourceInterface, obj *
 	return err
 }
 
-// InstallOperatorPrerequisites applies what the CVO would apply before the
-// operator runs, for FeatureGate cluster's feature set: every manifest but the operator's Deployment, the
-// ClusterOperator and image references (the test runs the operator itself).
+// InstallOperatorPrerequisites applies the release's manifests but the Deployment, ClusterOperator and image references.
 func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 	t.Helper()
 	a := NewApplier(t, cfg)
@@ -183,8 +176,7 @@ func InstallOperatorPrerequisites(t testing.TB, cfg *rest.Config) {
 		if !features.Includes(obj.GetAnnotations(), featureSet) {
 			continue
 		}
-		// Like a cluster without the monitoring stack: manifests of optional
-		// APIs that are not served (e.g. a CRD deleted by a test) are skipped.
+		// Like a cluster without the monitoring stack: manifests of optional APIs that are not served (e.g. a CRD deleted by a test) are skipped.
 		if _, err := a.Resource(obj); err != nil && obj.GroupVersionKind().Group == "monitoring.coreos.com" {
 			t.Logf("skipping %s %s: %v", obj.GetKind(), obj.GetName(), err)
 			continue
@@ -203,29 +195,22 @@ type OperatorOptions struct {
 	Env []string
 	// Args are added to the operator's arguments.
 	Args []string
-	// Kubeconfig overrides $KUBECONFIG, e.g. to run as a service account.
-	Kubeconfig string
-	// NoMCOPolicyStatus: no StartMCOPolicyStatus, for the tests of the
-	// operator's wait for MCO's policy status.
+	// NoMCOPolicyStatus: no StartMCOPolicyStatus, for the tests of the operator's wait for MCO's policy status.
 	NoMCOPolicyStatus bool
 }
 
-// Process is a program running as a local process (the operator, a pod's
-// container, a tool), stopped when the test ends.
+// Process is a program running as a local process (the operator, a pod's container, a tool), stopped when the test ends.
 type Process struct {
 	cmd     *exec.Cmd
 	LogPath string
-	// Listen is the address of the process's /metrics, /healthz and
-	// /readyz; empty for a pod's container (StartPodProcess).
+	// Listen is the address of the process's /metrics, /healthz and /readyz; empty for a pod's container (StartPodProcess).
 	Listen string
-	// Args are the arguments of a pod's container it runs
-	// (StartPodProcess).
+	// Args are the arguments of a pod's container it runs (StartPodProcess).
 	Args []string
 	done chan struct{}
 }
 
-// StartOperator runs `cluster-node-operator operator` against the cluster and
-// stops it when the test ends. Its log goes to _output/e2e-logs/.
+// StartOperator runs `cluster-node-operator operator` against the cluster and stops it when the test ends. Its log goes to _output/e2e-logs/.
 func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	t.Helper()
 	root := RepoRoot(t)
@@ -233,15 +218,11 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	if binary == "" {
 		binary = filepath.Join(root, "_output", "bin", "cluster-node-operator")
 	}
-	kubeconfig := opts.Kubeconfig
-	if kubeconfig == "" {
-		kubeconfig = resolve(os.Getenv("KUBECONFIG"))
-	}
+	kubeconfig := resolve(os.Getenv("KUBECONFIG"))
 	if opts.Version == "" {
 		opts.Version = "0.0.1-e2e"
 	}
-	// The cluster-config operator writes the gates of a version before the
-	// operators of that version start; the operator waits for them.
+	// The cluster-config operator writes the gates of a version before the operators of that version start; the operator waits for them.
 	if err := WriteFeatureGateStatus(Context(t, time.Minute), KubeConfig(t), opts.Version); err != nil {
 		t.Fatal(err)
 	}
@@ -273,9 +254,7 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	return o
 }
 
-// startLogged starts cmd in a process group of its own (so that Stop and
-// Kill reach its children) with its output in a new file at logPath, and
-// stops it when the test ends.
+// startLogged starts cmd in its own process group, logging to logPath, stopped when the test ends.
 func startLogged(t testing.TB, cmd *exec.Cmd, logPath string) *Process {
 	t.Helper()
 	logFile, err := os.Create(logPath)
@@ -316,8 +295,7 @@ func (o *Process) Stop() {
 	}
 }
 
-// WaitLeading waits until the process leads and runs its controllers (its
-// /readyz answers 200).
+// WaitLeading waits until the process leads and runs its controllers (its /readyz answers 200).
 func (o *Process) WaitLeading(t testing.TB, timeout time.Duration) {
 	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second}

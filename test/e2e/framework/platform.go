@@ -1,10 +1,6 @@
 package framework
 
-// The platform's own CRI-O metrics path, as OpenShift >= 4.14 ships it, for
-// coexistence tests: MCO's objects on the API server (platformobjects.go),
-// simulated nodes with real CRI-O and kube-rbac-proxy-crio, and Prometheus
-// with CMO's job="crio". What is carried and the MCO commit (mcoCommit) it
-// was read from: docs/platform-fixture.md.
+// The platform's own CRI-O metrics path (OpenShift >= 4.14) for coexistence tests: docs/platform-fixture.md.
 
 import (
 	"bytes"
@@ -79,9 +75,7 @@ type PlatformObjects struct {
 	proxy bool
 }
 
-// InstallPlatformCRIOMetrics puts MCO's CRI-O metrics path on the API
-// server: MCO's namespace, 01-<role>-container-runtime (00-default), then
-// InstallProxy. All of it (the namespace only if created here) goes at the end.
+// InstallPlatformCRIOMetrics puts MCO's CRI-O metrics path on the API server (undone at the end).
 func InstallPlatformCRIOMetrics(t testing.TB, admin *rest.Config, nodes []string) *PlatformObjects {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
@@ -130,9 +124,7 @@ func (p *PlatformObjects) createMachineConfig(t testing.TB, ctx context.Context,
 	}, "creating MachineConfig "+mc.GetName())
 }
 
-// InstallProxy adds MCO's CRI-O metrics proxy, the platform path:
-// 01-<role>-kubelet, the Service, and each node's mirror pod of the static
-// pod, and waits until kwok reports them Running.
+// InstallProxy adds MCO's proxy: 01-<role>-kubelet, the Service and the Running mirror pods.
 func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
@@ -168,8 +160,7 @@ func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	}, fmt.Sprintf("mirror pods %s-<node> Running on %v", PlatformProxyName, p.Nodes))
 }
 
-// mirrorPod is the kubelet's mirror pod of a static pod: <pod>-<node>,
-// bound to and owned by the Node, tolerating NoExecute.
+// mirrorPod is the kubelet's mirror pod of a static pod: <pod>-<node>, bound to and owned by the Node, tolerating NoExecute.
 func mirrorPod(static *corev1.Pod, node *corev1.Node) *corev1.Pod {
 	pod := static.DeepCopy()
 	pod.Name = static.Name + "-" + node.Name
@@ -180,8 +171,7 @@ func mirrorPod(static *corev1.Pod, node *corev1.Node) *corev1.Pod {
 	return pod
 }
 
-// RemoveProxy makes the platform path disappear: 01-<role>-kubelet, the
-// Service and the mirror pods (grace period 0, as the kubelet deletes them).
+// RemoveProxy makes the platform path disappear: 01-<role>-kubelet, the Service and the mirror pods (grace period 0, as the kubelet deletes them).
 func (p *PlatformObjects) RemoveProxy(t testing.TB) {
 	t.Helper()
 	if !p.proxy {
@@ -204,9 +194,7 @@ func (p *PlatformObjects) RemoveProxy(t testing.TB) {
 	p.proxy = false
 }
 
-// PlatformPKI holds the kubelet's client CA (the proxy's --client-ca-file)
-// with prometheus-k8s's client certificate (CMO's), and the CA of the
-// kubelet serving certificates that Prometheus trusts.
+// PlatformPKI: the kubelet's client CA with CMO's client certificate, and the kubelet serving CA.
 type PlatformPKI struct {
 	Dir, ClientCAFile, ServingCAFile string
 	ClientCertFile, ClientKeyFile    string
@@ -215,8 +203,7 @@ type PlatformPKI struct {
 	clientCA, servingCA *crypto.CA
 }
 
-// NewPlatformPKI generates the CAs and prometheus-k8s's client certificate
-// in a directory under _output, removed when the test ends.
+// NewPlatformPKI generates the CAs and prometheus-k8s's client certificate in a directory under _output, removed when the test ends.
 func NewPlatformPKI(t testing.TB) *PlatformPKI {
 	t.Helper()
 	dir, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-platform-")
@@ -250,8 +237,7 @@ func newTestCA(t testing.TB, cn string) (*crypto.CA, []byte) {
 	return &crypto.CA{Config: cfg, SerialGenerator: &crypto.RandomSerialGenerator{}}, pem
 }
 
-// kubeletServingPEM is a kubelet serving certificate and its key in one PEM
-// file, as the kubelet keeps kubelet-server-<date>.pem.
+// kubeletServingPEM is a kubelet serving certificate and its key in one PEM file, as the kubelet keeps kubelet-server-<date>.pem.
 func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
 	cfg, err := p.servingCA.MakeServerCertForDuration(sets.New(node, ip), 24*time.Hour, func(c *x509.Certificate) error {
 		c.Subject = pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}
@@ -264,11 +250,7 @@ func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
 	return append(certPEM, keyPEM...), err
 }
 
-// PlatformNode is a node of the platform on this machine (on top of Node):
-// its MachineConfigs' files, kubelet-like PKI, a real CRI-O and MCO's proxy.
-// Nodes share this machine's network: where a node would use 127.0.0.1 or
-// every address, it uses its own loopback address, kwok's InternalIP
-// 127.0.1.N (docs/platform-fixture.md, "Deviations").
+// PlatformNode is a platform node on this machine at 127.0.1.N (docs/platform-fixture.md, "Deviations").
 type PlatformNode struct {
 	*Node
 	Role string
@@ -282,8 +264,7 @@ type PlatformNode struct {
 	CRIODir string
 	// CRIORestarts counts CRI-O's restarts.
 	CRIORestarts int
-	// CRIOBin, when set, is what the node's next CRI-O start runs instead of
-	// _output/bin/crio (CRIOFailingWith).
+	// CRIOBin, when set, is what the node's next CRI-O start runs instead of _output/bin/crio (CRIOFailingWith).
 	CRIOBin string
 
 	pki           *PlatformPKI
@@ -292,10 +273,7 @@ type PlatformNode struct {
 	operatorFiles map[string]bool
 }
 
-// StartPlatformNode simulates the kwok node name: the files of its pool's
-// 01-<role>-container-runtime from the API server, the kubelet's PKI and
-// kubeconfig (admin's: the local world has no node identities), CRI-O, and
-// MCO's proxy when 01-<role>-kubelet exists (StartProxy), until the test ends.
+// StartPlatformNode simulates kwok node name: its pool's files, kubelet PKI, CRI-O and MCO's proxy.
 func StartPlatformNode(t testing.TB, admin *rest.Config, pki *PlatformPKI, name string) *PlatformNode {
 	t.Helper()
 	for _, tool := range []string{"crio", "kube-rbac-proxy"} { // crio's build installs conmon and runc
@@ -368,9 +346,7 @@ func writeNodeFile(t testing.TB, path string, data []byte, mode os.FileMode) {
 	require.NoError(t, os.WriteFile(path, data, mode))
 }
 
-// syncCRIODropIns makes CRI-O's drop-in directory hold the node's
-// /etc/crio/crio.conf.d and LocalWorldDropIn, which moves metrics_host to
-// the node's address, and reports whether anything changed.
+// syncCRIODropIns syncs CRI-O's drop-ins (and LocalWorldDropIn), reporting a change.
 func (pn *PlatformNode) syncCRIODropIns(t testing.TB) bool {
 	t.Helper()
 	dir := filepath.Join(pn.CRIODir, "crio.conf.d")
@@ -441,17 +417,14 @@ func (pn *PlatformNode) stopCRIO(t testing.TB, final bool) {
 	}
 }
 
-// CRIOFailingWith writes, for the node's CRIOBin, a CRI-O that cannot start
-// (a fatal message in CRI-O's log format) while a drop-in holds line.
+// CRIOFailingWith writes, for the node's CRIOBin, a CRI-O that cannot start (a fatal message in CRI-O's log format) while a drop-in holds line.
 func (pn *PlatformNode) CRIOFailingWith(t testing.TB, line, why string) string {
 	return pn.crioWithFault(t, "crio-with-fault", "cannot start", line, fmt.Sprintf(`
   printf 'time="%%s" level=fatal msg=%%s\n' "$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)" %s >&2
   exit 1`, shellQuote(strconv.Quote(why))))
 }
 
-// CRIOHangingWith is CRIOFailingWith for a CRI-O that hangs after it
-// started: frozen (SIGSTOP) a second after its metrics first answered, so
-// systemd saw it start and the node stays Ready, until line is gone again.
+// CRIOHangingWith: CRIOFailingWith for a CRI-O frozen a second after its metrics answer, until line is gone.
 func (pn *PlatformNode) CRIOHangingWith(t testing.TB, line string) string {
 	return pn.crioWithFault(t, "crio-hanging", "hangs after it started", line, fmt.Sprintf(`
   pid=$$
@@ -464,8 +437,7 @@ func (pn *PlatformNode) CRIOHangingWith(t testing.TB, line string) string {
   ) </dev/null >/dev/null 2>&1 &`, shellQuote(pn.metricsURL()), shellQuote(line)))
 }
 
-// crioWithFault writes the executable name that runs fault (shell) when a
-// drop-in of CRI-O's --config-dir holds line, then the real CRI-O.
+// crioWithFault writes the executable name that runs fault (shell) when a drop-in of CRI-O's --config-dir holds line, then the real CRI-O.
 func (pn *PlatformNode) crioWithFault(t testing.TB, name, what, line, fault string) string {
 	t.Helper()
 	script := fmt.Sprintf(`#!/bin/sh
@@ -484,8 +456,7 @@ exec %s "$@"
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// syncCRIOAndRestart restarts CRI-O (the node disruption policy's
-// crio.service restart) when its drop-ins changed, and says whether it did.
+// syncCRIOAndRestart restarts CRI-O (the node disruption policy's crio.service restart) when its drop-ins changed, and says whether it did.
 func (pn *PlatformNode) syncCRIOAndRestart(t testing.TB) bool {
 	t.Helper()
 	if !pn.syncCRIODropIns(t) {
@@ -500,10 +471,7 @@ func (pn *PlatformNode) syncCRIOAndRestart(t testing.TB) bool {
 // CRISocket is the node's CRI socket (CRI-O's [crio.api] listen).
 func (pn *PlatformNode) CRISocket() string { return filepath.Join(pn.CRIODir, "crio.sock") }
 
-// StartProxy does what the node's MCO daemon and kubelet do once the pool's
-// 01-<role>-kubelet carries the static pod: it writes that MachineConfig's
-// files and runs the manifest's container (StartPodProcess), its listen
-// address and upstream on the node's loopback address.
+// StartProxy runs the static pod of 01-<role>-kubelet as MCO's daemon and the kubelet would.
 func (pn *PlatformNode) StartProxy(t testing.TB) {
 	t.Helper()
 	mc, err := pn.dyn.Resource(mcGVR).Get(Context(t, time.Minute), "01-"+pn.Role+"-kubelet", metav1.GetOptions{})
@@ -529,8 +497,7 @@ func (pn *PlatformNode) StartProxy(t testing.TB) {
 	WaitListening(t, pn.Proxy, pn.ProxyAddr, "kube-rbac-proxy-crio of node "+pn.Name)
 }
 
-// StopProxy is what MCO's daemon and the kubelet do once 01-<role>-kubelet
-// no longer carries the static pod.
+// StopProxy is what MCO's daemon and the kubelet do once 01-<role>-kubelet no longer carries the static pod.
 func (pn *PlatformNode) StopProxy(t testing.TB) {
 	t.Helper()
 	if pn.Proxy != nil {
@@ -543,8 +510,7 @@ func (pn *PlatformNode) StopProxy(t testing.TB) {
 	}
 }
 
-// OperatorMachineConfigs lists the MachineConfigs that are not MCO's: on
-// the local world, the operator's.
+// OperatorMachineConfigs lists the MachineConfigs that are not MCO's: on the local world, the operator's.
 func OperatorMachineConfigs(t testing.TB, admin *rest.Config) []*unstructured.Unstructured {
 	t.Helper()
 	list, err := dynamic.NewForConfigOrDie(admin).Resource(mcGVR).List(Context(t, time.Minute), metav1.ListOptions{})
@@ -560,9 +526,7 @@ func OperatorMachineConfigs(t testing.TB, admin *rest.Config) []*unstructured.Un
 	return out
 }
 
-// ApplyOperatorMachineConfigs does what MCO's daemon does with the CRI-O
-// drop-ins of the node's role among mcs (those of earlier mcs gone), and
-// reports whether that restarted CRI-O.
+// ApplyOperatorMachineConfigs plays MCO's daemon for the role's drop-ins, reporting a CRI-O restart.
 func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstructured.Unstructured) bool {
 	t.Helper()
 	want := map[string]bool{}
@@ -599,8 +563,7 @@ func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstruc
 	return pn.syncCRIOAndRestart(t)
 }
 
-// StartPlatformPrometheus runs a real Prometheus with CMO's crio scrape
-// (docs/platform-fixture.md), every interval instead of 30s.
+// StartPlatformPrometheus runs a real Prometheus with CMO's crio scrape (docs/platform-fixture.md), every interval instead of 30s.
 func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, interval time.Duration) *Prometheus {
 	t.Helper()
 	var statics []map[string]interface{}

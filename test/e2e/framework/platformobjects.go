@@ -1,8 +1,6 @@
 package framework
 
-// MCO's CRI-O metrics objects for the platform fixture (platform.go), our own
-// rendition as Go values of the facts read from MCO at mcoCommit; which
-// facts, and what is left out: docs/platform-fixture.md.
+// MCO's CRI-O metrics objects for the platform fixture, as facts read at mcoCommit: docs/platform-fixture.md.
 
 import (
 	"fmt"
@@ -55,8 +53,7 @@ func platformProxyArgs() []string {
 	}
 }
 
-// platformStaticPod is the static pod kube-rbac-proxy-crio of
-// 01-<role>-kubelet (the same for every role), with the facts the fixture uses.
+// platformStaticPod is the static pod kube-rbac-proxy-crio of 01-<role>-kubelet (the same for every role), with the facts the fixture uses.
 func platformStaticPod() *corev1.Pod {
 	hostDirs := []struct{ volume, dir string }{
 		{"etc-kube", nodeKubernetesDir},
@@ -93,15 +90,13 @@ func platformStaticPod() *corev1.Pod {
 	}
 }
 
-// platformProxyAuthorization is PlatformProxyConfig, kube-rbac-proxy's
-// static authorization: only prometheus-k8s may GET /metrics.
+// platformProxyAuthorization is PlatformProxyConfig, kube-rbac-proxy's static authorization: only prometheus-k8s may GET /metrics.
 func platformProxyAuthorization() []byte {
 	return []byte("authorization:\n  static:\n  - user:\n      name: " + PrometheusK8sUser +
 		"\n    verb: get\n    path: /metrics\n    resourceRequest: false\n")
 }
 
-// platformCRIODefault is 00-default's [crio.metrics]: on, plain HTTP, on
-// 127.0.0.1:9537; the rest of MCO's 00-default is left out.
+// platformCRIODefault is 00-default's [crio.metrics]: on, plain HTTP, on 127.0.0.1:9537; the rest of MCO's 00-default is left out.
 func platformCRIODefault() []byte {
 	return []byte(fmt.Sprintf(`# CRI-O's metrics endpoint as MCO's 00-default sets it: on, plain HTTP, on
 # loopback (rendered by the e2e platform fixture, test/e2e/framework).
@@ -119,8 +114,7 @@ type platformFile struct {
 	data []byte
 }
 
-// platformKubeletFiles are 01-<role>-kubelet's static pod and its
-// authorization config.
+// platformKubeletFiles are 01-<role>-kubelet's static pod and its authorization config.
 func platformKubeletFiles() ([]platformFile, error) {
 	pod, err := yaml.Marshal(platformStaticPod())
 	if err != nil {
@@ -137,8 +131,7 @@ func platformContainerRuntimeFiles() []platformFile {
 	return []platformFile{{path: MCOCRIODropIn, mode: platformFileMode, data: platformCRIODefault()}}
 }
 
-// escapeDataURL escapes data as MCO's config transpiler does for a data
-// URL (RFC 2396: only unreserved characters stay).
+// escapeDataURL escapes data as MCO's config transpiler does for a data URL (RFC 2396: only unreserved characters stay).
 func escapeDataURL(data []byte) string {
 	var b strings.Builder
 	for _, c := range data {
@@ -152,8 +145,7 @@ func escapeDataURL(data []byte) string {
 	return b.String()
 }
 
-// platformMachineConfig is a MachineConfig shaped like MCO's for a pool:
-// role label, generated-by annotation, Ignition 3.5.0 files in path order.
+// platformMachineConfig is a MachineConfig shaped like MCO's for a pool: role label, generated-by annotation, Ignition 3.5.0 files in path order.
 func platformMachineConfig(role, name string, files []platformFile, units ...interface{}) *unstructured.Unstructured {
 	files = append([]platformFile(nil), files...)
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
@@ -189,8 +181,7 @@ func platformMachineConfig(role, name string, files []platformFile, units ...int
 	}}
 }
 
-// platformKubeletUnit is 01-<role>-kubelet's kubelet.service, reduced to
-// what the operator reads (--config-dir since OpenShift 4.21).
+// platformKubeletUnit is 01-<role>-kubelet's kubelet.service, reduced to what the operator reads (--config-dir since OpenShift 4.21).
 func platformKubeletUnit(role string) map[string]interface{} {
 	return map[string]interface{}{
 		"name":    "kubelet.service",
@@ -216,8 +207,7 @@ func platformMachineConfigs(t testing.TB) []*unstructured.Unstructured {
 	return out
 }
 
-// platformNamespace is MCO's namespace with its monitoring and privileged
-// Pod Security labels.
+// platformNamespace is MCO's namespace with its monitoring and privileged Pod Security labels.
 func platformNamespace() *corev1.Namespace {
 	labels := map[string]string{
 		"name":                            MCONamespace,
@@ -229,8 +219,7 @@ func platformNamespace() *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: MCONamespace, Labels: labels}}
 }
 
-// platformService is the Service kube-rbac-proxy-crio in front of the
-// static pods.
+// platformService is the Service kube-rbac-proxy-crio in front of the static pods.
 func platformService() *corev1.Service {
 	selector := map[string]string{"k8s-app": PlatformProxyName}
 	return &corev1.Service{

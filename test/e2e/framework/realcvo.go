@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -18,10 +19,8 @@ import (
 	"github.com/google/uuid"
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -29,34 +28,25 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Paths and names the real cluster-version operator (CVO) uses.
 const (
-	// cvoUpdatePayloadsDir is where the CVO looks for an update's payload,
-	// in a directory named after the update's image (updatepayload.go of
-	// the CVO); on a cluster a Job extracts the release image there.
+	// cvoUpdatePayloadsDir is where the CVO looks for an update's payload (its updatepayload.go).
 	cvoUpdatePayloadsDir = "/etc/cvo/updatepayloads"
-	// cvoNamespace holds the CVO's lease and events.
-	cvoNamespace      = "openshift-cluster-version"
-	clusterVersionKey = "version"
+	clusterVersionKey    = "version"
 )
 
-// Payload is a release payload directory as the CVO reads it with
-// PAYLOAD_OVERRIDE (release-manifests/ of every profile, and an empty
-// manifests/ for the CVO's own); Release is its default profile's.
+// Payload is a payload directory as the CVO reads it with PAYLOAD_OVERRIDE; Release is its default profile's.
 type Payload struct {
 	Dir, Version, Image string
 	Release             *Release
 }
 
-// PayloadOptions: Repo is the checkout whose manifests/ are released
-// (default this one); Version is required.
+// PayloadOptions: Repo's manifests/ ("": this checkout) at Version (required).
 type PayloadOptions struct{ Repo, Version string }
 
 // ReleaseImage is the test release image's pull spec for a version.
 func ReleaseImage(version string) string { return ReleasePullSpec("release", version) }
 
-// WritePayload writes the manifests of opts.Repo into dir as `oc adm release
-// new` would (docs/release-payload.md, Tests).
+// WritePayload writes the manifests of opts.Repo into dir as `oc adm release new` would (docs/release-payload.md, Tests).
 func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	t.Helper()
 	if opts.Version == "" {
@@ -65,23 +55,8 @@ func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	rel := ReadRelease(t, ReleaseOptions{Repo: opts.Repo, Version: opts.Version, AllFeatureSets: true})
 	payload := &Payload{Dir: dir, Version: opts.Version, Image: ReleaseImage(opts.Version), Release: rel}
 	releaseDir := filepath.Join(dir, "release-manifests")
-	for _, d := range []string{filepath.Join(dir, "manifests"), releaseDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files, err := filepath.Glob(filepath.Join(rel.Dir, "*"))
-	if err != nil {
+	if err := errors.Join(os.MkdirAll(filepath.Join(dir, "manifests"), 0o755), os.CopyFS(releaseDir, os.DirFS(rel.Dir))); err != nil {
 		t.Fatal(err)
-	}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(releaseDir, filepath.Base(f)), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	var specTags []interface{}
 	for _, tag := range slices.Sorted(maps.Keys(rel.Images)) {
@@ -89,8 +64,6 @@ func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	}
 	refs, err := yaml.Marshal(map[string]interface{}{
 		"kind": "ImageStream", "apiVersion": "image.openshift.io/v1",
-		// The CVO refuses a payload whose ImageStream is not named after
-		// the release-metadata's version.
 		"metadata": map[string]interface{}{"name": opts.Version},
 		"spec":     map[string]interface{}{"tags": specTags},
 	})
@@ -109,83 +82,12 @@ func WritePayload(t testing.TB, dir string, opts PayloadOptions) *Payload {
 	return payload
 }
 
-// mainModuleVersion is the version of a module that the main module vendors.
-func mainModuleVersion(t testing.TB, module string) string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(RepoRoot(t), "vendor", "modules.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 3 && f[0] == "#" && f[1] == module {
-			return f[2]
-		}
-	}
-	t.Fatalf("vendor/modules.txt does not list %s", module)
-	return ""
-}
-
-// moduleDir downloads a module into the module cache and returns its
-// directory (the CRD manifests are not vendored). It runs outside any
-// module so that go.mod and go.sum are never touched.
-func moduleDir(t testing.TB, module, version string) string {
-	t.Helper()
-	cmd := exec.Command("go", "mod", "download", "-json", module+"@"+version)
-	cmd.Dir = "/"
-	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go mod download %s@%s: %v", module, version, err)
-	}
-	var info struct{ Dir string }
-	if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
-		t.Fatalf("go mod download %s@%s: no directory in %s", module, version, out)
-	}
-	return info.Dir
-}
-
-// PrepareCVOCluster adds what the real CVO needs and the local control plane
-// lacks (docs/release-payload.md, Tests), with a FeatureGate status entry for
-// each of versions and a ClusterVersion without history.
+// PrepareCVOCluster readies the local cluster (which serves what the CVO reads: docs/release-payload.md,
+// Tests) for the real CVO: a ClusterVersion without history and FeatureGate status for each of versions.
 func PrepareCVOCluster(t testing.TB, cfg *rest.Config, versions ...string) {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
-	api := moduleDir(t, "github.com/openshift/api", mainModuleVersion(t, "github.com/openshift/api"))
-	crdDir := filepath.Join(api, "config", "v1", "zz_generated.crd-manifests")
-	applier := NewApplier(t, cfg)
-	for _, f := range []string{"0000_10_config-operator_01_featuregates.crd.yaml", "0000_03_config-operator_01_proxies.crd.yaml"} {
-		for _, obj := range ReadManifests(t, filepath.Join(crdDir, f)) {
-			if err := applier.Apply(ctx, obj, "e2e-cvo-prerequisites"); err != nil {
-				t.Fatalf("applying CRD %s: %v", obj.GetName(), err)
-			}
-		}
-	}
-	kube := kubernetes.NewForConfigOrDie(cfg)
-	for _, ns := range []string{cvoNamespace, "openshift-config", "openshift-config-managed"} {
-		_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("creating namespace %s: %v", ns, err)
-		}
-	}
-	config := configclient.NewForConfigOrDie(cfg)
-	ResetClusterVersion(t, config)
-
-	// FeatureGate cluster (the default feature set where missing), and the
-	// status entry of each version, without which the CVO stops at once.
-	probe := &unstructured.Unstructured{}
-	probe.SetAPIVersion("config.openshift.io/v1")
-	probe.SetKind("FeatureGate")
-	if err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) { _, err := applier.Resource(probe); return err == nil, nil }); err != nil {
-		t.Fatalf("FeatureGate is not served: %v", err)
-	}
-	_, err := config.ConfigV1().FeatureGates().Get(ctx, "cluster", metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = config.ConfigV1().FeatureGates().Create(ctx, &configv1.FeatureGate{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
-	}
-	if err != nil {
-		t.Fatalf("FeatureGate cluster: %v", err)
-	}
+	ResetClusterVersion(t, configclient.NewForConfigOrDie(cfg))
 	for _, v := range versions {
 		if err := WriteFeatureGateStatus(ctx, cfg, v); err != nil {
 			t.Fatalf("FeatureGate cluster status: %v", err)
@@ -193,10 +95,8 @@ func PrepareCVOCluster(t testing.TB, cfg *rest.Config, versions ...string) {
 	}
 }
 
-// ResetClusterVersion leaves ClusterVersion version as hack/local-cluster.sh
-// creates it, with only spec.clusterID: one that a CVO wrote to is deleted
-// and created again with the same clusterID (what the CVO applied, which it
-// owns, goes with it). A missing one is created.
+// ResetClusterVersion leaves ClusterVersion version as hack/local-cluster.sh creates it: one a CVO
+// wrote to is recreated with its clusterID (what the CVO applied, which it owns, goes with it).
 func ResetClusterVersion(t testing.TB, config configclient.Interface) {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
@@ -237,18 +137,14 @@ func ResetClusterVersion(t testing.TB, config configclient.Interface) {
 // RealCVO is the real cluster-version operator running as a local process.
 type RealCVO struct {
 	*Process
-	Payload *Payload
-	Config  configclient.Interface
-	// updatePayloads is this machine's directory that the process sees as
-	// /etc/cvo/updatepayloads.
-	updatePayloads string
+	Payload        *Payload
+	Config         configclient.Interface
+	updatePayloads string // what the process sees as /etc/cvo/updatepayloads
 	work           string
 }
 
-// StartRealCVO runs `cluster-version-operator start` on the payload for a
-// cluster profile (CLUSTER_PROFILE; "" for the CVO's default), as
-// docs/release-payload.md (Tests) says, as the cluster's administrator; it
-// stops when the test ends.
+// StartRealCVO runs `cluster-version-operator start` on the payload for a profile ("": the CVO's
+// default) as docs/release-payload.md (Tests) says; it stops when the test ends.
 func StartRealCVO(t testing.TB, cfg *rest.Config, p *Payload, profile string) *RealCVO {
 	t.Helper()
 	binary := EnsureRealTool(t, "cluster-version-operator")
@@ -280,9 +176,7 @@ func StartRealCVO(t testing.TB, cfg *rest.Config, p *Payload, profile string) *R
 			t.Fatal(err)
 		}
 	}
-	// This machine has no /etc/cvo: /etc is covered, in the process's mount
-	// namespace only, by an overlay whose writable layer is a tmpfs, in
-	// which the mount point is made.
+	// /etc/cvo: in the process's mount namespace, /etc under an overlay on a tmpfs.
 	script := fmt.Sprintf(`set -eu
 mount -n -t tmpfs -o mode=0755 tmpfs %[1]q
 mkdir %[1]q/upper %[1]q/work
@@ -307,17 +201,14 @@ exec "$@"
 	return c
 }
 
-// StageUpdate writes a payload where the CVO finds it for an update to it
-// (below /etc/cvo/updatepayloads, named by the image's md5,
-// base64url-encoded), as the CVO's version Job would have extracted it.
+// StageUpdate writes a payload where the CVO's version Job would extract it (named by the image's md5).
 func (c *RealCVO) StageUpdate(t testing.TB, opts PayloadOptions) *Payload {
 	t.Helper()
 	sum := md5.Sum([]byte(ReleaseImage(opts.Version)))
 	return WritePayload(t, filepath.Join(c.updatePayloads, base64.RawURLEncoding.EncodeToString(sum[:])), opts)
 }
 
-// RequestUpdate sets spec.desiredUpdate to the payload, forced: the test
-// release is signed by no one, and no update service lists it.
+// RequestUpdate sets spec.desiredUpdate to the payload, forced: the test release is signed by no one.
 func (c *RealCVO) RequestUpdate(t testing.TB, p *Payload) {
 	t.Helper()
 	patch, err := json.Marshal(map[string]interface{}{"spec": map[string]interface{}{
@@ -332,14 +223,11 @@ func (c *RealCVO) RequestUpdate(t testing.TB, p *Payload) {
 	}
 }
 
-// ClusterVersion returns ClusterVersion version.
 func (c *RealCVO) ClusterVersion(ctx context.Context) (*configv1.ClusterVersion, error) {
 	return c.Config.ConfigV1().ClusterVersions().Get(ctx, clusterVersionKey, metav1.GetOptions{})
 }
 
-// ClusterVersionCompleted is satisfied once the CVO has completely applied
-// version: the newest history entry is that version's and Completed,
-// Available=True, Failing is not True and Progressing=False.
+// ClusterVersionCompleted: version's history entry is newest and Completed, Available, not Failing nor Progressing.
 func ClusterVersionCompleted(version string) func(*configv1.ClusterVersion) string {
 	return func(cv *configv1.ClusterVersion) string {
 		var missing []string
@@ -362,8 +250,7 @@ func ClusterVersionCompleted(version string) func(*configv1.ClusterVersion) stri
 	}
 }
 
-// DescribeClusterVersion renders a ClusterVersion's conditions and history
-// for a failure message or a log.
+// DescribeClusterVersion renders a ClusterVersion's conditions and history.
 func DescribeClusterVersion(cv *configv1.ClusterVersion) string {
 	if cv == nil {
 		return "<no ClusterVersion>"
@@ -383,10 +270,7 @@ func DescribeClusterVersion(cv *configv1.ClusterVersion) string {
 	return b.String()
 }
 
-// EnsureRealTool builds a program's tools module with hack/build-tools.sh
-// (nothing to do when its cached build is current) and returns the path of
-// the program in _output/bin; the test fails, saying so, when it cannot be
-// built.
+// EnsureRealTool builds a program's tools module with hack/build-tools.sh and returns its path in _output/bin.
 func EnsureRealTool(t testing.TB, program string) string {
 	t.Helper()
 	root := RepoRoot(t)
@@ -410,8 +294,7 @@ func EnsureRealTool(t testing.TB, program string) string {
 	return path
 }
 
-// KubeconfigPath is the file that $KUBECONFIG names, for tools that the
-// tests run as processes.
+// KubeconfigPath is the file that $KUBECONFIG names.
 func KubeconfigPath(t testing.TB) string {
 	t.Helper()
 	path := os.Getenv("KUBECONFIG")
@@ -421,9 +304,7 @@ func KubeconfigPath(t testing.TB) string {
 	return resolve(path)
 }
 
-// ReleaseFromCommit extracts a commit into _output/release-<commit> (git
-// archive, the repository untouched), builds its operator there, and returns
-// both, kept for later runs.
+// ReleaseFromCommit extracts (git archive) and builds a commit into _output/release-<commit>, kept for later runs.
 func ReleaseFromCommit(t testing.TB, commit string) (dir, binary string) {
 	t.Helper()
 	root := RepoRoot(t)

@@ -23,15 +23,12 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 )
 
-// nodeOperatorWatchers are the operator's controllers that watch NodeOperator
-// cluster: an update of the NodeOperator queues each of them just as its
-// periodic resync does.
+// nodeOperatorWatchers: the controllers an update of NodeOperator cluster queues.
 var nodeOperatorWatchers = []string{"StackDecision", "CRIOMetrics", "NMStateStack", "OperatorVersion"}
 
 var queueMetric = regexp.MustCompile(`(?m)^workqueue_(adds_total|depth|unfinished_work_seconds)\{name="([^"]+)"\} (\S+)$`)
 
-// queues reads client-go's workqueue metrics from the process's /metrics:
-// queue name -> metric -> value.
+// queues reads client-go's workqueue metrics from the process's /metrics: queue name -> metric -> value.
 func (o *Process) queues() (map[string]map[string]float64, error) {
 	_, body, err := HTTPGet(nil, "http://"+o.Listen+"/metrics", "")
 	out := map[string]map[string]float64{}
@@ -44,8 +41,7 @@ func (o *Process) queues() (map[string]map[string]float64, error) {
 	return out, err
 }
 
-// waitQueues polls the watchers' queues until each is idle (nothing queued,
-// nothing in progress) and, when before is set, has more adds than then.
+// waitQueues polls the watchers' queues until each is idle (nothing queued, nothing in progress) and, when before is set, has more adds than then.
 func (o *Process) waitQueues(t testing.TB, before map[string]map[string]float64) map[string]map[string]float64 {
 	t.Helper()
 	var now map[string]map[string]float64
@@ -72,8 +68,7 @@ func (o *Process) waitQueues(t testing.TB, before map[string]map[string]float64)
 	return now
 }
 
-// ResyncNow does for the controllers what their periodic resync does,
-// without waiting for it (docs/testing.md, "Not waiting out the resync").
+// ResyncNow does for the controllers what their periodic resync does, without waiting for it (docs/testing.md, "Not waiting out the resync").
 func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
 	t.Helper()
 	if o.Listen == "" {
@@ -89,18 +84,14 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
 	o.waitQueues(t, before)
 }
 
-// RediscoverNow is ResyncNow once the operator's cache of served APIs has
-// expired (platform.ServedTTL).
+// RediscoverNow is ResyncNow once the operator's cache of served APIs has expired (platform.ServedTTL).
 func (c *Cluster) RediscoverNow(t testing.TB, o *Process) {
 	t.Helper()
 	time.Sleep(platform.ServedTTL + time.Second)
 	c.ResyncNow(t, o)
 }
 
-// ReportedSince makes NodeOperator cluster carry conditionType=True since
-// since, as an earlier process of the controller of fieldManager would have
-// left it, so that a test starts past the Degraded inertia (the operator
-// keeps the transition time of a condition whose status does not change).
+// ReportedSince makes NodeOperator cluster carry conditionType=True since since, as an earlier process left it.
 func ReportedSince(ctx context.Context, client dynamic.Interface, fieldManager, conditionType, message string, since time.Time) error {
 	u, err := client.Resource(nodev1alpha1.GroupVersionResource).Get(ctx, nodev1alpha1.SingletonName, metav1.GetOptions{})
 	if err != nil {

@@ -63,8 +63,7 @@ func (c *Cluster) ResetNodeOperator(t testing.TB) {
 	})
 }
 
-// SetInfrastructure sets the Infrastructure "cluster" status platform type
-// and control-plane topology, creating the object if needed.
+// SetInfrastructure sets the Infrastructure "cluster" status platform type and control-plane topology, creating the object if needed.
 func (c *Cluster) SetInfrastructure(t testing.TB, platform configv1.PlatformType, topology configv1.TopologyMode) {
 	t.Helper()
 	ctx := context.Background()
@@ -101,17 +100,13 @@ func COCondition(co *configv1.ClusterOperator, t configv1.ClusterStatusCondition
 	return nil
 }
 
-// WaitForClusterOperator waits until ClusterOperator "node" satisfies ok,
-// which returns a description of what is missing ("" when satisfied).
+// WaitForClusterOperator waits until ClusterOperator "node" satisfies ok, which returns a description of what is missing ("" when satisfied).
 func (c *Cluster) WaitForClusterOperator(t testing.TB, timeout time.Duration, ok func(*configv1.ClusterOperator) string) *configv1.ClusterOperator {
 	t.Helper()
 	return waitFor(t, "ClusterOperator node", timeout, time.Second, c.ClusterOperator, ok, DescribeClusterOperator)
 }
 
-// waitFor is the one wait for an object of the operator's status (the
-// ClusterOperator, the NodeOperator): it polls get every interval until ok
-// answers "" and fails the test with ok's last answer and the object
-// otherwise.
+// waitFor polls get until ok answers "", failing with its last answer and the object.
 func waitFor[T any](t testing.TB, what string, timeout, interval time.Duration, get func(context.Context) (T, error), ok func(T) string, describe func(T) string) T {
 	t.Helper()
 	var last T
@@ -168,9 +163,7 @@ func (c *Cluster) WaitForStacks(t testing.TB, timeout time.Duration, want map[no
 	})
 }
 
-// Setup installs what the CVO would, resets the Infrastructure to BareMetal
-// and the NodeOperator to its defaults, starts the operator and waits until
-// the ClusterOperator has settled. It restores the defaults when the test ends.
+// Setup installs what the CVO would, resets Infrastructure and NodeOperator, and starts a settled operator.
 func Setup(t testing.TB, opts OperatorOptions) (*Cluster, *Process) {
 	t.Helper()
 	c := NewCluster(t)
@@ -183,8 +176,7 @@ func Setup(t testing.TB, opts OperatorOptions) (*Cluster, *Process) {
 		c.ResetNodeOperator(t)
 	})
 	op.WaitLeading(t, 2*time.Minute)
-	// The ClusterOperator may still read settled from the previous test's
-	// operator: first let every controller of this one sync once.
+	// The ClusterOperator may still read settled from the previous test's operator: first let every controller of this one sync once.
 	c.ResyncNow(t, op)
 	c.WaitForClusterOperator(t, 4*time.Minute, Settled)
 	return c, op

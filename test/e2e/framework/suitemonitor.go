@@ -20,9 +20,7 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// The suite monitor applies origin's ClusterOperator invariants to every e2e
-// test (docs/testing.md, "Every e2e test is held to origin's ClusterOperator
-// invariants").
+// The suite monitor: docs/testing.md, "Every e2e test is held to origin's ClusterOperator invariants".
 
 // suiteClusterOperator is the ClusterOperator every test is judged on.
 const suiteClusterOperator = "node"
@@ -47,9 +45,7 @@ func suiteMonitor() *ClusterOperatorMonitor {
 	return suite.mon
 }
 
-// RunMonitored runs the tests under the suite monitor; TestMain returns its
-// result. Without $KUBECONFIG (no cluster: every e2e test skips) it just
-// runs them.
+// RunMonitored runs the tests under the suite monitor (without $KUBECONFIG, unmonitored).
 func RunMonitored(m *testing.M) int {
 	path := os.Getenv("KUBECONFIG")
 	if path == "" {
@@ -98,8 +94,7 @@ func watchTest(t testing.TB) {
 	t.Cleanup(func() { suite.check(t) })
 }
 
-// ExpectDisruption allows ClusterOperator node Available=False and
-// Degraded=True from now until end or the test's end (docs/testing.md).
+// ExpectDisruption allows ClusterOperator node Available=False and Degraded=True from now until end or the test's end (docs/testing.md).
 func ExpectDisruption(t testing.TB, why string) (end func()) {
 	t.Helper()
 	return expect(t, why, true, []allowance{
@@ -108,15 +103,13 @@ func ExpectDisruption(t testing.TB, why string) (end func()) {
 	})
 }
 
-// ExpectCondition is ExpectDisruption for one condition and status, e.g.
-// Available=False while an install starts the operator.
+// ExpectCondition is ExpectDisruption for one condition and status, e.g. Available=False while an install starts the operator.
 func ExpectCondition(t testing.TB, typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, why string) (end func()) {
 	t.Helper()
 	return expect(t, why, false, []allowance{{typ: typ, status: status}})
 }
 
-// expect opens the windows; disrupts: the test may end before its operator
-// reports its version.
+// expect opens the windows; disrupts: the test may end before its operator reports its version.
 func expect(t testing.TB, why string, disrupts bool, windows []allowance) (end func()) {
 	t.Helper()
 	s := suiteMonitor()
@@ -160,8 +153,7 @@ func topLevel(t testing.TB) string {
 	return strings.SplitN(t.Name(), "/", 2)[0]
 }
 
-// unreported returns the intervals that break the invariant, not reported
-// yet, and marks them reported.
+// unreported returns the intervals that break the invariant, not reported yet, and marks them reported.
 func (s *suiteState) unreported(now time.Time) []ConditionInterval {
 	s.mu.Lock()
 	mon := s.mon
@@ -216,8 +208,7 @@ func (s *suiteState) check(t testing.TB) {
 	applier := &Applier{Dynamic: dynamic.NewForConfigOrDie(s.cfg), Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
 	problems := relatedObjectProblems(ctx, applier, co, false)
 	if len(problems) > 0 {
-		// A test may just have put back an API it took away (a CRD):
-		// discovery serves it again within seconds.
+		// A test may just have put back an API it took away (a CRD): discovery serves it again within seconds.
 		time.Sleep(5 * time.Second)
 		applier.Mapper.Reset()
 		problems = relatedObjectProblems(ctx, applier, co, false)
@@ -234,9 +225,7 @@ func (s *suiteState) check(t testing.TB) {
 	}
 }
 
-// versionProblem says what is wrong with versions[operator] once it is
-// reported: it must be the version of the operator that runs (want, ""
-// when unknown).
+// versionProblem: versions[operator], once reported, must be want ("": unknown).
 func versionProblem(co *configv1.ClusterOperator, want string) string {
 	got := ""
 	for _, v := range co.Status.Versions {
