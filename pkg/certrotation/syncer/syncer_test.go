@@ -11,7 +11,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -19,6 +18,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -34,11 +35,10 @@ import (
 
 // Re-syncing, a touched source or an identical re-projection writes nothing.
 func TestUnchangedSecretWritesNothing(t *testing.T) {
-	src := newSecretVolume(t)
-	dest := t.TempDir()
+	src, dest := t.TempDir(), t.TempDir()
 	p := newPair(t, "p")
-	src.setPair(p)
-	s := newTestSyncer(t, src.dir, dest)
+	writeVolume(t, src, p.files())
+	s := newTestSyncer(t, src, dest)
 
 	changed, err := s.SyncOnce()
 	require.NoError(t, err)
@@ -47,86 +47,44 @@ func TestUnchangedSecretWritesNothing(t *testing.T) {
 	// mtime or ctime; a temporary file created and removed, the directory's.
 	before, dirBefore := statFiles(t, dest), dirStat(t, dest)
 
-	changed, err = s.SyncOnce()
-	require.NoError(t, err)
-	assert.False(t, changed, "second sync of the same pair")
-
-	// Touch the projected files.
+	// The same pair again, its projected files touched.
 	future := time.Now().Add(time.Hour)
 	for _, n := range []string{"tls.crt", "tls.key"} {
-		require.NoError(t, os.Chtimes(filepath.Join(src.dir, n), future, future))
+		require.NoError(t, os.Chtimes(filepath.Join(src, n), future, future))
 	}
 	changed, err = s.SyncOnce()
 	require.NoError(t, err)
-	assert.False(t, changed, "sync after touching the source")
+	assert.False(t, changed, "sync of the same pair, the source touched")
 
 	// The kubelet re-projects the same content (new timestamped dir,
 	// ..data swap), with Run watching.
 	rec := startRun(t, s)
 	n := len(rec.since(0))
-	src.setPair(p)
+	writeVolume(t, src, p.files())
 	require.Eventually(t, func() bool { return len(rec.since(0)) > n }, waitFor, tick, "no sync after the re-projection")
-	for _, r := range rec.since(0) {
-		assert.NoError(t, r.err)
-		assert.False(t, r.changed, "Run wrote an unchanged pair")
-	}
+	assert.False(t, slices.ContainsFunc(rec.since(0), func(r syncResult) bool { return r.err != nil || r.changed }),
+		"Run failed or wrote an unchanged pair: %v", rec.since(0))
 
 	assert.Equal(t, before, statFiles(t, dest), "destination files were touched")
 	assert.Equal(t, dirBefore, dirStat(t, dest), "a file was created or removed in the destination")
 }
 
-// Existing files keep their inode (CRI-O's watches), get the modes, end with exactly the new bytes.
+// A symlink or a missing file becomes a regular file, no temporary file left; healthz is 503
+// until the first sync, then 200. Existing files keep their inode (CRI-O's watches), get the
+// modes and end with exactly the new bytes.
 func TestInPlaceModesAndTruncation(t *testing.T) {
-	src := newSecretVolume(t)
-	dest := t.TempDir()
+	src, dest := t.TempDir(), t.TempDir()
 	certPath, keyPath := filepath.Join(dest, "tls.crt"), filepath.Join(dest, "tls.key")
-	boot := newPair(t, "boot")
-	// Longer old content to exercise the truncation, wrong modes.
-	require.NoError(t, os.WriteFile(certPath, append(bytes.Clone(boot.certPEM), bytes.Repeat([]byte("#"), 4096)...), 0o600))
-	require.NoError(t, os.WriteFile(keyPath, boot.keyPEM, 0o600))
-	require.NoError(t, os.Chmod(keyPath, 0o644))
-	before := statFiles(t, dest)
-
-	p := newPair(t, "p")
-	src.setPair(p)
-	s := newTestSyncer(t, src.dir, dest)
-	changed, err := s.SyncOnce()
-	require.NoError(t, err)
-	require.True(t, changed)
-	assert.Equal(t, p.certPEM, readFile(t, certPath))
-	assert.Equal(t, p.keyPEM, readFile(t, keyPath))
-	assertModes(t, dest)
-	after := statFiles(t, dest)
-	for n := range before {
-		assert.Equal(t, before[n].ino, after[n].ino, "%s was replaced instead of rewritten in place", n)
-	}
-
-	// Only the mode drifted: fixed, content and inode unchanged.
-	require.NoError(t, os.Chmod(keyPath, 0o640))
-	changed, err = s.SyncOnce()
-	require.NoError(t, err)
-	assert.True(t, changed)
-	assertModes(t, dest)
-	assert.Equal(t, p.keyPEM, readFile(t, keyPath))
-	assert.Equal(t, after["tls.key"].ino, statFiles(t, dest)["tls.key"].ino)
-	assertOnlyPair(t, dest)
-}
-
-// Missing files (or symlinks in their place) become regular files, no temporary file left;
-// healthz is 503 until the first sync, then 200.
-func TestCreatesMissingFiles(t *testing.T) {
-	src := newSecretVolume(t)
-	dest := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "elsewhere")
 	require.NoError(t, os.WriteFile(outside, []byte("untouched"), 0o600))
-	require.NoError(t, os.Symlink(outside, filepath.Join(dest, "tls.key")))
+	require.NoError(t, os.Symlink(outside, keyPath))
 	// A temp file left by a killed predecessor.
 	stale := filepath.Join(dest, tempPrefix("tls.crt")+"123")
 	require.NoError(t, os.WriteFile(stale, []byte("junk"), 0o600))
 
 	p := newPair(t, "p")
-	src.setPair(p)
-	s := newTestSyncer(t, src.dir, dest)
+	writeVolume(t, src, p.files())
+	s := newTestSyncer(t, src, dest)
 	healthz := func() (int, string) {
 		rr := httptest.NewRecorder()
 		s.healthz(rr, httptest.NewRequest(http.MethodGet, "/healthz", nil))
@@ -138,75 +96,71 @@ func TestCreatesMissingFiles(t *testing.T) {
 	code, body := healthz()
 	assert.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, "last successful sync")
-
 	require.True(t, destHolds(dest, p))
 	assertModes(t, dest)
-	assert.Equal(t, []byte("untouched"), readFile(t, outside), "wrote through a symlink")
+	untouched, err := os.ReadFile(outside)
+	require.NoError(t, err)
+	assert.Equal(t, "untouched", string(untouched), "wrote through a symlink")
+	assertOnlyPair(t, dest)
+
+	// Longer old content with the key's mode, a key with the certificate's mode.
+	require.NoError(t, os.WriteFile(certPath, bytes.Repeat([]byte("#"), 4096), 0))
+	require.NoError(t, os.Chmod(certPath, 0o600))
+	require.NoError(t, os.Chmod(keyPath, 0o644))
+	before := statFiles(t, dest)
+	changed, err := s.SyncOnce()
+	require.NoError(t, err)
+	assert.True(t, changed)
+	assert.True(t, destHolds(dest, p))
+	assertModes(t, dest)
+	after := statFiles(t, dest)
+	for n := range before {
+		assert.Equal(t, before[n].ino, after[n].ino, "%s was replaced instead of rewritten in place", n)
+	}
 	assertOnlyPair(t, dest)
 }
 
 // An invalid pair is never written; the previous good pair stays.
 func TestInvalidSourceNotWritten(t *testing.T) {
-	src := newSecretVolume(t)
-	dest := t.TempDir()
+	src, dest := t.TempDir(), t.TempDir()
 	good := newPair(t, "good")
-	src.setPair(good)
-	s := newTestSyncer(t, src.dir, dest)
+	writeVolume(t, src, good.files())
+	s := newTestSyncer(t, src, dest)
 	rec := startRun(t, s)
 	require.True(t, destHolds(dest, good))
 	before := statFiles(t, dest)
 
+	// No two files of different cases make a valid pair (the kubelet's
+	// update is atomic, but a sync may read one file before it and one after).
 	b, c := newPair(t, "b"), newPair(t, "c")
 	now := time.Now()
 	future := genPair(t, "future", now.Add(time.Hour), now.Add(2*time.Hour))
 	expired := genPair(t, "expired", now.Add(-2*time.Hour), now.Add(-time.Hour))
-	cases := []struct {
+	for _, tc := range []struct {
 		name  string
 		files map[string][]byte
 		want  string
 	}{
 		{"mismatched", map[string][]byte{"tls.crt": b.certPEM, "tls.key": c.keyPEM}, "not a valid certificate/key pair"},
 		{"key missing", map[string][]byte{"tls.crt": b.certPEM}, "reading source key"},
-		{"garbage", map[string][]byte{"tls.crt": []byte("garbage"), "tls.key": b.keyPEM}, "not a valid certificate/key pair"},
-		{"not yet valid", map[string][]byte{"tls.crt": future.certPEM, "tls.key": future.keyPEM}, "not valid before"},
-		{"expired", map[string][]byte{"tls.crt": expired.certPEM, "tls.key": expired.keyPEM}, "expired"},
+		{"garbage", map[string][]byte{"tls.crt": []byte("garbage"), "tls.key": c.keyPEM}, "not a valid certificate/key pair"},
+		{"not yet valid", future.files(), "not valid before"},
+		{"expired", expired.files(), "expired"},
+	} {
+		n := len(rec.since(0))
+		writeVolume(t, src, tc.files)
+		require.Eventually(t, func() bool {
+			return slices.ContainsFunc(rec.since(n), func(r syncResult) bool { return r.err != nil && strings.Contains(r.err.Error(), tc.want) })
+		}, waitFor, tick, "Run never refused the %s pair", tc.name)
+		assert.Contains(t, s.Status().LastError, tc.want)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			// A fresh volume per case: only that case's files.
-			vol := newSecretVolume(t)
-			vol.update(tc.files)
-			s2 := newTestSyncer(t, vol.dir, dest)
-			changed, err := s2.SyncOnce()
-			require.ErrorContains(t, err, tc.want)
-			assert.False(t, changed)
-			assert.True(t, destHolds(dest, good), "previous good pair must stay")
-			var nyv *notYetValidError
-			assert.Equal(t, tc.name == "not yet valid", errors.As(err, &nyv), "so that Run waits for NotBefore")
-		})
-	}
-
-	// The running syncer sees a mismatched pair arrive and refuses it.
-	n := len(rec.since(0))
-	src.update(map[string][]byte{"tls.crt": b.certPEM, "tls.key": c.keyPEM})
-	require.Eventually(t, func() bool {
-		for _, r := range rec.since(n) {
-			if r.err != nil {
-				return true
-			}
-		}
-		return false
-	}, waitFor, tick, "Run never attempted the mismatched pair")
-	for _, r := range rec.since(n) {
-		assert.False(t, r.changed)
-	}
+	assert.False(t, slices.ContainsFunc(rec.since(1), func(r syncResult) bool { return r.changed }), "an invalid pair was written")
 	assert.True(t, destHolds(dest, good), "previous good pair must stay")
 	assert.Equal(t, before, statFiles(t, dest), "inode, mode, mtime or ctime changed: written")
-	assert.Contains(t, s.Status().LastError, "not a valid certificate/key pair")
 
 	// A good pair afterwards is synced.
 	d := newPair(t, "d")
-	src.setPair(d)
+	writeVolume(t, src, d.files())
 	require.Eventually(t, func() bool { return destHolds(dest, d) }, waitFor, tick)
 	require.Eventually(t, func() bool { return s.Status().LastError == "" }, waitFor, tick)
 }
@@ -233,12 +187,12 @@ func TestCommand(t *testing.T) {
 	}
 
 	// Runs until SIGTERM, then returns without error.
-	src := newSecretVolume(t)
+	src := t.TempDir()
 	p := newPair(t, "p")
-	src.setPair(p)
+	writeVolume(t, src, p.files())
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(context.Background(), "--source-dir", src.dir, "--dest-dir", dest,
+		errc <- run(context.Background(), "--source-dir", src, "--dest-dir", dest,
 			"--health-listen-address", "127.0.0.1:0")
 	}()
 	// The destination is written by Run, which starts after the signal
@@ -303,25 +257,11 @@ func TestRunSchedulesOnTheClock(t *testing.T) {
 	start := time.Now().Truncate(time.Second)
 	clk := clocktesting.NewFakeClock(start)
 	p := genPair(t, "later", start.Add(30*time.Second), start.Add(90*time.Minute))
-	src := newSecretVolume(t)
-	src.setPair(p)
-	dest := t.TempDir()
-	s, err := New(Config{SourceDir: src.dir, DestDir: dest, ResyncInterval: time.Hour}, clk)
+	src, dest := t.TempDir(), t.TempDir()
+	writeVolume(t, src, p.files())
+	s, err := New(Config{SourceDir: src, DestDir: dest, ResyncInterval: time.Hour}, clk)
 	require.NoError(t, err)
-
-	type result struct {
-		at  time.Duration
-		err error
-	}
-	syncs := make(chan result, 32)
-	s.onSync = func(_ bool, err error) { syncs <- result{clk.Since(start), err} }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	rec := startRun(t, s) // its first sync is the first step's
 
 	// Each step moves the clock; a sync is due after it unless wantErr is
 	// "none due" (then the next step's sync time proves it did not run).
@@ -340,7 +280,7 @@ func TestRunSchedulesOnTheClock(t *testing.T) {
 		{4*time.Second - 1, noneDue},
 		{1, "expired"},
 	}
-	elapsed := time.Duration(0)
+	elapsed, synced := time.Duration(0), 0
 	for i, st := range steps {
 		if i > 0 {
 			// The queue's timer for the next sync is set (besides its
@@ -352,20 +292,17 @@ func TestRunSchedulesOnTheClock(t *testing.T) {
 		if st.wantErr == noneDue {
 			continue
 		}
-		var got result
-		select {
-		case got = <-syncs:
-		case <-time.After(waitFor):
-			t.Fatalf("no sync after step %d", i)
-		}
-		assert.Equal(t, elapsed, got.at, "step %d: when the sync ran", i)
+		require.Eventually(t, func() bool { return len(rec.since(synced)) > 0 }, waitFor, tick, "no sync after step %d", i)
+		got := rec.since(synced)[0]
+		synced++
+		assert.Equal(t, start.Add(elapsed), got.at, "step %d: when the sync ran", i)
 		if st.wantErr == "" {
 			assert.NoError(t, got.err, "step %d", i)
 		} else {
 			assert.ErrorContains(t, got.err, st.wantErr, "step %d", i)
 		}
 	}
-	assert.Empty(t, syncs, "no other sync")
+	assert.Len(t, rec.since(0), synced, "no other sync")
 	assert.True(t, destHolds(dest, p), "an expired pair does not replace the destination")
 }
 
@@ -376,6 +313,10 @@ const (
 )
 
 type testPair struct{ certPEM, keyPEM []byte }
+
+func (p testPair) files() map[string][]byte {
+	return map[string][]byte{"tls.crt": p.certPEM, "tls.key": p.keyPEM}
+}
 
 func genPair(t *testing.T, name string, notBefore, notAfter time.Time) testPair {
 	t.Helper()
@@ -405,24 +346,11 @@ func newPair(t *testing.T, name string) testPair {
 	return genPair(t, name, now.Add(-time.Hour), now.Add(24*time.Hour))
 }
 
-// secretVolume is a Secret volume as the kubelet projects it (test/kubeletvolume).
-type secretVolume struct {
-	t   *testing.T
-	dir string
-}
-
-func newSecretVolume(t *testing.T) *secretVolume {
-	return &secretVolume{t: t, dir: t.TempDir()}
-}
-
-func (v *secretVolume) update(files map[string][]byte) {
-	v.t.Helper()
-	_, err := kubeletvolume.Write(v.dir, files, nil)
-	require.NoError(v.t, err)
-}
-
-func (v *secretVolume) setPair(p testPair) {
-	v.update(map[string][]byte{"tls.crt": p.certPEM, "tls.key": p.keyPEM})
+// writeVolume writes dir as the kubelet projects a Secret volume (test/kubeletvolume).
+func writeVolume(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	_, err := kubeletvolume.Write(dir, files, nil)
+	require.NoError(t, err)
 }
 
 // syncRecorder collects the results of Run's syncs, in arrival order.
@@ -435,13 +363,6 @@ func (r *syncRecorder) since(n int) []syncResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]syncResult(nil), r.items[n:]...)
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return b
 }
 
 func destHolds(dir string, p testPair) bool {
@@ -467,6 +388,7 @@ func newTestSyncer(t *testing.T, src, dest string) *Syncer {
 type syncResult struct {
 	changed bool
 	err     error
+	at      time.Time // on the syncer's clock
 }
 
 // startRun runs s.Run until the test ends and returns its sync recorder.
@@ -476,7 +398,7 @@ func startRun(t *testing.T, s *Syncer) *syncRecorder {
 	s.onSync = func(changed bool, err error) {
 		rec.mu.Lock()
 		defer rec.mu.Unlock()
-		rec.items = append(rec.items, syncResult{changed, err})
+		rec.items = append(rec.items, syncResult{changed, err, s.clock.Now()})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)

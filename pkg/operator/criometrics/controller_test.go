@@ -68,7 +68,7 @@ type fixture struct {
 }
 
 // newFixture: one API server of two fakes (the dynamic one reads built-in kinds from the kube one, keeps applies).
-func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served platform.ServedAPIs, objects ...*unstructured.Unstructured) *fixture {
+func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served platform.ServedAPIs, machineConfigurations ...*unstructured.Unstructured) *fixture {
 	t.Helper()
 	f := &fixture{
 		t:        t,
@@ -83,8 +83,8 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 		platform.MachineConfigurationGVR: "MachineConfigurationList", {Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}: "PrometheusRuleList",
 	}
 	f.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
-	for _, o := range objects {
-		require.NoError(t, f.dyn.Tracker().Create(gvrOf(o), o, o.GetNamespace()))
+	for _, o := range machineConfigurations {
+		require.NoError(t, f.dyn.Tracker().Create(platform.MachineConfigurationGVR, o, ""))
 	}
 	f.dyn.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		switch a.GetResource().Group {
@@ -123,15 +123,6 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 		f.informers.Apps().V1().DaemonSets(), f.informers.Core().V1().Secrets(), f.informers.Core().V1().ConfigMaps(),
 		configInformers.Config().V1().APIServers(), f.informers.Core().V1().ConfigMaps(), testImages, certrotation.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
 	return f
-}
-
-func gvrOf(o *unstructured.Unstructured) schema.GroupVersionResource {
-	gv, _ := schema.ParseGroupVersion(o.GetAPIVersion())
-	resource, _ := stack.ResourceFor(gv.WithKind(o.GetKind()).GroupKind())
-	if o.GetKind() == "MachineConfiguration" {
-		resource = platform.MachineConfigurationGVR.Resource
-	}
-	return gv.WithResource(resource)
 }
 
 // syncKey refreshes the caches, runs one sync woken by key: its writes, and whether it queued another.
@@ -199,6 +190,14 @@ func (f *fixture) conditions() map[string]operatorv1.OperatorCondition {
 	return out
 }
 
+// proxyArgs: the DaemonSet's kube-rbac-proxy arguments.
+func (f *fixture) proxyArgs() []string {
+	f.t.Helper()
+	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
+	require.NoError(f.t, err)
+	return ds.Spec.Template.Spec.Containers[0].Args
+}
+
 // rollOut plays the DaemonSet controller: n nodes run the current pod.
 func (f *fixture) rollOut(n int32) {
 	f.t.Helper()
@@ -248,14 +247,23 @@ var (
 	mcsApplied = []string{"patch machineconfigs 50-master-crio-metrics-tls", "patch machineconfigs 50-worker-crio-metrics-tls"}
 )
 
-// build takes a fixture to the own TLS stack serving, checking the order of writes.
+// build takes a fixture to the own TLS stack serving, with CMO's metrics client CA (4.19), checking the order of writes.
 func build(t *testing.T, f *fixture) {
 	t.Helper()
-	assert.Equal(t, slices.Concat(restCreated, monitoringCreated, certsCreated), f.sync(),
-		"the rest and the certificates; the DaemonSet waits for the CA bundle")
+	cmo := kubefake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: monitoringNamespace, Name: cmoClientCAConfigMap},
+		Data: map[string]string{ClientCAKey: testCA}})
+	f.c.scrapeAuth = NewScrapeAuthLookup(cmo, fakeClusterOperators{monitoringOperator: {ObjectMeta: metav1.ObjectMeta{Name: monitoringOperator},
+		Status: configv1.ClusterOperatorStatus{Versions: []configv1.OperandVersion{{Name: "operator", Version: "4.19.0"}}}}}, f.clock, time.Minute)
+	assert.Equal(t, slices.Concat(restCreated, monitoringCreated, certsCreated, []string{"create configmaps " + ClientCAConfigMap}), f.sync(),
+		"the rest, the certificates and the client CA's copy; the DaemonSet waits for the CA bundle")
 	assert.Equal(t, ReasonWaitingForCertificates, f.conditions()[Prefix+"Available"].Reason)
+	// A ConfigMap cache behind the copy: the next syncs trust it all the same.
+	f.lag = func() {
+		_ = f.informers.Core().V1().ConfigMaps().Informer().GetIndexer().Delete(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: ClientCAConfigMap}})
+	}
 	assert.Equal(t, slices.Concat([]string{"create daemonsets " + DaemonSetName}, mcsApplied), f.sync(),
 		"the DaemonSet, then the drop-in MachineConfigs; no ServiceMonitor while no proxy serves")
+	assert.Contains(t, f.proxyArgs(), "--client-ca-file="+ClientCAFile)
 	assert.Equal(t, ReasonSwitchingToOperatorTLS, f.conditions()[Prefix+"Progressing"].Reason)
 	f.rollOut(3)
 	before := f.conditions()
@@ -264,6 +272,11 @@ func build(t *testing.T, f *fixture) {
 	assert.Equal(t, before, f.conditions(), "nor writes the status: it cannot clear what a full sync found")
 	assert.Equal(t, []any{factory.DefaultQueueKey}, f.later, "it queues a full sync for later")
 	assert.Equal(t, []string{"create servicemonitors crio-metrics"}, f.sync(), "the ServiceMonitor last, once a proxy serves")
+	f.lag = func() {}
+	sm, err := f.dyn.Resource(platform.ServiceMonitorGVR).Namespace(namespace).Get(context.Background(), serviceName, metav1.GetOptions{})
+	require.NoError(t, err)
+	class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
+	assert.Equal(t, ScrapeClass, class)
 	assert.Empty(t, f.sync())
 }
 
@@ -282,9 +295,7 @@ func TestBuildOrderThenNoWrites(t *testing.T) {
 	require.NoError(t, f.apiServers.Add(&configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
 		Spec: configv1.APIServerSpec{TLSSecurityProfile: &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType}}}))
 	assert.Equal(t, []string{"update daemonsets " + DaemonSetName}, f.sync())
-	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Contains(t, ds.Spec.Template.Spec.Containers[0].Args, "--tls-min-version=VersionTLS13")
+	assert.Contains(t, f.proxyArgs(), "--tls-min-version=VersionTLS13")
 	require.NoError(t, f.kube.AppsV1().DaemonSets(namespace).Delete(context.Background(), DaemonSetName, metav1.DeleteOptions{}))
 	_, now := f.syncKey(rolloutKey)
 	assert.True(t, now, "a DaemonSet gone: the full sync at once")
@@ -296,7 +307,8 @@ func TestTearDownOrder(t *testing.T) {
 	for _, w := range restCreated {
 		removeRest = append(removeRest, "delete "+strings.SplitN(w, " ", 2)[1])
 	}
-	removeRest = append(removeRest, "delete secrets "+certrotation.ServingSecretName, "delete secrets "+certrotation.SignerSecretName, "delete configmaps "+certrotation.CABundleName)
+	removeRest = append(removeRest, "delete secrets "+certrotation.ServingSecretName, "delete secrets "+certrotation.SignerSecretName,
+		"delete configmaps "+certrotation.CABundleName, "delete configmaps "+ClientCAConfigMap) // the copy after the DaemonSet that mounts it
 	tests := []struct {
 		name     string
 		decision *nodev1alpha1.NodeOperator
@@ -391,41 +403,6 @@ func TestHeld(t *testing.T) {
 		assert.Empty(t, f.sync(), name)
 		assert.Empty(t, f.conditions(), name)
 	}
-}
-
-// CMO's client CA copy comes before the DaemonSet that trusts it and goes after it.
-func TestClientCACopyOrder(t *testing.T) {
-	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
-	cmo := kubefake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: monitoringNamespace, Name: cmoClientCAConfigMap},
-		Data: map[string]string{ClientCAKey: testCA}})
-	f.c.scrapeAuth = NewScrapeAuthLookup(cmo, fakeClusterOperators{monitoringOperator: {ObjectMeta: metav1.ObjectMeta{Name: monitoringOperator},
-		Status: configv1.ClusterOperatorStatus{Versions: []configv1.OperandVersion{{Name: "operator", Version: "4.19.0"}}}}}, f.clock, time.Minute)
-	copied := "configmaps " + ClientCAConfigMap
-
-	assert.Equal(t, slices.Concat(restCreated, monitoringCreated, certsCreated, []string{"create " + copied}), f.sync())
-	// A ConfigMap cache behind the copy: the next syncs trust it all the same.
-	f.lag = func() {
-		_ = f.informers.Core().V1().ConfigMaps().Informer().GetIndexer().Delete(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: ClientCAConfigMap}})
-	}
-	assert.Equal(t, slices.Concat([]string{"create daemonsets " + DaemonSetName}, mcsApplied), f.sync())
-	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Contains(t, ds.Spec.Template.Spec.Containers[0].Args, "--client-ca-file="+ClientCAFile)
-	f.rollOut(3)
-	assert.Equal(t, []string{"create servicemonitors crio-metrics"}, f.sync())
-	f.lag = func() {}
-	sm, err := f.dyn.Resource(platform.ServiceMonitorGVR).Namespace(namespace).Get(context.Background(), serviceName, metav1.GetOptions{})
-	require.NoError(t, err)
-	class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
-	assert.Equal(t, ScrapeClass, class)
-	f.clock.Step(time.Hour)
-	assert.Empty(t, f.sync(), "steady state")
-
-	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Status = metricsDecision(false, "").Status })
-	steps := f.drain()
-	require.Len(t, steps, 5)
-	assert.Equal(t, []string{"delete daemonsets " + DaemonSetName}, steps[2])
-	assert.Contains(t, steps[3], "delete "+copied, "the copy goes after the DaemonSet that mounts it")
 }
 
 // writeLog records a fake client's writes in order ("<verb> <resource> <name>") and counts reads.

@@ -3,7 +3,6 @@ package criometrics
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
-	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,6 +21,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-node-operator/bindata"
@@ -45,7 +44,6 @@ func TestRenderMachineConfigCarriesTheDropIn(t *testing.T) {
 		files, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "files")
 		require.Len(t, files, 1)
 		file := files[0].(map[string]interface{})
-		assert.Equal(t, "/etc/crio/crio.conf.d/50-crio-metrics-tls.conf", file["path"])
 		assert.Equal(t, DropInPath, file["path"], "the node disruption policy entry names the same file")
 		source, _, _ := unstructured.NestedString(file, "contents", "source")
 		data, ok := strings.CutPrefix(source, "data:,")
@@ -78,26 +76,18 @@ func TestRenderDaemonSet(t *testing.T) {
 		assert.Equal(t, "ALL", string(c.SecurityContext.Capabilities.Drop[0]), c.Name)
 		assert.Nil(t, c.Resources.Limits, c.Name)
 		assert.NotEmpty(t, c.Resources.Requests, c.Name)
-	}
 
-	// On RHCOS the hostPath keeps var_lib_t: only a container that writes it
-	// needs spc_t, and the SCC must allow that type.
-	for _, c := range spec.Containers {
+		// On RHCOS the hostPath keeps var_lib_t: only a container that
+		// writes it needs spc_t, and the SCC must allow that type.
 		writesHostPath := false
 		for _, m := range c.VolumeMounts {
 			for _, v := range spec.Volumes {
 				writesHostPath = writesHostPath || (v.Name == m.Name && v.HostPath != nil && !m.ReadOnly)
 			}
 		}
-		var seType string
-		if c.SecurityContext.SELinuxOptions != nil {
-			seType = c.SecurityContext.SELinuxOptions.Type
-		}
-		if writesHostPath {
-			assert.Equal(t, "spc_t", seType, "%s writes a hostPath", c.Name)
-		} else {
-			assert.Empty(t, seType, "%s writes no hostPath and needs no SELinux type of its own", c.Name)
-		}
+		seType := ptr.Deref(c.SecurityContext.SELinuxOptions, corev1.SELinuxOptions{}).Type
+		assert.Contains(t, []string{"", "spc_t"}, seType, c.Name)
+		assert.Equal(t, writesHostPath, seType == "spc_t", "%s: spc_t exactly when it writes a hostPath", c.Name)
 	}
 	scc := resourceread.ReadUnstructuredOrDie(bindata.MustAsset("metrics/scc.yaml"))
 	seStrategy, _, _ := unstructured.NestedString(scc.Object, "seLinuxContext", "type")
@@ -131,6 +121,11 @@ func TestTLSArgs(t *testing.T) {
 	custom := &configv1.TLSSecurityProfile{Type: configv1.TLSProfileCustomType, Custom: &configv1.CustomTLSProfile{
 		TLSProfileSpec: configv1.TLSProfileSpec{MinTLSVersion: configv1.VersionTLS12, Ciphers: []string{"ECDHE-RSA-AES128-GCM-SHA256"}},
 	}}
+	// Every suite must be one Go knows by its IANA name, as kube-rbac-proxy parses them.
+	known := map[string]bool{}
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		known[s.Name] = true
+	}
 	for _, tc := range []struct {
 		name        string
 		profile     *configv1.TLSSecurityProfile
@@ -144,25 +139,19 @@ func TestTLSArgs(t *testing.T) {
 		{"unknown type is Intermediate", &configv1.TLSSecurityProfile{Type: "Future"}, "VersionTLS12", true},
 		{"Custom", custom, "VersionTLS12", true},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			args, err := TLSArgs(tc.profile)
-			require.NoError(t, err)
-			min, _ := argValue(args, "--tls-min-version")
-			assert.Equal(t, tc.wantMin, min)
-			ciphers, ok := argValue(args, "--tls-cipher-suites")
-			assert.Equal(t, tc.wantCiphers, ok)
-			// Every suite must be one Go knows by its IANA name, as kube-rbac-proxy parses them.
-			known := map[string]bool{}
-			for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
-				known[s.Name] = true
-			}
-			if ok {
-				for _, s := range strings.Split(ciphers, ",") {
-					assert.True(t, known[s], "unknown cipher suite %q", s)
-					assert.False(t, strings.HasPrefix(s, "TLS_AES_") || strings.HasPrefix(s, "TLS_CHACHA20_"), "TLS 1.3 suite %q cannot be configured", s)
-				}
-			}
-		})
+		args, err := TLSArgs(tc.profile)
+		require.NoError(t, err, tc.name)
+		min, _ := argValue(args, "--tls-min-version")
+		assert.Equal(t, tc.wantMin, min, tc.name)
+		ciphers, ok := argValue(args, "--tls-cipher-suites")
+		assert.Equal(t, tc.wantCiphers, ok, tc.name)
+		if !ok {
+			continue
+		}
+		for _, s := range strings.Split(ciphers, ",") {
+			assert.True(t, known[s], "%s: unknown cipher suite %q", tc.name, s)
+			assert.False(t, strings.HasPrefix(s, "TLS_AES_") || strings.HasPrefix(s, "TLS_CHACHA20_"), "%s: TLS 1.3 suite %q cannot be configured", tc.name, s)
+		}
 	}
 	args, _ := TLSArgs(custom)
 	ciphers, _ := argValue(args, "--tls-cipher-suites")
@@ -175,78 +164,21 @@ func TestTLSArgs(t *testing.T) {
 	assert.Error(t, err)
 }
 
-func TestDisruptionPolicyApply(t *testing.T) {
-	restartCRIO := []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: "crio.service"}}}
-	other := operatorv1.NodeDisruptionPolicySpecFile{Path: "/etc/other.conf", Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.NoneSpecAction}}}
-	live := func(files ...operatorv1.NodeDisruptionPolicySpecFile) *operatorv1.MachineConfiguration {
-		return &operatorv1.MachineConfiguration{
-			ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "42"},
-			Spec: operatorv1.MachineConfigurationSpec{
-				StaticPodOperatorSpec: operatorv1.StaticPodOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}},
-				NodeDisruptionPolicy:  operatorv1.NodeDisruptionPolicyConfig{Files: files},
-			},
-		}
-	}
-	for _, tc := range []struct {
-		name      string
-		live      *operatorv1.MachineConfiguration
-		wantApply bool
-	}{
-		{"no policy at all", live(), true},
-		{"only other entries", live(other), true},
-		{"our entry in place", live(other, operatorv1.NodeDisruptionPolicySpecFile{Path: DropInPath, Actions: restartCRIO}), false},
-		{"our path with other actions", live(operatorv1.NodeDisruptionPolicySpecFile{Path: DropInPath, Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RebootSpecAction}}}), true},
-		{"our path restarting another service", live(operatorv1.NodeDisruptionPolicySpecFile{Path: DropInPath, Actions: []operatorv1.NodeDisruptionPolicySpecAction{{Type: operatorv1.RestartSpecAction, Restart: &operatorv1.RestartService{ServiceName: "kubelet.service"}}}}), true},
-		{"restart then more", live(operatorv1.NodeDisruptionPolicySpecFile{Path: DropInPath, Actions: append(append([]operatorv1.NodeDisruptionPolicySpecAction{}, restartCRIO...), operatorv1.NodeDisruptionPolicySpecAction{Type: operatorv1.DaemonReloadSpecAction})}), true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := DisruptionPolicyApply(tc.live)
-			if !tc.wantApply {
-				assert.Nil(t, got)
-				return
-			}
-			require.NotNil(t, got)
-			raw, err := json.Marshal(got)
-			require.NoError(t, err)
-			// Exactly one entry and nothing else of the object: the apply
-			// owns only that entry. The resourceVersion makes it an update
-			// of the object we read, never a create.
-			assert.JSONEq(t, `{
-				"apiVersion": "operator.openshift.io/v1",
-				"kind": "MachineConfiguration",
-				"metadata": {"name": "cluster", "resourceVersion": "42"},
-				"spec": {"nodeDisruptionPolicy": {"files": [{
-					"path": "/etc/crio/crio.conf.d/50-crio-metrics-tls.conf",
-					"actions": [{"type": "Restart", "restart": {"serviceName": "crio.service"}}]
-				}]}}
-			}`, string(raw))
-		})
-	}
-}
-
 const testCA = "-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n"
 
 func TestDecideScrapeAuth(t *testing.T) {
-	for _, c := range []struct {
-		version, ca string
-		want        ScrapeAuth
-	}{
-		{"4.19.0", testCA, ScrapeAuth{ClientCA: testCA, ClientCertificate: true}},
-		{"4.20.0-0.nightly-2026-01-01-000000", testCA, ScrapeAuth{ClientCA: testCA, ClientCertificate: true}},
-		{"4.19.0-rc.1", testCA, ScrapeAuth{ClientCA: testCA, ClientCertificate: true}},
-		{"5.0.0", testCA, ScrapeAuth{ClientCA: testCA, ClientCertificate: true}},
+	for version, classDeclared := range map[string]bool{
+		"4.19.0": true, "4.20.0-0.nightly-2026-01-01-000000": true, "4.19.0-rc.1": true, "5.0.0": true,
 		// CMO before the scrape class: the proxy trusts the CA, the
 		// ServiceMonitor keeps the token (prometheus-operator would drop a
 		// ServiceMonitor naming an undeclared class).
-		{"4.18.9", testCA, ScrapeAuth{ClientCA: testCA}},
-		{"", testCA, ScrapeAuth{ClientCA: testCA}},
-		{"garbage", testCA, ScrapeAuth{ClientCA: testCA}},
-		// No CA to trust: a certificate would be refused.
-		{"4.19.0", "", ScrapeAuth{}},
-		{"4.19.0", "not PEM", ScrapeAuth{}},
-		{"4.19.0", "-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n", ScrapeAuth{}},
+		"4.18.9": false, "": false, "garbage": false,
 	} {
-		assert.Equal(t, c.want, DecideScrapeAuth(c.version, c.ca), "version %q, CA %q", c.version, c.ca)
+		assert.Equal(t, ScrapeAuth{ClientCA: testCA, ClientCertificate: classDeclared}, DecideScrapeAuth(version, testCA), "version %q", version)
+	}
+	// No CA to trust: a certificate would be refused.
+	for _, ca := range []string{"", "not PEM", "-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n"} {
+		assert.Equal(t, ScrapeAuth{}, DecideScrapeAuth("4.19.0", ca), "CA %q", ca)
 	}
 }
 

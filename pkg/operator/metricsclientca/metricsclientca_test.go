@@ -35,30 +35,28 @@ func TestEnsureAndConditionFor(t *testing.T) {
 		{"source missing", []runtime.Object{configMap(ns, Name, Key, "CA")}, false, false, "not found"},
 		{"source forbidden", []runtime.Object{configMap(SourceNamespace, SourceName, SourceKey, "CA")}, true, false, "forbidden"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			kube, copies := kubefake.NewClientset(tc.objects...), cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-			for _, o := range tc.objects {
-				assert.NoError(t, copies.Add(o))
-			}
-			kube.PrependReactor("get", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
-				return tc.forbidden, nil, apierrors.NewForbidden(corev1.Resource("configmaps"), SourceName, nil)
-			})
-			var messages []string
-			for range 2 {
-				kube.ClearActions()
-				_, err := Ensure(context.Background(), kube, corelisters.NewConfigMapLister(copies).ConfigMaps(ns), ns)
-				cond := ConditionFor(err).Conditions[0]
-				assert.Equal(t, tc.degraded != "", *cond.Status == "True", "%v", err)
-				assert.Contains(t, *cond.Message, tc.degraded)
-				messages = append(messages, *cond.Message)
-				writes := kube.Actions()[1:] // after the source's GET
-				if assert.Len(t, writes, map[bool]int{true: 1}[tc.write]) && tc.write {
-					var cm corev1.ConfigMap
-					assert.NoError(t, json.Unmarshal(writes[0].(clienttesting.PatchAction).GetPatch(), &cm))
-					assert.Equal(t, map[string]string{Key: "CA"}, cm.Data)
-				}
-			}
-			assert.Equal(t, messages[0], messages[1], "the same message on every call")
+		kube, copies := kubefake.NewClientset(tc.objects...), cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		for _, o := range tc.objects {
+			assert.NoError(t, copies.Add(o))
+		}
+		kube.PrependReactor("get", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return tc.forbidden, nil, apierrors.NewForbidden(corev1.Resource("configmaps"), SourceName, nil)
 		})
+		var messages []string
+		for range 2 {
+			kube.ClearActions()
+			_, err := Ensure(context.Background(), kube, corelisters.NewConfigMapLister(copies).ConfigMaps(ns), ns)
+			cond := ConditionFor(err).Conditions[0]
+			assert.Equal(t, tc.degraded != "", *cond.Status == "True", "%s: %v", tc.name, err)
+			assert.Contains(t, *cond.Message, tc.degraded, tc.name)
+			messages = append(messages, *cond.Message)
+			writes := kube.Actions()[1:] // after the source's GET
+			if assert.Len(t, writes, map[bool]int{true: 1}[tc.write], tc.name) && tc.write {
+				var cm corev1.ConfigMap
+				assert.NoError(t, json.Unmarshal(writes[0].(clienttesting.PatchAction).GetPatch(), &cm), tc.name)
+				assert.Equal(t, map[string]string{Key: "CA"}, cm.Data, tc.name)
+			}
+		}
+		assert.Equal(t, messages[0], messages[1], "%s: the same message on every call", tc.name)
 	}
 }

@@ -28,17 +28,13 @@ func TestReadHoldsUntilTheDecisionIsForTheCurrentSpec(t *testing.T) {
 		{"removed, decided for an earlier spec", 4, 3, []nodev1alpha1.StackStatus{{Name: nodev1alpha1.MetricsStack, Enabled: true}}, false, false, operatorv1.Removed},
 		{"nothing recorded", 1, 1, nil, false, false, operatorv1.Managed},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fake := operatorclienttest.New(t, clocktesting.NewFakeClock(metav1.Now().Time), &nodev1alpha1.NodeOperator{
-				ObjectMeta: metav1.ObjectMeta{Generation: tc.generation},
-				Spec:       nodev1alpha1.NodeOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: tc.management}},
-				Status:     nodev1alpha1.NodeOperatorStatus{OperatorStatus: operatorv1.OperatorStatus{ObservedGeneration: tc.observed}, Stacks: tc.stacks},
-			})
-			s, err := stack.Read(fake.NodeOperators, nodev1alpha1.MetricsStack)
-			require.NoError(t, err)
-			assert.True(t, s.Act)
-			assert.Equal(t, tc.wantDecided, s.Decided)
-			assert.Equal(t, tc.wantOn, s.Enabled)
+		fake := operatorclienttest.New(t, clocktesting.NewFakeClock(metav1.Now().Time), &nodev1alpha1.NodeOperator{
+			ObjectMeta: metav1.ObjectMeta{Generation: tc.generation},
+			Spec:       nodev1alpha1.NodeOperatorSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: tc.management}},
+			Status:     nodev1alpha1.NodeOperatorStatus{OperatorStatus: operatorv1.OperatorStatus{ObservedGeneration: tc.observed}, Stacks: tc.stacks},
 		})
+		s, err := stack.Read(fake.NodeOperators, nodev1alpha1.MetricsStack)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, []bool{true, tc.wantDecided, tc.wantOn}, []bool{s.Act, s.Decided, s.Enabled}, "%s: act, decided, enabled", tc.name)
 	}
 }
