@@ -3,8 +3,6 @@ package criometrics
 import (
 	"context"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/nodedisruption"
@@ -34,13 +32,6 @@ const (
 var (
 	disruptionPolicy = nodedisruption.Restarts{DropInPath: crioService}
 )
-
-// DisruptionPolicyApply returns the server-side apply configuration that
-// sets our entry in the live MachineConfiguration, or nil when it is in
-// place (nodedisruption.Apply).
-func DisruptionPolicyApply(live *operatorv1.MachineConfiguration) *applyoperatorv1.MachineConfigurationApplyConfiguration {
-	return nodedisruption.Apply(live, disruptionPolicy)
-}
 
 // ensureDisruptionPolicy applies our entry when it is missing or differs,
 // and says why the MachineConfigs must wait, if they must
