@@ -15,12 +15,8 @@ import (
 // gate; elsewhere the feature set, as the CRD manifest applied for it.
 func TestGateEnabled(t *testing.T) {
 	gate := features.NodeOperatorNodeSettings
-	listed := func(on bool) featuregates.FeatureGate {
-		if on {
-			return featuregates.NewFeatureGate([]configv1.FeatureGateName{gate}, nil)
-		}
-		return featuregates.NewFeatureGate(nil, []configv1.FeatureGateName{gate})
-	}
+	enabled := featuregates.NewFeatureGate([]configv1.FeatureGateName{gate}, nil)
+	disabled := featuregates.NewFeatureGate(nil, []configv1.FeatureGateName{gate})
 	notListed := featuregates.NewFeatureGate([]configv1.FeatureGateName{"SomeOtherGate"}, nil)
 	for _, tc := range []struct {
 		name  string
@@ -33,11 +29,11 @@ func TestGateEnabled(t *testing.T) {
 		{"TechPreviewNoUpgrade, not listed", notListed, configv1.TechPreviewNoUpgrade, true},
 		{"DevPreviewNoUpgrade, not listed", notListed, configv1.DevPreviewNoUpgrade, true},
 		{"CustomNoUpgrade, not listed", notListed, configv1.CustomNoUpgrade, false},
-		{"CustomNoUpgrade, enabled", listed(true), configv1.CustomNoUpgrade, true},
-		{"CustomNoUpgrade, disabled", listed(false), configv1.CustomNoUpgrade, false},
+		{"CustomNoUpgrade, enabled", enabled, configv1.CustomNoUpgrade, true},
+		{"CustomNoUpgrade, disabled", disabled, configv1.CustomNoUpgrade, false},
 		// Once openshift/api registers the gate, its status wins.
-		{"TechPreviewNoUpgrade, listed disabled", listed(false), configv1.TechPreviewNoUpgrade, false},
-		{"Default, listed enabled", listed(true), configv1.Default, true},
+		{"TechPreviewNoUpgrade, listed disabled", disabled, configv1.TechPreviewNoUpgrade, false},
+		{"Default, listed enabled", enabled, configv1.Default, true},
 	} {
 		assert.Equal(t, tc.want, gateEnabled(tc.gates, features.Of(tc.set), gate), tc.name)
 	}
@@ -46,17 +42,13 @@ func TestGateEnabled(t *testing.T) {
 // TestFeatureSetChanged: only a change of spec.featureSet of FeatureGate
 // cluster ends the process.
 func TestFeatureSetChanged(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		obj  any
-		want bool
-	}{
-		{"same feature set", featureGate("cluster", configv1.Default), false},
-		{"another feature set", featureGate("cluster", configv1.TechPreviewNoUpgrade), true},
-		{"another object", featureGate("other", configv1.TechPreviewNoUpgrade), false},
+	for gate, want := range map[*configv1.FeatureGate]bool{
+		featureGate("cluster", configv1.Default):              false,
+		featureGate("cluster", configv1.TechPreviewNoUpgrade): true,
+		featureGate("other", configv1.TechPreviewNoUpgrade):   false,
 	} {
-		_, got := featureSetChanged(tc.obj, "Default")
-		assert.Equal(t, tc.want, got, tc.name)
+		_, got := featureSetChanged(gate, "Default")
+		assert.Equal(t, want, got, "FeatureGate %s, feature set %s", gate.Name, gate.Spec.FeatureSet)
 	}
 }
 

@@ -25,7 +25,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/dynamic"
 	kubeinformers "k8s.io/client-go/informers"
 	appsgroup "k8s.io/client-go/informers/apps"
 	coregroup "k8s.io/client-go/informers/core"
@@ -50,8 +49,7 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/operator/versioncontroller"
 )
 
-// TestControllerTableMatchesInformers: each controller's event handlers are
-// docs/architecture.md's "informers" column (docs/test-behaviours.md).
+// Each controller's event handlers are docs/architecture.md's (docs/test-behaviours.md).
 func TestControllerTableMatchesInformers(t *testing.T) {
 	documented := controllerTable(t, "../../docs/architecture.md")
 
@@ -66,7 +64,6 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		informer:       nodeOperatorInformer,
 	}
 	kube := kubefake.NewClientset()
-	var dyn dynamic.Interface = no.Dynamic
 	// Never started: nothing is sent to this address.
 	configClient := configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"})
 	config := loggedConfigInformers{configinformers.NewSharedInformerFactory(configClient, 0), log}
@@ -77,117 +74,78 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 	monitoringConfig := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(criometrics.MonitoringConfigNamespace)), criometrics.MonitoringConfigNamespace, log}
 	served := platform.FixedServed(platform.ServedAPIs{})
-	crioPlatform := crioplatform.NewDetector(kube, dyn, clk, crioplatform.LookupTTL)
+	crioPlatform := crioplatform.NewDetector(kube, no.Dynamic, clk, crioplatform.LookupTTL)
 	versions := status.NewVersionGetter()
 
-	// Keyed by the table's first column; nil: a part of the process that
-	// registers no informer.
-	controllers := map[string]func() []stack.Runnable{
-		"StackDecision": func() []stack.Runnable {
-			return []stack.Runnable{stackdecision.New(nodeOperators, config.Config().V1().Infrastructures(), served.Get, crioPlatform.Detect, recorder)}
-		},
-		"StatusSyncer_node (library-go)": func() []stack.Runnable {
-			return []stack.Runnable{status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, nil, configClient.ConfigV1(),
-				config.Config().V1().ClusterOperators(), operatorClient, versions, recorder, clk)}
-		},
-		"ManagementState, LoggingSyncer, UnsupportedConfigOverrides, RemoveStaleConditions (library-go)": func() []stack.Runnable {
-			return []stack.Runnable{
-				managementstatecontroller.NewOperatorManagementStateController(operatorclient.ClusterOperatorName, operatorClient, recorder),
-				loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
-				unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
-				staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, nil, operatorClient, recorder),
-			}
-		},
-		"OperatorVersion": func() []stack.Runnable {
-			return []stack.Runnable{versioncontroller.New(operatorClient, nodeOperators, config.Config().V1().ClusterOperators(), versions, "1.0.0", nil,
-				stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder)}
-		},
-		"CRIOMetrics": func() []stack.Runnable {
-			return []stack.Runnable{criometrics.NewController(clk, nodeOperators, operatorClient, kube, dyn, served, nil, crioPlatform,
-				operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-				config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), stack.Images{}, certrotation.DefaultTiming, recorder)}
-		},
-		"MetricsClientCA": func() []stack.Runnable {
-			return []stack.Runnable{metricsclientca.NewController(kube, nodeOperators, operands.Core().V1().ConfigMaps(), recorder)}
-		},
-		"NMState": func() []stack.Runnable {
-			return []stack.Runnable{nmstate.NewController(nodeOperators, operatorClient, kube, dyn, nil,
-				nmstateNamespace.Apps().V1().Deployments(), stack.Images{}, recorder)}
-		},
-		"NodeSettings": func() []stack.Runnable {
-			return []stack.Runnable{nodesettings.NewController(clk, nodeOperators, dyn, kube, served, operatorclient.OperatorNamespace,
-				nodesettings.DefaultTiming, nil, recorder)}
-		},
-		"FeatureGates (library-go's accessor)": func() []stack.Runnable {
-			newFeatureGateAccess("1.0.0", config.Config().V1().FeatureGates(), config.Config().V1().ClusterVersions(), recorder)
-			if err := exitOnFeatureSetChange(config.Config().V1().FeatureGates(), "Default", func() {}); err != nil {
-				t.Fatal(err)
-			}
-			return nil
-		},
-		"launcher (the process, not a controller)":     nil,
-		"watchtimeout (every watch, not a controller)": nil,
-	}
-
 	// Some of library-go's controllers register their informers when they
-	// run; with a cancelled context Run returns before any sync.
+	// run; with a cancelled context Run returns before any sync. check's
+	// arguments are built, and so register theirs, before it takes the log.
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
-	for name, build := range controllers {
+	checked := map[string]bool{}
+	check := func(name string, controllers ...stack.Runnable) {
+		checked[name] = true
 		want, ok := documented[name]
 		if !ok {
 			t.Errorf("docs/architecture.md's controller table has no row %q", name)
-			continue
 		}
-		var got []string
-		if build != nil {
-			for _, c := range build() {
-				c.Run(stopped, 1)
-			}
-			got = log.take()
+		for _, c := range controllers {
+			c.Run(stopped, 1)
 		}
-		if !reflect.DeepEqual(got, want) {
+		if got := log.take(); ok && !reflect.DeepEqual(got, want) {
 			t.Errorf("%s registers informers %q; docs/architecture.md's controller table says %q", name, got, want)
 		}
 	}
+	check("StackDecision", stackdecision.New(nodeOperators, config.Config().V1().Infrastructures(), served.Get, crioPlatform.Detect, recorder))
+	check("StatusSyncer_node (library-go)", status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, nil, configClient.ConfigV1(),
+		config.Config().V1().ClusterOperators(), operatorClient, versions, recorder, clk))
+	check("ManagementState, LoggingSyncer, UnsupportedConfigOverrides, RemoveStaleConditions (library-go)",
+		managementstatecontroller.NewOperatorManagementStateController(operatorclient.ClusterOperatorName, operatorClient, recorder),
+		loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
+		unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
+		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, nil, operatorClient, recorder))
+	check("OperatorVersion", versioncontroller.New(operatorClient, nodeOperators, config.Config().V1().ClusterOperators(), versions, "1.0.0", nil,
+		stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder))
+	check("CRIOMetrics", criometrics.NewController(clk, nodeOperators, operatorClient, kube, no.Dynamic, served, nil, crioPlatform,
+		operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
+		config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), stack.Images{}, certrotation.DefaultTiming, recorder))
+	check("MetricsClientCA", metricsclientca.NewController(kube, nodeOperators, operands.Core().V1().ConfigMaps(), recorder))
+	check("NMState", nmstate.NewController(nodeOperators, operatorClient, kube, no.Dynamic, nil, nmstateNamespace.Apps().V1().Deployments(), stack.Images{}, recorder))
+	check("NodeSettings", nodesettings.NewController(clk, nodeOperators, no.Dynamic, kube, served, operatorclient.OperatorNamespace,
+		nodesettings.DefaultTiming, nil, recorder))
+	newFeatureGateAccess("1.0.0", config.Config().V1().FeatureGates(), config.Config().V1().ClusterVersions(), recorder)
+	require.NoError(t, exitOnFeatureSetChange(config.Config().V1().FeatureGates(), "Default", func() {}))
+	check("FeatureGates (library-go's accessor)")
+	// Parts of the process that register no informer.
+	check("launcher (the process, not a controller)")
+	check("watchtimeout (every watch, not a controller)")
 	for name := range documented {
-		if _, ok := controllers[name]; !ok {
+		if !checked[name] {
 			t.Errorf("docs/architecture.md's controller table has row %q, which this test does not build", name)
 		}
 	}
 }
 
-// controllerTable reads the sorted code spans of the "informers" column of
-// the table under "## Controllers", by each row's first cell.
+// controllerTable reads docs/architecture.md's controller table: each row's
+// first cell and the sorted code spans of its third column, "informers".
 func controllerTable(t *testing.T, path string) map[string][]string {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	_, section, _ := strings.Cut(string(raw), "\n## Controllers\n")
-	rows, column := map[string][]string{}, -1
-	for _, line := range strings.Split(section, "\n") {
-		if !strings.HasPrefix(line, "|") && column >= 0 {
-			break // the end of the table
+	_, table, found := strings.Cut(string(raw), "\n| controller | package | informers |")
+	require.True(t, found, "%s: no controller table with the informers third", path)
+	rows := map[string][]string{}
+	for _, line := range strings.Split(table, "\n")[2:] { // after the header and its separator
+		if !strings.HasPrefix(line, "|") {
+			break
 		}
-		cells := strings.Split(strings.Trim(line, "|"), " | ")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
+		cells := strings.Split(line, " | ")
+		var names []string
+		for _, m := range codeSpan.FindAllStringSubmatch(cells[2], -1) {
+			names = append(names, m[1])
 		}
-		switch {
-		case !strings.HasPrefix(line, "|"), strings.HasPrefix(cells[0], "---"):
-		case column < 0:
-			column = slices.Index(cells, "informers")
-			require.GreaterOrEqual(t, column, 0, "%s: the controller table has no column \"informers\"", path)
-		default:
-			require.Greater(t, len(cells), column, "%s: row %q has no informers column", path, line)
-			var names []string
-			for _, m := range codeSpan.FindAllStringSubmatch(cells[column], -1) {
-				names = append(names, m[1])
-			}
-			rows[cells[0]] = slices.Sorted(slices.Values(names))
-		}
+		rows[strings.TrimPrefix(cells[0], "| ")] = slices.Sorted(slices.Values(names))
 	}
-	require.NotEmpty(t, rows, "%s: no controller table under \"## Controllers\"", path)
 	return rows
 }
 

@@ -1,7 +1,6 @@
 package crioplatform
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -23,12 +22,11 @@ func machineConfig(name string, paths ...string) *unstructured.Unstructured {
 	for _, p := range paths {
 		files = append(files, map[string]interface{}{"path": p, "contents": map[string]interface{}{"source": "data:,"}})
 	}
-	mc := &unstructured.Unstructured{Object: map[string]interface{}{
+	return &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
 		"metadata": map[string]interface{}{"name": name},
 		"spec":     map[string]interface{}{"config": map[string]interface{}{"storage": map[string]interface{}{"files": files}}},
 	}}
-	return mc
 }
 
 func mirrorPod(node string, phase corev1.PodPhase) *corev1.Pod {
@@ -39,8 +37,12 @@ func mirrorPod(node string, phase corev1.PodPhase) *corev1.Pod {
 	}
 }
 
+func fakeDynamic(mcs ...runtime.Object) *dynamicfake.FakeDynamicClient {
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{platform.MachineConfigGVR: "MachineConfigList"}, mcs...)
+}
+
 func TestDetect(t *testing.T) {
-	tests := []struct {
+	for _, tt := range []struct {
 		name       string
 		mcs        []runtime.Object
 		pods       []runtime.Object
@@ -59,47 +61,33 @@ func TestDetect(t *testing.T) {
 		{"mirror pods: running ones on distinct nodes",
 			nil, []runtime.Object{mirrorPod("a", corev1.PodRunning), mirrorPod("b", corev1.PodRunning), mirrorPod("c", corev1.PodPending)}, false, nil, 2},
 		{"no MCO API: MachineConfigs are not read", []runtime.Object{machineConfig("01-worker-kubelet", StaticPodPath)}, nil, false, nil, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			scheme := runtime.NewScheme()
-			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
-				map[schema.GroupVersionResource]string{platform.MachineConfigGVR: "MachineConfigList"}, tt.mcs...)
-			kube := kubefake.NewSimpleClientset(tt.pods...)
-			d := NewDetector(kube, dyn, clocktesting.NewFakePassiveClock(time.Now()), time.Minute)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			d.Start(ctx.Done())
-			// The cache starts with the first lookup where MCO's API is
-			// served; start it here for the cases without.
-			d.factory.Start(ctx.Done())
-			d.factory.WaitForCacheSync(ctx.Done())
-
-			got := d.Detect(ctx, tt.served, false)
-			assert.Equal(t, tt.wantMCs, got.MachineConfigs)
-			assert.Equal(t, tt.wantMirror, got.MirrorPods)
-			assert.Empty(t, got.Problem)
-			assert.Equal(t, len(tt.wantMCs) > 0 || tt.wantMirror > 0, got.Exists())
-		})
+	} {
+		d := NewDetector(kubefake.NewSimpleClientset(tt.pods...), fakeDynamic(tt.mcs...), clocktesting.NewFakePassiveClock(time.Now()), time.Minute)
+		ctx := t.Context()
+		d.Start(ctx.Done())
+		// The cache starts with the first lookup where MCO's API is
+		// served; start it here for the cases without.
+		d.factory.Start(ctx.Done())
+		d.factory.WaitForCacheSync(ctx.Done())
+		got := d.Detect(ctx, tt.served, false)
+		assert.Equal(t, platform.PlatformCRIOMetrics{MachineConfigs: tt.wantMCs, MirrorPods: tt.wantMirror}, got, tt.name)
+		assert.Equal(t, len(tt.wantMCs) > 0 || tt.wantMirror > 0, got.Exists(), tt.name)
 	}
 }
 
 // MachineConfigs are read once per TTL, at once when MCO's API comes or goes or when asked.
 func TestDetectReusesLookup(t *testing.T) {
-	scheme := runtime.NewScheme()
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
-		map[schema.GroupVersionResource]string{platform.MachineConfigGVR: "MachineConfigList"})
+	dyn := fakeDynamic()
 	clk := clocktesting.NewFakePassiveClock(time.Now())
 	d := NewDetector(kubefake.NewSimpleClientset(), dyn, clk, time.Minute)
-	ctx := context.Background()
+	ctx := t.Context()
 	gets := func() int { return len(dyn.Actions()) }
 
 	assert.False(t, d.Detect(ctx, true, false).Exists())
 	assert.Equal(t, len(Roles), gets(), "one GET per role")
 
 	// MCO's upgrade lays down the static pod: not seen before the TTL.
-	_, err := dyn.Resource(platform.MachineConfigGVR).Create(ctx, machineConfig("01-worker-kubelet", StaticPodPath), metav1.CreateOptions{})
-	assert.NoError(t, err)
+	assert.NoError(t, dyn.Tracker().Create(platform.MachineConfigGVR, machineConfig("01-worker-kubelet", StaticPodPath), ""))
 	before := gets()
 	clk.SetTime(clk.Now().Add(59 * time.Second))
 	assert.False(t, d.Detect(ctx, true, false).Exists())

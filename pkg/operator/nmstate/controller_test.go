@@ -71,15 +71,8 @@ func newFixture(t *testing.T, decision nodev1alpha1.StackStatus, kubeObjs []runt
 		clock:    clocktesting.NewFakeClock(time.Now()),
 	}
 	f.dynamic = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		NMStateGVR:                                   "NMStateList",
-		{Version: "v1", Resource: "namespaces"}:      "NamespaceList",
-		{Version: "v1", Resource: "serviceaccounts"}: "ServiceAccountList",
-		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        "ClusterRoleList",
-		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}: "ClusterRoleBindingList",
-		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               "RoleList",
-		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}:        "RoleBindingList",
-		csvGVR:          "ClusterServiceVersionList",
-		subscriptionGVR: "SubscriptionList",
+		// Listed: what findProvider looks for; the rest is read by name.
+		csvGVR: "ClusterServiceVersionList", subscriptionGVR: "SubscriptionList",
 	}, dynObjs...)
 	for _, c := range []interface {
 		PrependReactor(verb, resource string, reaction clienttesting.ReactionFunc)
@@ -119,14 +112,13 @@ func (f *fixture) sync() []string {
 
 func (f *fixture) trySync() ([]string, error) {
 	f.t.Helper()
-	for _, obj := range f.indexer.List() {
-		require.NoError(f.t, f.indexer.Delete(obj))
-	}
 	list, err := f.kube.AppsV1().Deployments(Namespace).List(context.Background(), metav1.ListOptions{})
 	require.NoError(f.t, err)
+	var deployments []interface{}
 	for i := range list.Items {
-		require.NoError(f.t, f.indexer.Add(&list.Items[i]))
+		deployments = append(deployments, &list.Items[i])
 	}
+	require.NoError(f.t, f.indexer.Replace(deployments, ""))
 	_, status, _, err := f.operator.GetOperatorState()
 	require.NoError(f.t, err)
 	if f.state.NodeOperator != nil && !f.staleStatus {
@@ -173,8 +165,7 @@ func adminNMState() *unstructured.Unstructured {
 	}}
 }
 
-// Deploys in order, then writes nothing; an edit is put back once; also
-// with a NodeOperator informer behind the status (an update for nothing conflicts).
+// Deploys in order, then writes nothing, also on a stale status (docs/test-behaviours.md).
 func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 	for _, stale := range []bool{false, true} {
 		t.Run(fmt.Sprintf("status seen late: %v", stale), func(t *testing.T) {
@@ -187,8 +178,7 @@ func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 				"create clusterroles", "create clusterrolebindings", "create roles", "create rolebindings",
 				"create deployments",
 			}, writes, "first sync: static objects in order, then the Deployment; no NMState before it is available")
-			assert.Equal(t, operatorv1.ConditionFalse, f.condition("Available").Status)
-			assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status)
+			assert.Equal(t, []any{operatorv1.ConditionFalse, operatorv1.ConditionTrue}, []any{f.condition("Available").Status, f.condition("Progressing").Status})
 			assert.Empty(t, f.sync(), "nothing more before the Deployment is available")
 
 			f.makeAvailable()
@@ -240,31 +230,37 @@ func TestRemoveInOrderKeepsCRDAndUserData(t *testing.T) {
 	f := newFixture(t, offOnAWS, []runtime.Object{d}, append(dyn, ourCR, nncp)...)
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	require.NoError(t, yaml.Unmarshal(bindata.MustAsset(crdFile), crd))
-	_, err = f.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crd, metav1.CreateOptions{})
-	require.NoError(t, err)
+	require.NoError(t, f.apiext.Tracker().Add(crd))
 
 	writes := f.sync()
 	assert.Equal(t, []string{
 		"delete nmstates", "delete deployments",
 		"delete rolebindings", "delete roles", "delete clusterrolebindings", "delete clusterroles",
 		"delete serviceaccounts", "delete namespaces",
-	}, writes, "the NMState CR first, then the NMState operator, then RBAC, ServiceAccount and namespace; never a CRD")
+	}, writes, "the NMState CR first, then the NMState operator, then RBAC, ServiceAccount and namespace; never the CRD or a policy, both there")
 	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
 	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status, "until the namespace is gone")
 
 	assert.Empty(t, f.sync(), "once removed, syncs only read")
 	assert.Equal(t, offOnAWS.Message, f.condition("Available").Message)
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Progressing").Status)
-
-	_, err = f.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), "nmstates.nmstate.io", metav1.GetOptions{})
-	assert.NoError(t, err, "the nmstates CRD is kept")
-	_, err = f.dynamic.Resource(schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nodenetworkconfigurationpolicies"}).
-		Get(context.Background(), "br1", metav1.GetOptions{})
-	assert.NoError(t, err, "NodeNetworkConfigurationPolicies are kept")
 }
 
-func TestAdoptedNMStateIsLeftAloneAndKept(t *testing.T) {
-	f := newFixture(t, onByDefault, nil, adminNMState())
+func TestOthersObjectsAreNeverTouched(t *testing.T) {
+	foreign := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: DeploymentName, Namespace: Namespace,
+		Labels: map[string]string{"olm.owner": "kubernetes-nmstate-operator.4.20.0"}}}
+	ns := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]interface{}{"name": Namespace}}}
+
+	f := newFixture(t, offOnAWS, []runtime.Object{foreign}, ns, adminNMState())
+	assert.Empty(t, f.sync(), "off: nothing without the stack's label is deleted")
+	f = newFixture(t, onByDefault, []runtime.Object{foreign.DeepCopy()})
+	assert.Empty(t, f.sync(), "on: an NMState operator deployed by someone else is left to run NMState")
+	assert.Equal(t, []any{operatorv1.ConditionTrue, ReasonProvidedByOLM, operatorv1.ConditionFalse},
+		[]any{f.condition("Available").Status, f.condition("Available").Reason, f.condition("Degraded").Status}, "OLM's label says who installed it")
+
+	// An administrator's NMState is adopted: never written, kept on opt-out.
+	f = newFixture(t, onByDefault, nil, adminNMState())
 	f.sync()
 	f.makeAvailable()
 	writes := f.sync()
@@ -282,21 +278,6 @@ func TestAdoptedNMStateIsLeftAloneAndKept(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, adminNMState().Object["spec"], cr.Object["spec"])
 	assert.Contains(t, f.condition("Available").Message, "NMState nmstate, created by an administrator, is kept")
-}
-
-func TestOthersObjectsAreNeverTouched(t *testing.T) {
-	foreign := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: DeploymentName, Namespace: Namespace,
-		Labels: map[string]string{"olm.owner": "kubernetes-nmstate-operator.4.20.0"}}}
-	ns := &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]interface{}{"name": Namespace}}}
-
-	f := newFixture(t, offOnAWS, []runtime.Object{foreign}, ns, adminNMState())
-	assert.Empty(t, f.sync(), "off: nothing without the stack's label is deleted")
-	f = newFixture(t, onByDefault, []runtime.Object{foreign.DeepCopy()})
-	assert.Empty(t, f.sync(), "on: an NMState operator deployed by someone else is left to run NMState")
-	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
-	assert.Equal(t, ReasonProvidedByOLM, f.condition("Available").Reason, "OLM's label says who installed it")
-	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 }
 
 func olmCSVObject(namespace string) *unstructured.Unstructured {
@@ -330,8 +311,6 @@ func TestStepsAsideForOLMAndTakesOverAfterIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, HandedOver(&nodev1alpha1.NodeOperator{Status: nodev1alpha1.NodeOperatorStatus{OperatorStatus: *status}}),
 		"the stack's objects are no longer its related objects")
-	_, err = f.dynamic.Resource(NMStateGVR).Get(context.Background(), CRName, metav1.GetOptions{})
-	require.NoError(t, err, "the NMState, which owns the running handler, is kept")
 
 	require.NoError(t, f.dynamic.Tracker().Delete(csvGVR, "nmstate", csv.GetName()))
 	writes := f.sync()
@@ -388,23 +367,20 @@ func TestWaitsForTerminatingNamespace(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace, DeletionTimestamp: &now, Finalizers: []string{"kubernetes"}}}
 	f := newFixture(t, onByDefault, []runtime.Object{ns})
 	assert.Empty(t, f.sync(), "nothing is created in a terminating namespace")
-	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status)
+	assert.Equal(t, []any{operatorv1.ConditionTrue, operatorv1.ConditionFalse}, []any{f.condition("Progressing").Status, f.condition("Degraded").Status})
 	assert.Contains(t, f.condition("Progressing").Message, "namespace openshift-nmstate to finish terminating")
 	assert.Contains(t, f.condition("Available").Message, "not available yet: waiting for namespace openshift-nmstate to finish terminating")
-	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 }
 
 func TestMissingImagesAreReported(t *testing.T) {
 	f := newFixture(t, onByDefault, nil)
 	f.c.images = images{}
-	_, err := f.trySync()
+	writes, err := f.trySync()
 	require.ErrorContains(t, err, "NMSTATE_OPERATOR_IMAGE, NMSTATE_HANDLER_IMAGE")
-	_, err = f.kube.AppsV1().Deployments(Namespace).Get(context.Background(), DeploymentName, metav1.GetOptions{})
-	assert.Error(t, err, "no Deployment without images")
+	assert.NotContains(t, writes, "create deployments", "no Deployment without images")
 }
 
-// Every embedded manifest is applied (each is a relatedObject, which
-// lists what the stack applies), and labelled as the stack's.
+// Every embedded manifest is applied and labelled (docs/test-behaviours.md).
 func TestEveryManifestIsUsedAndLabelled(t *testing.T) {
 	names, err := bindata.Names("nmstate")
 	require.NoError(t, err)
@@ -426,11 +402,9 @@ func TestDeploymentFollowsThePlatformConventions(t *testing.T) {
 	require.Len(t, d.Spec.Template.Spec.Containers, 1)
 	c := d.Spec.Template.Spec.Containers[0]
 	assert.Equal(t, corev1.TerminationMessageFallbackToLogsOnError, c.TerminationMessagePolicy)
-	require.NotNil(t, c.SecurityContext)
-	assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
-	assert.True(t, *c.SecurityContext.RunAsNonRoot)
-	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
-	assert.Equal(t, []corev1.Capability{"ALL"}, c.SecurityContext.Capabilities.Drop)
+	yes, no := true, false
+	assert.Equal(t, &corev1.SecurityContext{ReadOnlyRootFilesystem: &yes, RunAsNonRoot: &yes, AllowPrivilegeEscalation: &no,
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}, c.SecurityContext)
 }
 
 var (
@@ -449,8 +423,7 @@ var (
 
 // handler is what the NMState operator reports of its handler since t.
 func handler(available string, since time.Time) operandStatus {
-	msg := "All components are available and ready"
-	reason := "SuccessfullyDeployed"
+	reason, msg := "SuccessfullyDeployed", "All components are available and ready"
 	if available == "False" {
 		reason, msg = "Deploying", `DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`
 	}
@@ -459,126 +432,104 @@ func handler(available string, since time.Time) operandStatus {
 		Degraded:  operandCondition{Status: "False", Reason: reason, Message: msg, Since: since}}
 }
 
-// deployment: generation, observedGeneration, updated and available replicas of one, Available.
-func deployment(generation, observed int64, updated, available int32, availableCond corev1.ConditionStatus, extra ...appsv1.DeploymentCondition) *appsv1.Deployment {
+// deployment: generation, observedGeneration, current, updated and available replicas of one, Available.
+func deployment(generation, observed int64, current, updated, available int32, availableCond corev1.ConditionStatus, extra ...appsv1.DeploymentCondition) *appsv1.Deployment {
 	one := int32(1)
-	d := &appsv1.Deployment{
+	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: DeploymentName, Namespace: Namespace, Generation: generation,
 			Labels: map[string]string{StackLabel: StackLabelValue}},
 		Spec: appsv1.DeploymentSpec{Replicas: &one},
 		Status: appsv1.DeploymentStatus{
-			ObservedGeneration: observed, Replicas: updated, UpdatedReplicas: updated, AvailableReplicas: available,
+			ObservedGeneration: observed, Replicas: current, UpdatedReplicas: updated, AvailableReplicas: available,
 			Conditions: append([]appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: availableCond}}, extra...),
 		},
 	}
-	if updated == 0 {
-		d.Status.Replicas = 0
-	}
-	return d
 }
 
 func TestConditionsFor(t *testing.T) {
-	// calm: a condition with nothing to report.
+	// calm: a condition with nothing to report; the others are the messages
+	// rows share, around what differs.
 	calm := condition{false, ReasonAsExpected, ""}
-	ready := deployment(1, 1, 1, 1, corev1.ConditionTrue)
-	stuck := deployment(2, 2, 0, 1, corev1.ConditionTrue, appsv1.DeploymentCondition{
+	available := func(note string) condition {
+		return condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + note}
+	}
+	notYet := func(status bool, why string) condition {
+		return condition{status, ReasonDeploying, onByDefault.Message + "; not available yet: " + why}
+	}
+	rollingOut := func(counts string) condition {
+		return condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: " + counts}
+	}
+	lostPod := condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}
+	leftTo := func(decision nodev1alpha1.StackStatus, reason, who string) condition {
+		return condition{true, reason, decision.Message + "; NMState is run by " + who + "; the node operator leaves it, the NMState and every policy alone " +
+			"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"}
+	}
+	handlerSays := `Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`
+	ready := deployment(1, 1, 1, 1, 1, corev1.ConditionTrue)
+	stuck := deployment(2, 2, 2, 0, 1, corev1.ConditionTrue, appsv1.DeploymentCondition{
 		Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
 		Message: `ReplicaSet "nmstate-operator-2" has timed out progressing.`})
-	stuck.Status.Replicas = 2
 
 	for _, tc := range []struct {
 		name string
 		obs  observation
 		want conditions
+		// stable: a persistent state, whose conditions a retry days later
+		// must not change (or the status is written in a loop).
+		stable bool
 	}{{name: "removing: progressing, still available", obs: observation{Decision: offOnAWS, Remaining: []string{"Namespace openshift-nmstate"}},
 		want: conditions{condition{true, ReasonRemoving, offOnAWS.Message + "; removing: deleting Namespace openshift-nmstate"},
 			condition{true, ReasonRemoving, "removing the NMState stack: deleting Namespace openshift-nmstate"}, calm},
 	}, {name: "on, nothing created yet", obs: observation{Decision: onByDefault},
-		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: Deployment openshift-nmstate/nmstate-operator not created yet"},
+		want: conditions{notYet(true, "Deployment openshift-nmstate/nmstate-operator not created yet"),
 			condition{true, ReasonDeploying, "deploying the NMState stack: creating Deployment openshift-nmstate/nmstate-operator"}, calm},
-	}, {name: "on, Deployment created, not observed yet", obs: observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse)},
-		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
-			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"}, calm},
-	}, {name: "on, Deployment created long ago and still not rolled out: unavailable", obs: observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
-		want: conditions{condition{false, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 0/1 replicas updated, 0 available"},
-			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 0 available"}, calm},
+	}, {name: "on, Deployment created, not observed yet", obs: observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, 0, corev1.ConditionFalse)},
+		want: conditions{notYet(true, "nmstate-operator 0/1 replicas updated, 0 available"), rollingOut("0/1 replicas updated, 0 available"), calm},
+	}, {name: "on, Deployment created long ago and still not rolled out: unavailable", obs: observation{Decision: onByDefault, Deployment: deployment(1, 0, 0, 0, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
+		want: conditions{notYet(false, "nmstate-operator 0/1 replicas updated, 0 available"), rollingOut("0/1 replicas updated, 0 available"), calm},
 	}, {name: "on, Deployment available, CR not there yet: still deploying (both are required)", obs: observation{Decision: onByDefault, Deployment: ready},
-		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: NMState nmstate is created once the Deployment is available"},
+		want: conditions{notYet(true, "NMState nmstate is created once the Deployment is available"),
 			condition{true, ReasonDeploying, "deploying the NMState stack: NMState nmstate is created once the Deployment is available"}, calm},
 	}, {name: "on and settled, our CR; the NMState operator has not reported yet: available, and says so", obs: observation{Decision: onByDefault, Deployment: ready, CR: crOurs},
-		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported}, calm, calm},
-	}, {name: "on, new spec rolling out while the old pod serves: available and progressing",
-		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: func() *appsv1.Deployment {
-			d := deployment(2, 2, 1, 1, corev1.ConditionTrue)
-			d.Status.Replicas = 2 // the old pod is still there
-			return d
-		}()},
-		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
-			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 1/1 replicas updated, 1 available"}, calm},
-	}, {name: "on with an administrator's NMState, first pod not ready yet at the end of the grace: deploying, still available", obs: observation{Decision: onByDefault, CR: crAdopted, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace - time.Second)},
-		want: conditions{condition{true, ReasonDeploying, onByDefault.Message + "; not available yet: nmstate-operator 1/1 replicas updated, 0 available"},
-			condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"},
-			calm},
-	}, {name: "on, first pod still not ready after the grace: unavailable", obs: observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace)},
-		want: conditions{condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}, calm, calm},
-	}, {name: "on, pod lost with its node, Deployment created long ago: unavailable but not progressing (no new spec)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(1, 1, 1, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
-		want: conditions{condition{false, ReasonDeploymentUnavailable, onByDefault.Message + "; Deployment openshift-nmstate/nmstate-operator is not available: 0/1 replicas available"}, calm, calm},
+		want: conditions{available(notReported), calm, calm},
+	}, {name: "on, new spec rolling out while the old pod serves: available and progressing", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(2, 2, 2, 1, 1, corev1.ConditionTrue)},
+		want: conditions{available(notReported), rollingOut("1/1 replicas updated, 1 available"), calm},
+	}, {name: "on with an administrator's NMState, first pod not ready yet at the end of the grace: deploying, still available", obs: observation{Decision: onByDefault, CR: crAdopted, Deployment: deployment(1, 1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace - time.Second)},
+		want: conditions{notYet(true, "nmstate-operator 1/1 replicas updated, 0 available"),
+			condition{true, ReasonDeploying, "deploying the NMState stack: waiting for Deployment openshift-nmstate/nmstate-operator to become available: 1/1 replicas updated, 0 available"}, calm},
+	}, {name: "on, first pod still not ready after the grace: unavailable", obs: observation{Decision: onByDefault, Deployment: deployment(1, 1, 1, 1, 0, corev1.ConditionFalse), Now: time.Time{}.Add(stack.FirstRolloutGrace)},
+		want: conditions{lostPod, calm, calm},
+	}, {name: "on, pod lost with its node, Deployment created long ago: unavailable but not progressing (no new spec)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: deployment(1, 1, 1, 1, 0, corev1.ConditionFalse), Now: time.Unix(0, 0).Add(time.Hour)},
+		want: conditions{lostPod, calm, calm},
 	}, {name: "on, rollout stuck past its deadline: degraded at once (the Deployment controller waited)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: stuck},
-		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
-			condition{true, ReasonRollingOut, "Deployment openshift-nmstate/nmstate-operator is rolling out: 0/1 replicas updated, 1 available"},
+		want: conditions{available(notReported), rollingOut("0/1 replicas updated, 1 available"),
 			condition{true, ReasonRolloutStuck, `Deployment openshift-nmstate/nmstate-operator does not roll out: ReplicaSet "nmstate-operator-2" has timed out progressing.`}},
 	}, {name: "sync failing, stack available: degraded at once (the ClusterOperator follows after the inertia)", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, SyncError: errors.New("boom")},
-		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + notReported},
-			calm, condition{true, ReasonSyncFailing, "boom"}},
+		want: conditions{available(notReported), calm, condition{true, ReasonSyncFailing, "boom"}}, stable: true,
 	}, {name: "on, an NMState operator installed by OLM: available, the stack steps aside and says how to take over", obs: observation{Decision: onByDefault, Provider: olmCSV},
-		want: conditions{
-			Available: condition{true, ReasonProvidedByOLM, onByDefault.Message + "; NMState is run by the Kubernetes NMState operator installed by OLM " +
-				"(ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0); the node operator leaves it, the NMState and every policy alone " +
-				"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"},
-			Progressing: calm, Degraded: calm},
+		want: conditions{leftTo(onByDefault, ReasonProvidedByOLM, "the Kubernetes NMState operator installed by OLM (ClusterServiceVersion nmstate/kubernetes-nmstate-operator.v4.20.0)"), calm, calm},
 	}, {name: "off, someone else's NMState operator: the decision's reason stays", obs: observation{Decision: offOnAWS, Provider: provider{ReasonProvidedExternally, "Deployment openshift-nmstate/nmstate-operator, not created by the node operator"}},
-		want: conditions{
-			Available: condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NMState is run by an NMState operator the node operator did not deploy " +
-				"(Deployment openshift-nmstate/nmstate-operator, not created by the node operator); the node operator leaves it, the NMState and every policy alone " +
-				"(to have the node operator run NMState instead, uninstall that operator; see docs/nmstate.md)"},
-			Progressing: calm, Degraded: calm},
+		want: conditions{leftTo(offOnAWS, "NotDefaultOnPlatform", "an NMState operator the node operator did not deploy (Deployment openshift-nmstate/nmstate-operator, not created by the node operator)"), calm, calm},
 	}, {name: "handler available", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("True", t0), Now: t0.Add(time.Hour)},
-		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler available"}, calm, calm},
+		want: conditions{available("; handler available"), calm, calm},
 	}, {name: "handler rolling out, within the grace: still available, with the operand's message", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("False", t0), Now: t0.Add(HandlerGrace - time.Second)},
-		want: conditions{
-			Available: condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs +
-				`; handler not available yet: Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`},
-			Progressing: calm, Degraded: calm},
+		want: conditions{available("; handler not available yet: " + handlerSays), calm, calm},
 	}, {name: "handler unavailable past the grace: unavailable, with the operand's message", obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Operand: handler("False", t0), Now: t0.Add(HandlerGrace)},
-		want: conditions{
-			Available: condition{false, ReasonHandlerUnavailable, onByDefault.Message + "; " + deployedOurs +
-				`; the NMState operator reports its handler unavailable: Deploying: DaemonSet "nmstate-handler" is not available (awaiting 2 nodes)`},
-			Progressing: calm, Degraded: calm},
+		want: conditions{condition{false, ReasonHandlerUnavailable, onByDefault.Message + "; " + deployedOurs + "; the NMState operator reports its handler unavailable: " + handlerSays}, calm, calm}, stable: true,
 	}, {name: "the NMState operator cannot apply its handler: degraded with its message",
 		obs: observation{Decision: onByDefault, CR: crOurs, Deployment: ready, Now: t0, Operand: operandStatus{Reported: true,
 			Available: operandCondition{Status: "False", Reason: "InternalError", Message: "failed applying RBAC: forbidden", Since: t0},
 			Degraded:  operandCondition{Status: "True", Reason: "InternalError", Message: "failed applying RBAC: forbidden", Since: t0}}},
-		want: conditions{condition{true, "PlatformDefault", onByDefault.Message + "; " + deployedOurs + "; handler not available yet: InternalError: failed applying RBAC: forbidden"},
+		want: conditions{available("; handler not available yet: InternalError: failed applying RBAC: forbidden"),
 			calm, condition{true, ReasonHandlerDegraded, "the NMState operator reports NMState nmstate degraded: InternalError: failed applying RBAC: forbidden"}},
 	}} {
 		assert.Equal(t, tc.want, conditionsFor(tc.obs), tc.name)
+		if tc.stable {
+			later := tc.obs
+			later.Now = later.Now.Add(48 * time.Hour)
+			assert.Equal(t, tc.want, conditionsFor(later), "%s, two days later", tc.name)
+		}
 	}
-}
-
-// A persistent error gives the same conditions on every retry: written once.
-func TestConditionsForPersistentErrorDoNotChangeWithTime(t *testing.T) {
-	decision := onByDefault
-	err := errors.New("NMSTATE_OPERATOR_IMAGE is not set")
-	first := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 1, 0, 1, 1, 0, time.UTC)})
-	later := conditionsFor(observation{Decision: decision, SyncError: err, Now: time.Date(2026, 1, 3, 7, 0, 0, 0, time.UTC)})
-	assert.Equal(t, first, later)
-	assert.True(t, first.Degraded.Status)
-	// The handler reported unavailable past the grace: written once too.
-	past := observation{Decision: decision, CR: crOurs, Deployment: deployment(1, 1, 1, 1, corev1.ConditionTrue), Operand: handler("False", t0), Now: t0.Add(HandlerGrace)}
-	again := past
-	again.Now = past.Now.Add(48 * time.Hour)
-	assert.Equal(t, conditionsFor(past), conditionsFor(again))
-	assert.False(t, conditionsFor(again).Available.Status)
 }
 
 func TestOperandOf(t *testing.T) {

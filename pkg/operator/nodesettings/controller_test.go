@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,22 +138,13 @@ func (m *fakeMCO) syncPolicy() {
 	if u == nil {
 		return
 	}
-	mc := &operatorv1.MachineConfiguration{}
-	require.NoError(m.t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, mc))
-	status := operatorv1.MachineConfigurationStatus{ObservedGeneration: mc.Generation}
-	for _, f := range mc.Spec.NodeDisruptionPolicy.Files {
-		sf := operatorv1.NodeDisruptionPolicyStatusFile{Path: f.Path}
-		for _, a := range f.Actions {
-			sf.Actions = append(sf.Actions, operatorv1.NodeDisruptionPolicyStatusAction{Type: operatorv1.NodeDisruptionPolicyStatusActionType(a.Type), Restart: a.Restart})
-		}
-		status.NodeDisruptionPolicyStatus.ClusterPolicies.Files = append(status.NodeDisruptionPolicyStatus.ClusterPolicies.Files, sf)
-	}
-	if reflect.DeepEqual(mc.Status, status) {
+	if seen, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); seen == u.GetGeneration() {
 		return
 	}
-	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
-	require.NoError(m.t, err)
-	require.NoError(m.t, unstructured.SetNestedMap(u.Object, raw, "status"))
+	// The status's files and actions have the spec's fields.
+	files, _, _ := unstructured.NestedSlice(u.Object, "spec", "nodeDisruptionPolicy", "files")
+	u.Object["status"] = map[string]interface{}{"observedGeneration": u.GetGeneration(),
+		"nodeDisruptionPolicyStatus": map[string]interface{}{"clusterPolicies": map[string]interface{}{"files": files}}}
 	require.NoError(m.t, m.client.Tracker().Update(platform.MachineConfigurationGVR, u, ""))
 	m.writes = append(m.writes, "mco: policy status")
 }
@@ -205,16 +196,6 @@ func (m *fakeMCO) finish(pool string) {
 	require.NoError(m.t, m.client.Tracker().Update(platform.MachineConfigPoolGVR, p, ""))
 }
 
-// degrade marks a pool Degraded as MCO does when a node's update fails.
-func (m *fakeMCO) degrade(pool, message string) {
-	p := m.get(platform.MachineConfigPoolGVR, pool)
-	require.NoError(m.t, unstructured.SetNestedSlice(p.Object, []interface{}{
-		map[string]interface{}{"type": "Updated", "status": "False"},
-		map[string]interface{}{"type": "Degraded", "status": "True", "message": message},
-	}, "status", "conditions"))
-	require.NoError(m.t, m.client.Tracker().Update(platform.MachineConfigPoolGVR, p, ""))
-}
-
 type fixture struct {
 	t     *testing.T
 	clock *clocktesting.FakeClock
@@ -223,7 +204,9 @@ type fixture struct {
 	c     *Controller
 }
 
-func newFixture(t *testing.T, mco *fakeMCO, spec nodev1alpha1.NodeSettings) *fixture {
+// newFixture is the controller asked for spec, and MCO with its pools.
+func newFixture(t *testing.T, spec nodev1alpha1.NodeSettings, withPolicy bool, pools ...string) (*fixture, *fakeMCO) {
+	mco := newFakeMCO(t, withPolicy, pools...)
 	f := &fixture{t: t, clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), mco: mco}
 	f.no = operatorclienttest.New(t, f.clock, &nodev1alpha1.NodeOperator{
 		ObjectMeta: metav1.ObjectMeta{Generation: 1},
@@ -232,11 +215,10 @@ func newFixture(t *testing.T, mco *fakeMCO, spec nodev1alpha1.NodeSettings) *fix
 			NodeSettings: spec,
 		},
 	})
-	kube := kubefake.NewClientset()
-	served := platform.FixedServed(platform.ServedAPIs{MachineConfig: true, MachineConfiguration: true})
-	f.c = &Controller{clock: f.clock, nodeOperators: f.no.NodeOperators, dynamic: mco.client, kube: kube, served: served,
+	f.c = &Controller{clock: f.clock, nodeOperators: f.no.NodeOperators, dynamic: mco.client, kube: kubefake.NewClientset(),
+		served:    platform.FixedServed(platform.ServedAPIs{MachineConfig: true, MachineConfiguration: true}),
 		namespace: "openshift-cluster-node-operator", timing: testTiming, recorder: events.NewInMemoryRecorder("test", f.clock)}
-	return f
+	return f, mco
 }
 
 // sync runs one sync and refreshes the NodeOperator cache.
@@ -312,11 +294,9 @@ func tracingOn(canary string) nodev1alpha1.NodeSettings {
 	}
 }
 
-// No node settings: one list of ours per process. Then, without MCO's
-// MachineConfiguration, no MachineConfig (docs/test-behaviours.md).
+// No settings, then no MachineConfig without MachineConfiguration (docs/test-behaviours.md).
 func TestControllerWaitsForMachineConfiguration(t *testing.T) {
-	mco := newFakeMCO(t, false, "master", "worker")
-	f := newFixture(t, mco, nodev1alpha1.NodeSettings{})
+	f, mco := newFixture(t, nodev1alpha1.NodeSettings{}, false, "master", "worker")
 	mco.client.ClearActions()
 	f.sync()
 	assert.Nil(t, f.status())
@@ -335,18 +315,15 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	assert.Empty(t, mco.writes)
 	assert.Nil(t, f.status(), "no step taken")
 	p := f.condition("Progressing")
-	assert.Equal(t, operatorv1.ConditionTrue, p.Status)
-	assert.Equal(t, ReasonWaitingForPolicy, p.Reason)
-	assert.Equal(t, "node settings MachineConfigs held back: "+nodedisruption.WaitNoCluster, p.Message)
+	held := "node settings MachineConfigs held back: " + nodedisruption.WaitNoCluster
+	assert.Equal(t, []any{operatorv1.ConditionTrue, ReasonWaitingForPolicy, held}, []any{p.Status, p.Reason, p.Message})
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Degraded").Status)
 
 	f.quiet(10, 10*time.Second, "the same wait is not written again")
 	f.clock.Step(nodedisruption.WaitGrace)
 	assert.Zero(t, f.sync(), "past the grace the resync looks again")
 	d := f.condition("Degraded")
-	assert.Equal(t, operatorv1.ConditionTrue, d.Status)
-	assert.Equal(t, ReasonPolicyNotReady, d.Reason)
-	assert.Equal(t, p.Message, d.Message)
+	assert.Equal(t, []any{operatorv1.ConditionTrue, ReasonPolicyNotReady, held}, []any{d.Status, d.Reason, d.Message})
 	assert.Len(t, f.no.Writes, 1, "Degraded written once")
 
 	f.quiet(5, time.Minute, "a persistent wait is written once")
@@ -373,11 +350,9 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	assert.Contains(t, f.condition("Progressing").Message, "spans go to collector.example.com:4317 as given: the OpenTelemetry collector API (opentelemetry.io) is not served")
 }
 
-// A change that fails on the canary goes back to the last good revision,
-// once, even on a stale cache (docs/test-behaviours.md).
+// A change failing on the canary goes back to the last good revision (docs/test-behaviours.md).
 func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
-	mco := newFakeMCO(t, true, "master", "worker", "canary")
-	f := newFixture(t, mco, tracingOn("canary"))
+	f, mco := newFixture(t, tracingOn("canary"), true, "master", "worker", "canary")
 	f.run()
 	good := f.status()
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
@@ -386,7 +361,11 @@ func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
 	mco.writes = nil
 	f.sync()
 	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Applying), f.poolState("canary"))
-	mco.degrade("canary", "restarting crio.service service failed")
+	// MCO marks the pool Degraded as when a node's update fails.
+	p := mco.get(platform.MachineConfigPoolGVR, "canary")
+	require.NoError(t, unstructured.SetNestedSlice(p.Object, []interface{}{map[string]interface{}{"type": "Updated", "status": "False"},
+		map[string]interface{}{"type": "Degraded", "status": "True", "message": "restarting crio.service service failed"}}, "status", "conditions"))
+	require.NoError(t, mco.client.Tracker().Update(platform.MachineConfigPoolGVR, p, ""))
 	// The revert, and a sync on the NodeOperator cache from before it: the
 	// controller must not act on its own stale record.
 	_, err := f.c.Sync(context.Background())
@@ -401,8 +380,7 @@ func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
 		"apply machineconfigs 60-canary-node-settings",
 		"apply machineconfigs 60-canary-node-settings",
 	}, mco.writes, "the failed revision, then one revert")
-	mc := mco.get(platform.MachineConfigGVR, MachineConfigName("canary"))
-	assert.Equal(t, good.Pools[0].Revision, mc.GetAnnotations()[RevisionAnnotation])
+	assert.Equal(t, good.Pools[0].Revision, mco.get(platform.MachineConfigGVR, MachineConfigName("canary")).GetAnnotations()[RevisionAnnotation], "the last good")
 	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Held), f.poolState("worker"))
 	d := f.condition("Degraded")
 	assert.Equal(t, [2]string{"True", ReasonRolledBackCond}, [2]string{string(d.Status), d.Reason})
@@ -411,10 +389,9 @@ func TestControllerRollsBackToTheLastGoodRevision(t *testing.T) {
 	f.quiet(5, 2*time.Second, "a stopped rollout writes nothing")
 }
 
-// The kubelet part goes only to pools whose kubelet reads drop-ins and where
-// no KubeletConfig of the administrator sets tracing.
+// The kubelet part goes only where the pool's kubelet takes it (docs/test-behaviours.md).
 func TestControllerKubeletPartFollowsThePool(t *testing.T) {
-	mco := newFakeMCO(t, true, "master", "worker")
+	f, mco := newFixture(t, tracingOn(""), true, "master", "worker")
 	for role, unit := range map[string]string{
 		"worker": "[Service]\nExecStart=/usr/bin/kubelet \\\n  --config=/etc/kubernetes/kubelet.conf \\\n  " + KubeletConfigDir + " \\\n",
 		"master": "[Service]\nExecStart=/usr/bin/kubelet --config=/etc/kubernetes/kubelet.conf\n",
@@ -426,7 +403,6 @@ func TestControllerKubeletPartFollowsThePool(t *testing.T) {
 				map[string]interface{}{"name": "kubelet.service", "contents": unit}}}}},
 		}})
 	}
-	f := newFixture(t, mco, tracingOn(""))
 	f.run()
 	paths := func(pool string) []string {
 		return slices.Sorted(maps.Keys(oursIn(t, mco.get(platform.MachineConfigGVR, MachineConfigName(pool)))))
@@ -491,32 +467,28 @@ func workers(ready corev1.ConditionStatus, names ...string) *kubefake.Clientset 
 	return kubefake.NewClientset(objs...)
 }
 
-// The health gate: CRI-O scraped as job="crio" since MCO updated the pool on
-// the platform path, node readiness (docs/test-behaviours.md).
+// The health gate: CRI-O's scrapes and node readiness (docs/test-behaviours.md).
 func TestControllerGate(t *testing.T) {
 	platformPath := &nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: nodev1alpha1.PlatformProxy}
-	readyWorkers := func(names ...string) *kubefake.Clientset { return workers(corev1.ConditionTrue, names...) }
 	for _, tc := range []struct {
 		name        string
 		metrics     *nodev1alpha1.StackStatus // nil: not decided yet
 		kube        *kubefake.Clientset
-		scrapedLate bool // worker-2's CRI-O scraped a soak after the first query
-		wantState   PoolState
-		wantPhase   Phase
+		scrapedLate bool      // worker-2's CRI-O scraped a soak after the first query
+		wantState   PoolState // Done: the rollout completes; Reverting: it rolls back
 		wantInMsg   string
 		wantInProg  string
 	}{
-		{"scraped within the gate", platformPath, readyWorkers("worker-1", "worker-2"), true, Done, PhaseComplete, "", ""},
-		{"never scraped", platformPath, readyWorkers("worker-1", "worker-2"), false, Reverting, PhaseRollingBack,
+		{"scraped within the gate", platformPath, workers(corev1.ConditionTrue, "worker-1", "worker-2"), true, Done, "", ""},
+		{"never scraped", platformPath, workers(corev1.ConditionTrue, "worker-1", "worker-2"), false, Reverting,
 			`CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node worker-2`, ""},
-		{"a node not Ready", nil, workers(corev1.ConditionFalse, "worker-1"), false, Reverting, PhaseRollingBack, "node worker-1 is not Ready: container runtime is down",
+		{"a node not Ready", nil, workers(corev1.ConditionFalse, "worker-1"), false, Reverting, "node worker-1 is not Ready: container runtime is down",
 			"the health gate checks node readiness but not CRI-O's metrics: the metrics stack is not decided yet"},
-		{"metrics stack off", &nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack}, readyWorkers("worker-1"), false, Done, PhaseComplete, "",
+		{"metrics stack off", &nodev1alpha1.StackStatus{Name: nodev1alpha1.MetricsStack}, workers(corev1.ConditionTrue, "worker-1"), false, Done, "",
 			"the health gate checks node readiness but not CRI-O's metrics: the metrics stack is off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mco := newFakeMCO(t, true, "worker")
-			f := newFixture(t, mco, tracingOn(""))
+			f, mco := newFixture(t, tracingOn(""), true, "worker")
 			if tc.metrics != nil {
 				f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Status.Stacks = []nodev1alpha1.StackStatus{*tc.metrics} })
 			}
@@ -546,23 +518,20 @@ func TestControllerGate(t *testing.T) {
 			}
 			f.sync()
 			assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(tc.wantState), f.poolState("worker"))
-			assert.Equal(t, nodev1alpha1.NodeSettingsPhase(tc.wantPhase), f.status().Phase)
+			wantPhase := map[PoolState]Phase{Done: PhaseComplete, Reverting: PhaseRollingBack}[tc.wantState]
+			assert.Equal(t, nodev1alpha1.NodeSettingsPhase(wantPhase), f.status().Phase)
 			assert.Contains(t, f.status().Message, tc.wantInMsg)
-			if tc.wantInProg != "" {
-				assert.Contains(t, f.condition("Progressing").Message, tc.wantInProg)
-			} else {
-				assert.NotContains(t, f.condition("Progressing").Message, "not CRI-O's metrics")
-			}
+			progressing := f.condition("Progressing").Message
+			assert.Contains(t, progressing, tc.wantInProg)
+			assert.Equal(t, tc.wantInProg != "", strings.Contains(progressing, "not CRI-O's metrics"), progressing)
 		})
 	}
 }
 
-// Tracing on: collector, policy entries, MCO's status of them, then pool by
-// pool; off in the same order, the collector last (docs/test-behaviours.md).
+// Tracing on and off, pool by pool (docs/test-behaviours.md).
 func TestControllerRollsOutPoolByPool(t *testing.T) {
-	mco := newFakeMCO(t, true, "master", "worker", "canary")
+	f, mco := newFixture(t, tracingOn("canary"), true, "master", "worker", "canary")
 	mco.collectorServed = true
-	f := newFixture(t, mco, tracingOn("canary"))
 	denied := true // a collector that cannot be put in place holds every MachineConfig back
 	mco.client.PrependReactor("patch", "opentelemetrycollectors", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return denied, nil, apierrors.NewForbidden(platform.OpenTelemetryCollectorGVR.GroupResource(), CollectorName, fmt.Errorf("denied"))

@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
@@ -12,29 +15,19 @@ import (
 
 type poolShape struct {
 	wanted, current  string
-	machines, upd    int64
+	machines, upd    int32
 	generation, seen int64
 	conds            map[string]string // type -> message of a True condition
 }
 
 func mcp(s poolShape) *mcfgv1.MachineConfigPool {
-	var conds []interface{}
+	p := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: "worker", Generation: s.generation},
+		Status: mcfgv1.MachineConfigPoolStatus{MachineCount: s.machines, UpdatedMachineCount: s.upd, ObservedGeneration: s.seen}}
+	p.Spec.Configuration.Name, p.Status.Configuration.Name = s.wanted, s.current
 	for t, msg := range s.conds {
-		conds = append(conds, map[string]interface{}{"type": t, "status": "True", "message": msg})
+		p.Status.Conditions = append(p.Status.Conditions, mcfgv1.MachineConfigPoolCondition{Type: mcfgv1.MachineConfigPoolConditionType(t), Status: corev1.ConditionTrue, Message: msg})
 	}
-	u := &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
-		"metadata": map[string]interface{}{"name": "worker", "generation": s.generation},
-		"spec":     map[string]interface{}{"configuration": map[string]interface{}{"name": s.wanted}},
-		"status": map[string]interface{}{
-			"configuration":       map[string]interface{}{"name": s.current},
-			"machineCount":        s.machines,
-			"updatedMachineCount": s.upd,
-			"observedGeneration":  s.seen,
-			"conditions":          conds,
-		},
-	}}
-	return typed[mcfgv1.MachineConfigPool](u)
+	return p
 }
 
 // rendered is a rendered MachineConfig holding MCO's own file and ours, as
@@ -121,12 +114,9 @@ func TestObservePool(t *testing.T) {
 			wantWritten: RevisionOf(v1), wantUpdated: true,
 			wantDegraded: "MachineConfigPool worker is degraded: Node worker-1 upgrade failure. a; Node worker-2 upgrade failure. b"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := ObservePool(tc.objs, tc.health)
-			if got.Written != tc.wantWritten || got.Updated != tc.wantUpdated || got.DegradedMessage != tc.wantDegraded || got.Degraded != (tc.wantDegraded != "") ||
-				got.Healthy != (tc.health == "") || got.UnhealthyMessage != tc.health {
-				t.Errorf("got %+v\nwant written %q updated %v degraded %q health %q", got, tc.wantWritten, tc.wantUpdated, tc.wantDegraded, tc.health)
-			}
-		})
+		// Node health passes through as given.
+		want := PoolObservation{Written: tc.wantWritten, Updated: tc.wantUpdated, Degraded: tc.wantDegraded != "", DegradedMessage: tc.wantDegraded,
+			Healthy: tc.health == "", UnhealthyMessage: tc.health}
+		assert.Equal(t, want, ObservePool(tc.objs, tc.health), tc.name)
 	}
 }

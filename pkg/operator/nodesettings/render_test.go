@@ -3,6 +3,8 @@ package nodesettings
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func ptr(v int32) *int32 { return &v }
@@ -27,31 +29,21 @@ func TestRender(t *testing.T) {
 		{name: "kubelet without --config-dir (before 4.21)", tracing: both, pool: PoolFacts{}, wantPaths: []string{CRIODropInPath}, wantSkipped: "does not read /etc/openshift/kubelet.conf.d"},
 		{name: "administrator's KubeletConfig sets tracing", tracing: both, pool: PoolFacts{KubeletConfigDir: true, AdminKubeletTracing: true}, wantPaths: []string{CRIODropInPath}, wantSkipped: "a KubeletConfig sets tracing"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			files, skipped := Render(tc.tracing, tc.pool)
-			var paths []string
-			for _, f := range files {
-				paths = append(paths, f.Path)
-				for _, want := range tc.wantIn[f.Path] {
-					if !strings.Contains(f.Contents, want) {
-						t.Errorf("%s lacks %q:\n%s", f.Path, want, f.Contents)
-					}
-				}
-				// Every file we write has its disruption policy entry:
-				// without it MCO reboots the pool's nodes.
-				if got := DisruptionPolicy()[f.Path]; got == "" || got != f.Restart {
-					t.Errorf("%s: disruption policy %q, file restarts %q", f.Path, got, f.Restart)
-				}
+		files, skipped := Render(tc.tracing, tc.pool)
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, f.Path)
+			for _, want := range tc.wantIn[f.Path] {
+				assert.Contains(t, f.Contents, want, "%s: %s", tc.name, f.Path)
 			}
-			if strings.Join(paths, ",") != strings.Join(tc.wantPaths, ",") {
-				t.Errorf("paths = %v, want %v", paths, tc.wantPaths)
-			}
-			if got := strings.Join(skipped, ";"); (tc.wantSkipped == "") != (got == "") || !strings.Contains(got, tc.wantSkipped) {
-				t.Errorf("skipped = %q, want %q", got, tc.wantSkipped)
-			}
-			if (RevisionOf(files) == "") != (len(files) == 0) {
-				t.Errorf("revision %q for %d files", RevisionOf(files), len(files))
-			}
-		})
+			// Every file we write has its disruption policy entry:
+			// without it MCO reboots the pool's nodes.
+			assert.NotEmpty(t, DisruptionPolicy()[f.Path], "%s: %s", tc.name, f.Path)
+			assert.Equal(t, DisruptionPolicy()[f.Path], f.Restart, "%s: %s", tc.name, f.Path)
+		}
+		assert.Equal(t, tc.wantPaths, paths, tc.name)
+		assert.Equal(t, tc.wantSkipped == "", len(skipped) == 0, tc.name)
+		assert.Contains(t, strings.Join(skipped, ";"), tc.wantSkipped, tc.name)
+		assert.Equal(t, len(files) == 0, RevisionOf(files) == "", "%s: a revision for files, none for none", tc.name)
 	}
 }

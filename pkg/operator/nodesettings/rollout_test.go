@@ -2,10 +2,15 @@ package nodesettings
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var testTiming = Timing{Update: 30 * time.Minute, Soak: 2 * time.Minute, Gate: 10 * time.Minute}
@@ -54,10 +59,10 @@ func (w *world) run(t *testing.T, targets map[string]Revision, pools []string, r
 			w.written[s.Write.Pool] = s.Write.Revision
 			w.updated[s.Write.Pool] = false
 		}
-		if s.Write == nil && reflect.DeepEqual(s.Rollout, r) {
-			if s.RecheckAfter == 0 && allUpdated(w, pools) {
-				return writes, r
-			}
+		// Settled: no write, no change, no wait, and every pool not stuck updated.
+		settled := !slices.ContainsFunc(pools, func(p string) bool { return !w.updated[p] && !w.stuck[p] })
+		if s.Write == nil && reflect.DeepEqual(s.Rollout, r) && s.RecheckAfter == 0 && settled {
+			return writes, r
 		}
 		r = s.Rollout
 		// The pool controller catches up and time passes.
@@ -66,23 +71,13 @@ func (w *world) run(t *testing.T, targets map[string]Revision, pools []string, r
 				w.updated[p] = true
 			}
 		}
-		if s.RecheckAfter > 0 {
-			now = now.Add(s.RecheckAfter)
-		} else {
-			now = now.Add(10 * time.Second)
+		if s.RecheckAfter == 0 {
+			s.RecheckAfter = 10 * time.Second
 		}
+		now = now.Add(s.RecheckAfter)
 	}
 	t.Fatalf("rollout did not settle: %+v", r)
 	return nil, r
-}
-
-func allUpdated(w *world, pools []string) bool {
-	for _, p := range pools {
-		if !w.updated[p] && !w.stuck[p] {
-			return false
-		}
-	}
-	return true
 }
 
 func states(r Rollout) string {
@@ -101,6 +96,7 @@ func TestRollout(t *testing.T) {
 		name    string
 		prepare func(w *world)
 		target  Revision
+		targets map[string]Revision // pools whose target is not target
 		// from: a completed rollout of this revision first ("" = none).
 		from       Revision
 		wantWrites []string
@@ -124,6 +120,9 @@ func TestRollout(t *testing.T) {
 			wantInMsg: "did not update the pool within 30m0s"},
 		{name: "our MachineConfig deleted by someone is restored, the rollout unchanged", prepare: func(w *world) { delete(w.written, "master") }, from: "a", target: "a",
 			wantWrites: []string{"master=a"}, wantStates: "Complete canary:Done@a worker:Done@a master:Done@a", unchanged: true},
+		// The kubelet part skipped on a pool, and later not (its kubelet reads drop-ins after an upgrade).
+		{name: "a pool whose target changes alone: a new rollout of that pool only", from: "a", target: "a", targets: map[string]Revision{"master": "b"},
+			wantWrites: []string{"master=b"}, wantStates: "Complete canary:Done@a worker:Done@a master:Done@b"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld()
@@ -131,35 +130,26 @@ func TestRollout(t *testing.T) {
 			now := t0
 			if tc.from != "" {
 				_, r = w.run(t, all(pools, tc.from), pools, r, now)
-				if r.Phase != PhaseComplete {
-					t.Fatalf("setup rollout of %q: %s", tc.from, states(r))
-				}
+				require.Equal(t, PhaseComplete, r.Phase, "setup rollout of %q: %s", tc.from, states(r))
 				now = now.Add(24 * time.Hour)
 			}
 			if tc.prepare != nil {
 				tc.prepare(w)
 			}
-			before := r
-			writes, r := w.run(t, all(pools, tc.target), pools, r, now)
+			before, targets := r, all(pools, tc.target)
+			maps.Copy(targets, tc.targets)
+			writes, r := w.run(t, targets, pools, r, now)
 			if tc.unchanged && !reflect.DeepEqual(r, before) {
 				t.Errorf("rollout changed:\n%+v\n%+v", before, r)
 			}
-			if !reflect.DeepEqual(writes, tc.wantWrites) {
-				t.Errorf("writes = %q, want %q", writes, tc.wantWrites)
-			}
-			if got := states(r); got != tc.wantStates {
-				t.Errorf("states = %s\nwant %s", got, tc.wantStates)
-			}
-			if !strings.Contains(r.Message, tc.wantInMsg) {
-				t.Errorf("message %q does not contain %q", r.Message, tc.wantInMsg)
-			}
+			assert.Equal(t, tc.wantWrites, writes)
+			assert.Equal(t, tc.wantStates, states(r))
+			assert.Contains(t, r.Message, tc.wantInMsg)
 			// Settled: a later look at the same world changes nothing and
 			// writes nothing, however much later.
 			for _, later := range []time.Duration{time.Minute, 47 * time.Hour} {
-				s := Next(all(pools, tc.target), pools, r, w.observe(pools), now.Add(later), testTiming)
-				if s.Write != nil || !reflect.DeepEqual(s.Rollout, r) {
-					t.Errorf("+%s: write %v, rollout changed:\n%+v\n%+v", later, s.Write, r, s.Rollout)
-				}
+				s := Next(targets, pools, r, w.observe(pools), now.Add(later), testTiming)
+				assert.Equal(t, []any{(*Write)(nil), r}, []any{s.Write, s.Rollout}, "+%s", later)
 			}
 		})
 	}
@@ -174,9 +164,7 @@ func TestRolloutWaitsForTheGate(t *testing.T) {
 		r = s.Rollout
 		return s
 	}
-	if s := next(0); s.Write == nil || s.Write.Pool != "worker" {
-		t.Fatalf("first write = %v, want worker", s.Write)
-	}
+	require.Equal(t, &Write{Pool: "worker", Revision: "a"}, next(0).Write, "the first pool first")
 	w.written["worker"], w.updated["worker"] = "a", true
 	for _, c := range []struct {
 		at, recheck time.Duration
@@ -189,14 +177,12 @@ func TestRolloutWaitsForTheGate(t *testing.T) {
 		if c.sick {
 			w.sick["worker"] = "a"
 		}
-		if s := next(c.at); s.Write != nil || r.Pools[0].State != Verifying || r.Pools[1].State != Pending || s.RecheckAfter != c.recheck {
-			t.Fatalf("+%s: write %v, %s, recheck %s", c.at, s.Write, states(r), s.RecheckAfter)
-		}
+		s := next(c.at)
+		require.Equal(t, []any{(*Write)(nil), Verifying, Pending, c.recheck}, []any{s.Write, r.Pools[0].State, r.Pools[1].State, s.RecheckAfter}, "+%s", c.at)
 	}
 	delete(w.sick, "worker")
-	if s := next(5 * time.Minute); s.Write == nil || s.Write.Pool != "master" || r.Pools[0].State != Done || r.Pools[0].LastGood != "a" {
-		t.Fatalf("recovered: write %v, %s", s.Write, states(r))
-	}
+	s := next(5 * time.Minute)
+	assert.Equal(t, []any{&Write{Pool: "master", Revision: "a"}, Done, Revision("a")}, []any{s.Write, r.Pools[0].State, r.Pools[0].LastGood}, "recovered")
 }
 
 // A pool that appears while stopped is held; a corrected spec starts again.
@@ -206,12 +192,9 @@ func TestRolloutAfterAStop(t *testing.T) {
 	_, r := w.run(t, all(pools, "bad"), pools, Rollout{}, t0)
 	grown := []string{"canary", "infra", "worker"}
 	s := Next(all(grown, "bad"), grown, r, w.observe(grown), t0.Add(time.Hour), testTiming)
-	if r.Phase != PhaseStopped || s.Write != nil || s.Rollout.Phase != PhaseStopped || s.Rollout.Pools[1].State != Held {
-		t.Fatalf("pool added while stopped: write %v, %s", s.Write, states(s.Rollout))
-	}
-	if writes, r := w.run(t, all(pools, "good"), pools, r, t0.Add(2*time.Hour)); strings.Join(writes, " ") != "canary=good worker=good" || r.Phase != PhaseComplete {
-		t.Errorf("corrected spec: writes %q, %s", writes, states(r))
-	}
+	require.Equal(t, []any{PhaseStopped, (*Write)(nil), PhaseStopped, Held}, []any{r.Phase, s.Write, s.Rollout.Phase, s.Rollout.Pools[1].State}, "a pool added while stopped")
+	writes, r := w.run(t, all(pools, "good"), pools, r, t0.Add(2*time.Hour))
+	assert.Equal(t, []any{[]string{"canary=good", "worker=good"}, PhaseComplete}, []any{writes, r.Phase}, "a corrected spec")
 }
 
 func TestOrder(t *testing.T) {
@@ -226,9 +209,7 @@ func TestOrder(t *testing.T) {
 		{[]string{"master", "worker", "infra", "gpu"}, "infra", []string{"infra", "gpu", "worker", "master"}},
 		{[]string{"master", "worker"}, "absent", []string{"worker", "master"}},
 	} {
-		if got := Order(tc.pools, tc.canary); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Order(%v, %q) = %v, want %v", tc.pools, tc.canary, got, tc.want)
-		}
+		assert.Equal(t, tc.want, Order(tc.pools, tc.canary), "%v, canary %q", tc.pools, tc.canary)
 	}
 }
 
@@ -238,19 +219,4 @@ func all(pools []string, rev Revision) map[string]Revision {
 		m[p] = rev
 	}
 	return m
-}
-
-// Pools can have different targets, and a pool whose target changes later
-// starts a new rollout of that pool only.
-func TestRolloutPerPoolTargets(t *testing.T) {
-	w, pools := newWorld(), []string{"worker", "master"}
-	targets := map[string]Revision{"worker": "crio+kubelet", "master": "crio"}
-	writes, r := w.run(t, targets, pools, Rollout{}, t0)
-	if strings.Join(writes, " ") != "worker=crio+kubelet master=crio" || r.Phase != PhaseComplete {
-		t.Fatalf("writes %v, %s", writes, states(r))
-	}
-	targets["master"] = "crio+kubelet"
-	if writes, r = w.run(t, targets, pools, r, t0.Add(time.Hour)); strings.Join(writes, " ") != "master=crio+kubelet" || r.Phase != PhaseComplete {
-		t.Fatalf("after master's target changed: writes %v, %s", writes, states(r))
-	}
 }

@@ -18,8 +18,9 @@ import (
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
 
-func TestScrapeJob(t *testing.T) {
-	// The platform path, off and undecided are TestControllerGate's rows.
+// The gate's CRI-O decisions: the job (the platform path, off and undecided
+// are TestControllerGate's rows), the verdict and the window of the query.
+func TestScrapeDecisions(t *testing.T) {
 	for mode, want := range map[nodev1alpha1.StackMode][2]string{
 		nodev1alpha1.OperatorTLS: {"crio-metrics", ""},
 		"":                       {"", "the metrics stack's path is not decided yet"},
@@ -27,16 +28,10 @@ func TestScrapeJob(t *testing.T) {
 		job, why := ScrapeJob([]nodev1alpha1.StackStatus{{Name: nodev1alpha1.NMStateStack, Enabled: true}, {Name: nodev1alpha1.MetricsStack, Enabled: true, Mode: mode}})
 		assert.Equal(t, want, [2]string{job, why}, mode)
 	}
-}
-
-func TestScrapeVerdict(t *testing.T) {
 	assert.Empty(t, ScrapeVerdict("crio", []string{"a", "b"}, map[string]bool{"a": true, "b": true, "c": true}), "all scraped")
 	assert.Empty(t, ScrapeVerdict("crio", nil, nil), "no nodes")
 	assert.Equal(t, `CRI-O's metrics were not scraped without failure (up{job="crio"}) since the pool was updated on node a, b, c, and 2 more`,
 		ScrapeVerdict("crio", []string{"e", "d", "c", "b", "a"}, map[string]bool{}), "many missing, sorted and cut")
-}
-
-func TestScrapeWindow(t *testing.T) {
 	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for after, want := range map[time.Duration]time.Duration{
 		200 * time.Millisecond: time.Second,      // just updated: at least a second

@@ -89,8 +89,15 @@ func TestDecideEveryPlatformTopologyKnobAndServedAPIs(t *testing.T) {
 							assert.Equal(t, []any{nodev1alpha1.MetricsStack, mEnabled, mReason, wantMode, wantSkipped, nodev1alpha1.NMStateStack, nEnabled, nReason, nodev1alpha1.StackMode(""), 0, "", platform},
 								[]any{got.Metrics.Name, got.Metrics.Enabled, got.Metrics.Reason, got.Metrics.Mode, len(got.Metrics.Skipped),
 									got.NMState.Name, got.NMState.Enabled, got.NMState.Reason, got.NMState.Mode, len(got.NMState.Skipped), got.InfrastructureProblem, got.Platform}, name)
+							// Every decision explains itself; a default names the
+							// platform and tells the administrator how to change it.
 							for _, s := range got.Stacks() {
-								assert.NotEmpty(t, s.Message, "%s: every decision explains itself", name)
+								assert.NotEmpty(t, s.Message, name)
+								if s.Reason == ReasonPlatformDefault || s.Reason == ReasonNotDefaultOnPlatform {
+									knob := "spec." + strings.ToLower(string(s.Name)) + ".state=" + map[bool]string{true: "Disabled to opt out", false: "Enabled to opt in"}[s.Enabled]
+									assert.Contains(t, s.Message, "platform "+string(platform), name)
+									assert.Contains(t, s.Message, knob, name)
+								}
 							}
 							for _, s := range got.Metrics.Skipped {
 								assert.Contains(t, got.Metrics.Message, s, name)
@@ -109,36 +116,18 @@ func TestDecideEveryPlatformTopologyKnobAndServedAPIs(t *testing.T) {
 	}
 }
 
-func TestDecideMessagesTellTheAdministratorWhatToDo(t *testing.T) {
-	got := Decide(Input{Infrastructure: infra(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{Monitoring: true, MachineConfig: true}})
-	assert.Equal(t, "not deployed (platform AWS is not enabled by default; set spec.nmstate.state=Enabled to opt in)", got.NMState.Message)
-	assert.Contains(t, got.Metrics.Message, "spec.metrics.state=Disabled to opt out")
-
-	got = Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode), Served: ServedAPIs{Monitoring: true, MachineConfig: true}})
-	assert.Contains(t, got.NMState.Message, "platform BareMetal")
-	assert.Contains(t, got.NMState.Message, "spec.nmstate.state=Disabled to opt out")
-}
-
 // An unknown or empty platform is None; the deprecated status.platform alone is read.
 func TestDecidePlatformOf(t *testing.T) {
-	for _, tc := range []struct {
-		infra   *configv1.Infrastructure
-		want    configv1.PlatformType
-		nmstate bool
-	}{
-		{infra("", configv1.HighlyAvailableTopologyMode), configv1.NonePlatformType, false},
-		{infra("SomethingNew", configv1.HighlyAvailableTopologyMode), configv1.NonePlatformType, false},
-		{infra("baremetal", configv1.HighlyAvailableTopologyMode), configv1.NonePlatformType, false},
-		{&configv1.Infrastructure{Status: configv1.InfrastructureStatus{Platform: configv1.BareMetalPlatformType}}, configv1.BareMetalPlatformType, true},
+	for in, want := range map[*configv1.Infrastructure]configv1.PlatformType{
+		infra("", configv1.HighlyAvailableTopologyMode):                                   configv1.NonePlatformType,
+		infra("SomethingNew", configv1.HighlyAvailableTopologyMode):                       configv1.NonePlatformType,
+		infra("baremetal", configv1.HighlyAvailableTopologyMode):                          configv1.NonePlatformType,
+		{Status: configv1.InfrastructureStatus{Platform: configv1.BareMetalPlatformType}}: configv1.BareMetalPlatformType,
 	} {
-		got := Decide(Input{Infrastructure: tc.infra})
-		assert.Equal(t, tc.want, got.Platform)
-		assert.True(t, got.Metrics.Enabled)
-		assert.Equal(t, tc.nmstate, got.NMState.Enabled)
-		if !tc.nmstate {
-			assert.Equal(t, ReasonNotDefaultOnPlatform, got.NMState.Reason)
-			assert.Contains(t, got.NMState.Message, "platform None")
-		}
+		got := Decide(Input{Infrastructure: in})
+		assert.Equal(t, want, got.Platform, "%+v", in.Status)
+		assert.Equal(t, []any{true, want == configv1.BareMetalPlatformType}, []any{got.Metrics.Enabled, got.NMState.Enabled}, want)
+		assert.Contains(t, got.NMState.Message, "platform "+string(want))
 	}
 }
 
@@ -188,7 +177,7 @@ func TestDecideMetricsModeFollowsThePlatformPath(t *testing.T) {
 	platformPath := PlatformCRIOMetrics{MachineConfigs: []string{"01-master-kubelet", "01-worker-kubelet"}}
 	unreadable := PlatformCRIOMetrics{Problem: "machineconfigs 01-worker-kubelet: the server is currently unable to handle the request"}
 
-	tests := []struct {
+	for _, tt := range []struct {
 		name        string
 		path        PlatformCRIOMetrics
 		previous    nodev1alpha1.StackMode
@@ -199,8 +188,7 @@ func TestDecideMetricsModeFollowsThePlatformPath(t *testing.T) {
 		{"platform path disappears", PlatformCRIOMetrics{}, nodev1alpha1.PlatformProxy, nodev1alpha1.OperatorTLS, "the platform runs no kube-rbac-proxy-crio"},
 		{"lookup fails: the last mode stands", unreadable, nodev1alpha1.PlatformProxy, nodev1alpha1.PlatformProxy, "served by the platform"},
 		{"lookup fails with no history: nothing node-side yet", unreadable, "", "", "not known yet (machineconfigs 01-worker-kubelet"},
-	}
-	for _, tt := range tests {
+	} {
 		previous := Decide(Input{Infrastructure: bareMetal, Served: served}).Metrics.StackStatus
 		previous.Mode = tt.previous
 		got := Decide(Input{Infrastructure: bareMetal, Served: served, PlatformCRIOMetrics: tt.path, Previous: []nodev1alpha1.StackStatus{previous}})

@@ -89,14 +89,8 @@ func (f *fixture) degraded() operatorv1.OperatorCondition {
 }
 
 func infrastructure(p configv1.PlatformType, topology configv1.TopologyMode) *configv1.Infrastructure {
-	return &configv1.Infrastructure{
-		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
-		Status: configv1.InfrastructureStatus{
-			PlatformStatus:         &configv1.PlatformStatus{Type: p},
-			ControlPlaneTopology:   topology,
-			InfrastructureTopology: configv1.HighlyAvailableTopologyMode,
-		},
-	}
+	return &configv1.Infrastructure{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Status: configv1.InfrastructureStatus{
+		PlatformStatus: &configv1.PlatformStatus{Type: p}, ControlPlaneTopology: topology, InfrastructureTopology: configv1.HighlyAvailableTopologyMode}}
 }
 
 var statusWrite = []string{"patch nodeoperators/status"}
@@ -104,7 +98,7 @@ var statusWrite = []string{"patch nodeoperators/status"}
 // One status write records every stack's decision; the same world again writes nothing.
 func TestDecisionRecordedOnceThenNoWrites(t *testing.T) {
 	kubeletMCs := platform.PlatformCRIOMetrics{MachineConfigs: []string{"01-master-kubelet", "01-worker-kubelet"}}
-	tests := []struct {
+	for _, tt := range []struct {
 		name             string
 		infra            *configv1.Infrastructure
 		path             platform.PlatformCRIOMetrics
@@ -116,27 +110,24 @@ func TestDecisionRecordedOnceThenNoWrites(t *testing.T) {
 			nodev1alpha1.StackStatus{Enabled: true, Reason: platform.ReasonPlatformDefault}, true},
 		{"hosted control plane: nothing, and no MCO to look at", infrastructure(configv1.AWSPlatformType, configv1.ExternalTopologyMode), platform.PlatformCRIOMetrics{},
 			nodev1alpha1.StackStatus{Reason: platform.ReasonHostedControlPlane}, nodev1alpha1.StackStatus{Reason: platform.ReasonHostedControlPlane}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, tt.infra)
-			f.path = tt.path
-			assert.Equal(t, statusWrite, f.sync(), "first sync: one status apply")
-			got := f.stacks()
-			require.Len(t, got, 2)
-			for name, want := range map[nodev1alpha1.StackName]nodev1alpha1.StackStatus{nodev1alpha1.MetricsStack: tt.metrics, nodev1alpha1.NMStateStack: tt.nmstate} {
-				assert.Equal(t, []any{want.Enabled, want.Reason, want.Mode}, []any{got[name].Enabled, got[name].Reason, got[name].Mode}, name)
-				assert.NotEmpty(t, got[name].Message, "%s message", name)
-			}
-			assert.Equal(t, operatorv1.ConditionFalse, f.degraded().Status)
-			assert.Equal(t, int64(1), f.no.Get().Status.ObservedGeneration)
-			assert.Equal(t, []bool{tt.lookForMCPath}, f.lookedUp, "the platform path is looked for only where MCO can run")
+	} {
+		f := newFixture(t, tt.infra)
+		f.path = tt.path
+		assert.Equal(t, statusWrite, f.sync(), "%s: first sync: one status apply", tt.name)
+		got := f.stacks()
+		require.Len(t, got, 2)
+		for name, want := range map[nodev1alpha1.StackName]nodev1alpha1.StackStatus{nodev1alpha1.MetricsStack: tt.metrics, nodev1alpha1.NMStateStack: tt.nmstate} {
+			assert.Equal(t, []any{want.Enabled, want.Reason, want.Mode}, []any{got[name].Enabled, got[name].Reason, got[name].Mode}, "%s: %s", tt.name, name)
+			assert.NotEmpty(t, got[name].Message, "%s: %s message", tt.name, name)
+		}
+		assert.Equal(t, operatorv1.ConditionFalse, f.degraded().Status, tt.name)
+		assert.Equal(t, int64(1), f.no.Get().Status.ObservedGeneration, tt.name)
+		assert.Equal(t, []bool{tt.lookForMCPath}, f.lookedUp, "%s: the platform path is looked for only where MCO can run", tt.name)
 
-			for i := range 3 {
-				f.clock.Step(time.Minute)
-				assert.Empty(t, f.sync(), "steady state: sync %d writes nothing", i)
-			}
-		})
+		for i := range 3 {
+			f.clock.Step(time.Minute)
+			assert.Empty(t, f.sync(), "%s: steady state: sync %d writes nothing", tt.name, i)
+		}
 	}
 }
 
@@ -153,8 +144,7 @@ func TestUnreadableInfrastructureKeepsTheDecision(t *testing.T) {
 		assert.Equal(t, []any{b.Enabled, b.Reason, b.Mode}, []any{after[name].Enabled, after[name].Reason, after[name].Mode}, "%s kept", name)
 	}
 	d := f.degraded()
-	assert.Equal(t, operatorv1.ConditionTrue, d.Status)
-	assert.Equal(t, platform.ReasonInfrastructureUnavailable, d.Reason)
+	assert.Equal(t, []any{operatorv1.ConditionTrue, platform.ReasonInfrastructureUnavailable}, []any{d.Status, d.Reason})
 	assert.Contains(t, d.Message, "keeping the last decision")
 
 	f.clock.Step(5 * time.Minute)
@@ -165,8 +155,7 @@ func TestUnreadableInfrastructureKeepsTheDecision(t *testing.T) {
 	assert.Equal(t, operatorv1.ConditionFalse, f.degraded().Status)
 }
 
-// An opt-out in the spec is one status write; the platform path appearing
-// switches the mode with one more.
+// An opt-out and the platform path are one write each (docs/test-behaviours.md).
 func TestSpecAndPlatformPathChangesAreOneWriteEach(t *testing.T) {
 	f := newFixture(t, infrastructure(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode))
 	require.Equal(t, statusWrite, f.sync())
@@ -183,17 +172,14 @@ func TestSpecAndPlatformPathChangesAreOneWriteEach(t *testing.T) {
 	})
 	assert.Equal(t, statusWrite, f.sync())
 	m := f.stacks()[nodev1alpha1.MetricsStack]
-	assert.Equal(t, nodev1alpha1.StackDisabled, m.State)
-	assert.False(t, m.Enabled, "the deprecated mirror of state")
-	assert.Equal(t, platform.ReasonOptedOut, m.Reason)
+	assert.Equal(t, []any{nodev1alpha1.StackDisabled, false, platform.ReasonOptedOut}, []any{m.State, m.Enabled, m.Reason}, "state, its deprecated mirror, reason")
 	assert.Equal(t, int64(2), f.no.Get().Status.ObservedGeneration)
 	assert.Empty(t, f.sync())
 	assert.Equal(t, []bool{true, false, false, true, false}, f.fresh,
 		"a lookup for a spec not decided yet is fresh; the others may reuse one")
 }
 
-// Unmanaged: the decision is frozen; nothing is written, not even the
-// conversion of an old spelling (docs/api.md, "Compatibility").
+// Unmanaged: nothing is written (docs/test-behaviours.md, docs/api.md "Compatibility").
 func TestUnmanagedWritesNothing(t *testing.T) {
 	f := newFixture(t, infrastructure(configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode))
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) {
@@ -224,23 +210,15 @@ func TestConvertStackConfig(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, ConvertStackConfig(tc.in), tc.name)
 	}
-	no := &nodev1alpha1.NodeOperator{}
-	no.ResourceVersion = "42"
-	no.Spec.Metrics.ManagementState = nodev1alpha1.StackRemoved
-	no.Spec.NMState = nodev1alpha1.StackConfig{State: nodev1alpha1.StackEnabled, ManagementState: nodev1alpha1.StackManaged}
+	no := &nodev1alpha1.NodeOperator{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "42"}, Spec: nodev1alpha1.NodeOperatorSpec{
+		Metrics: nodev1alpha1.StackConfig{ManagementState: gone}, NMState: nodev1alpha1.StackConfig{State: on, ManagementState: managed}}}
 	assert.JSONEq(t, `{"metadata":{"resourceVersion":"42"},"spec":{"metrics":{"state":"Disabled","managementState":"Removed"}}}`, string(SpecPatch(no)))
 
 	no.Spec = ConvertSpec(no.Spec)
 	assert.Nil(t, SpecPatch(no), "a converted spec is not written again")
-	for _, tc := range []struct {
-		in   nodev1alpha1.StackStatus
-		want nodev1alpha1.StackState
-	}{
-		{nodev1alpha1.StackStatus{Enabled: true}, nodev1alpha1.StackEnabled},
-		{nodev1alpha1.StackStatus{Enabled: false}, nodev1alpha1.StackDisabled},
-		{nodev1alpha1.StackStatus{State: nodev1alpha1.StackEnabled, Enabled: true}, nodev1alpha1.StackEnabled},
-		{nodev1alpha1.StackStatus{State: nodev1alpha1.StackDisabled}, nodev1alpha1.StackDisabled},
-	} {
-		assert.Equal(t, tc.want, stack.ConvertStatus(tc.in).State, "%+v", tc.in)
+	// A status of the old spelling gets its state from enabled.
+	for _, in := range []nodev1alpha1.StackStatus{{Enabled: true}, {Enabled: false}, {State: on, Enabled: true}, {State: off}} {
+		want := map[bool]nodev1alpha1.StackState{true: on, false: off}[in.Enabled]
+		assert.Equal(t, want, stack.ConvertStatus(in).State, "%+v", in)
 	}
 }

@@ -133,6 +133,15 @@ func TestWorkloads(t *testing.T) {
 	}
 	assert.Equal(t, "DaemonSet", DaemonSetWorkload(ds(1, 1, 1, 1, 1)).Kind)
 	assert.Equal(t, "Deployment", DeploymentWorkload(deploy(1, 1, 1, 1, 1, 1)).Kind)
+
+	// AllRolledOut: every workload of every stack (none when every stack is off).
+	type byStack = map[nodev1alpha1.StackName][]Workload
+	done := Workload{Kind: "DaemonSet", Name: "crio-metrics", RolledOut: true}
+	metrics, nmstate := nodev1alpha1.MetricsStack, nodev1alpha1.NMStateStack
+	assert.True(t, AllRolledOut(byStack{metrics: nil}), "no workload")
+	assert.True(t, AllRolledOut(byStack{metrics: {done}, nmstate: {done, done}}), "every workload rolled out")
+	assert.False(t, AllRolledOut(byStack{metrics: {done}, nmstate: {done, {Name: "nmstate-handler"}}}), "one workload of one stack not rolled out")
+	assert.False(t, AllRolledOut(byStack{metrics: {{Name: "crio-metrics", Missing: true, RolledOut: true}}}), "a workload not listed yet")
 }
 
 func TestObserve(t *testing.T) {
@@ -165,11 +174,8 @@ func TestObserve(t *testing.T) {
 		{"a workload missing from the cache: the last rollout stands", previous, ready, true, []Workload{{Kind: "DaemonSet", Namespace: ns, Name: "crio-metrics", Missing: true}}, "4.21.0", previous.Containers},
 		{"no workload (off, or the platform's path): version, no container", previous, ready, true, nil, "4.22.0", nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			version, containers := Observe(tc.recorded, tc.conditions, tc.reported, "4.22.0", tc.workloads)
-			assert.Equal(t, tc.wantVersion, version)
-			assert.Equal(t, tc.wantContainers, containers)
-		})
+		version, containers := Observe(tc.recorded, tc.conditions, tc.reported, "4.22.0", tc.workloads)
+		assert.Equal(t, []any{tc.wantVersion, tc.wantContainers}, []any{version, containers}, tc.name)
 	}
 }
 
@@ -208,11 +214,7 @@ func TestSummary(t *testing.T) {
 			"CRI-O metrics: off (operator Removed); NMState: off until the Infrastructure can be read"},
 		{"not a default, platform unknown", []nodev1alpha1.StackStatus{off(nodev1alpha1.NMStateStack, platform.ReasonNotDefaultOnPlatform)}, "", "NMState: off (not a default on this platform)"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := Summary(tc.stacks, tc.platform)
-			assert.Equal(t, tc.want, got)
-			assert.NotContains(t, got, "\n", "one line")
-		})
+		assert.Equal(t, tc.want, Summary(tc.stacks, tc.platform), tc.name)
 	}
 }
 
@@ -238,13 +240,10 @@ func TestStacksStatusIsStable(t *testing.T) {
 	}
 
 	first := toStatus(stacksStatus(recorded, conditions, true, "4.22.0", workloads, configv1.BareMetalPlatformType))
-	require.Len(t, first.Stacks, 1, "NMState is still rolling out and has nothing recorded: no entry")
-	assert.Equal(t, "4.22.0", first.Stacks[0].ObservedVersion)
-	assert.Equal(t, []nodev1alpha1.StackContainer{{Namespace: ns, ParentKind: "DaemonSet", ParentName: "crio-metrics", Name: "kube-rbac-proxy", Image: "krp"}}, first.Stacks[0].Containers)
-	require.Len(t, first.Conditions, 1)
-	assert.Equal(t, ConditionSummary, first.Conditions[0].Type)
-	assert.Equal(t, operatorv1.ConditionTrue, first.Conditions[0].Status)
-	assert.Equal(t, "CRI-O metrics: operator TLS stack, DaemonSet openshift-cluster-node-operator/crio-metrics (kube-rbac-proxy); NMState: rolling out", first.Conditions[0].Message)
+	assert.Equal(t, []nodev1alpha1.StackStatus{{Name: nodev1alpha1.MetricsStack, ObservedVersion: "4.22.0", Containers: []nodev1alpha1.StackContainer{
+		{Namespace: ns, ParentKind: "DaemonSet", ParentName: "crio-metrics", Name: "kube-rbac-proxy", Image: "krp"}}}}, first.Stacks, "NMState is still rolling out and has nothing recorded: no entry")
+	assert.Equal(t, []operatorv1.OperatorCondition{{Type: ConditionSummary, Status: operatorv1.ConditionTrue, Reason: "AsExpected",
+		Message: "CRI-O metrics: operator TLS stack, DaemonSet openshift-cluster-node-operator/crio-metrics (kube-rbac-proxy); NMState: rolling out"}}, first.Conditions)
 
 	// The next sync, with the recorded fields written back: the same apply.
 	recorded[0].ObservedVersion, recorded[0].Containers = first.Stacks[0].ObservedVersion, first.Stacks[0].Containers
@@ -255,20 +254,4 @@ func TestStacksStatusIsStable(t *testing.T) {
 	// again, unchanged.
 	third := toStatus(stacksStatus(recorded, conditions, false, "4.23.0", workloads, configv1.BareMetalPlatformType))
 	assert.Equal(t, first, third)
-}
-
-func TestAllRolledOut(t *testing.T) {
-	done := Workload{Kind: "DaemonSet", Name: "crio-metrics", RolledOut: true}
-	for _, tc := range []struct {
-		name      string
-		workloads map[nodev1alpha1.StackName][]Workload
-		want      bool
-	}{
-		{"no stack, or every stack off", map[nodev1alpha1.StackName][]Workload{nodev1alpha1.MetricsStack: nil}, true},
-		{"every workload rolled out", map[nodev1alpha1.StackName][]Workload{nodev1alpha1.MetricsStack: {done}, nodev1alpha1.NMStateStack: {done, done}}, true},
-		{"one workload of one stack not rolled out", map[nodev1alpha1.StackName][]Workload{nodev1alpha1.MetricsStack: {done}, nodev1alpha1.NMStateStack: {done, {Name: "nmstate-handler"}}}, false},
-		{"a workload not listed yet", map[nodev1alpha1.StackName][]Workload{nodev1alpha1.MetricsStack: {{Name: "crio-metrics", Missing: true, RolledOut: true}}}, false},
-	} {
-		assert.Equal(t, tc.want, AllRolledOut(tc.workloads), tc.name)
-	}
 }
