@@ -30,45 +30,58 @@ const (
 )
 
 // TestDeploymentConventions: docs/test-behaviours.md (what TestInstallAsCVO
-// proves live is not checked here).
+// proves live is not checked here); its variants (hosted, self-managed)
+// differ only in placement and profiles, so the first stands for all.
 func TestDeploymentConventions(t *testing.T) {
 	tr := load(t)
-	for o, d := range tr.deployments(t) {
-		t.Run(filepath.Base(o.File), func(t *testing.T) {
-			spec, ann := d.Spec.Template.Spec, d.Spec.Template.Annotations
-			assert.Truef(t, d.Spec.Replicas != nil && *d.Spec.Replicas == 1, "replicas must be 1 (the operator is a leader-elected singleton)")
-			for k, want := range map[string]string{
-				"openshift.io/required-scc":               "restricted-v2",
-				"target.workload.openshift.io/management": `{"effect": "PreferredDuringScheduling"}`,
-				"kubectl.kubernetes.io/default-container": operatorName, // oc logs and oc exec reach the operator
-			} {
-				assert.Truef(t, ann[k] == want, "pod template annotation %s is %q, want %q", k, ann[k], want)
-			}
-			// Move off a failed node, but not at once; tolerate no taint by accident.
-			for _, key := range []string{"node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"} {
-				assert.Truef(t, slices.ContainsFunc(spec.Tolerations, func(tol corev1.Toleration) bool {
-					return tol.Key == key && tol.Effect == corev1.TaintEffectNoExecute && tol.TolerationSeconds != nil && *tol.TolerationSeconds <= 300
-				}), "want a NoExecute toleration of %s with tolerationSeconds <= 300", key)
-			}
-			assert.Truef(t, !slices.ContainsFunc(spec.Tolerations, func(tol corev1.Toleration) bool { return tol.Key == "" }), "a toleration tolerates every taint")
-			if len(spec.Containers) != 2 || spec.Containers[0].Name != operatorName || spec.Containers[1].Name != proxyName {
-				t.Fatalf("want exactly the containers [%s %s]", operatorName, proxyName)
-			}
-			for _, c := range spec.Containers {
-				// Beyond restricted Pod Security; restricted-v2 assigns the user.
-				sc := c.SecurityContext
-				assert.Truef(t, !c.Resources.Requests.Cpu().IsZero() && !c.Resources.Requests.Memory().IsZero() && len(c.Resources.Limits) == 0,
-					"container %s: want cpu and memory requests and no limits", c.Name)
-				assert.Truef(t, c.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError && c.ImagePullPolicy == corev1.PullIfNotPresent,
-					"container %s: want terminationMessagePolicy FallbackToLogsOnError and imagePullPolicy IfNotPresent", c.Name)
-				assert.Truef(t, sc != nil && sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem && sc.RunAsUser == nil &&
-					(spec.SecurityContext == nil || spec.SecurityContext.RunAsUser == nil), "container %s: want readOnlyRootFilesystem and no fixed runAsUser", c.Name)
-			}
-			checkOperatorContainer(t, tr, spec, spec.Containers[0])
-			checkImages(t, tr, spec)
-			checkProxyContainer(t, tr, spec, spec.Containers[1])
-		})
+	var variants []*appsv1.Deployment // without placement and profiles
+	for _, o := range tr.byKind("Deployment") {
+		d := &appsv1.Deployment{}
+		if err := o.Decode(d); err != nil {
+			t.Fatalf("%s: %v", o, err)
+		}
+		tolerations := d.Spec.Template.Spec.Tolerations
+		assert.Truef(t, !slices.ContainsFunc(tolerations, func(tol corev1.Toleration) bool { return tol.Key == "" }), "%s: a toleration tolerates every taint", o)
+		d.Annotations, d.Spec.Template.Spec.NodeSelector = nil, nil
+		d.Spec.Template.Spec.Tolerations = slices.DeleteFunc(tolerations, func(tol corev1.Toleration) bool { return tol.Key == "node-role.kubernetes.io/master" })
+		variants = append(variants, d)
+		assert.Truef(t, equality.Semantic.DeepEqual(variants[0], d), "%s differs from another variant in more than placement and profiles", o)
 	}
+	if len(variants) == 0 {
+		t.Fatal("manifests/ has no Deployment")
+	}
+	d := variants[0]
+	spec, ann := d.Spec.Template.Spec, d.Spec.Template.Annotations
+	assert.Truef(t, d.Spec.Replicas != nil && *d.Spec.Replicas == 1, "replicas must be 1 (the operator is a leader-elected singleton)")
+	for k, want := range map[string]string{
+		"openshift.io/required-scc":               "restricted-v2",
+		"target.workload.openshift.io/management": `{"effect": "PreferredDuringScheduling"}`,
+		"kubectl.kubernetes.io/default-container": operatorName, // oc logs and oc exec reach the operator
+	} {
+		assert.Truef(t, ann[k] == want, "pod template annotation %s is %q, want %q", k, ann[k], want)
+	}
+	// Move off a failed node, but not at once.
+	for _, key := range []string{"node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"} {
+		assert.Truef(t, slices.ContainsFunc(spec.Tolerations, func(tol corev1.Toleration) bool {
+			return tol.Key == key && tol.Effect == corev1.TaintEffectNoExecute && tol.TolerationSeconds != nil && *tol.TolerationSeconds <= 300
+		}), "want a NoExecute toleration of %s with tolerationSeconds <= 300", key)
+	}
+	if len(spec.Containers) != 2 || spec.Containers[0].Name != operatorName || spec.Containers[1].Name != proxyName {
+		t.Fatalf("want exactly the containers [%s %s]", operatorName, proxyName)
+	}
+	for _, c := range spec.Containers {
+		// Beyond restricted Pod Security; restricted-v2 assigns the user.
+		sc := c.SecurityContext
+		assert.Truef(t, !c.Resources.Requests.Cpu().IsZero() && !c.Resources.Requests.Memory().IsZero() && len(c.Resources.Limits) == 0,
+			"container %s: want cpu and memory requests and no limits", c.Name)
+		assert.Truef(t, c.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError && c.ImagePullPolicy == corev1.PullIfNotPresent,
+			"container %s: want terminationMessagePolicy FallbackToLogsOnError and imagePullPolicy IfNotPresent", c.Name)
+		assert.Truef(t, sc != nil && sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem && sc.RunAsUser == nil &&
+			(spec.SecurityContext == nil || spec.SecurityContext.RunAsUser == nil), "container %s: want readOnlyRootFilesystem and no fixed runAsUser", c.Name)
+	}
+	checkOperatorContainer(t, tr, spec, spec.Containers[0])
+	checkImages(t, tr, spec)
+	checkProxyContainer(t, tr, spec, spec.Containers[1])
 }
 
 // checkOperatorContainer: docs/test-behaviours.md (TestDeploymentConventions).
@@ -175,12 +188,9 @@ func checkImages(t *testing.T, tr *tree, spec corev1.PodSpec) {
 	t.Helper()
 	refs := map[string]string{}
 	for _, tag := range tr.imageReferences.Spec.Tags {
-		from := ""
-		if tag.From != nil && tag.From.Kind == "DockerImage" {
-			from = tag.From.Name
-		}
-		assert.Truef(t, from == "quay.io/openshift/origin-"+tag.Name+":latest", "image-references tag %s points to %+v, want the DockerImage quay.io/openshift/origin-%[1]s:latest", tag.Name, tag.From)
-		refs[from] = tag.Name
+		want := corev1.ObjectReference{Kind: "DockerImage", Name: "quay.io/openshift/origin-" + tag.Name + ":latest"}
+		assert.Truef(t, tag.From != nil && *tag.From == want, "image-references tag %s points to %+v, want %+v", tag.Name, tag.From, want)
+		refs[want.Name] = tag.Name
 	}
 	used, env := map[string]bool{}, map[string]string{}
 	for _, c := range spec.Containers {
@@ -227,22 +237,4 @@ func environmentReadByOperator(t *testing.T, root string) map[string]string {
 		t.Fatal("found no os.Getenv in the operator's code; the lint's pattern is broken")
 	}
 	return out
-}
-
-// TestDeploymentVariantsAgree: the hosted variant of the Deployment differs
-// from the self-managed one only in placement and profiles.
-func TestDeploymentVariantsAgree(t *testing.T) {
-	var files []string
-	var ds []*appsv1.Deployment
-	for o, d := range load(t).deployments(t) {
-		d = d.DeepCopy()
-		d.Annotations, d.Spec.Template.Spec.NodeSelector = nil, nil
-		d.Spec.Template.Spec.Tolerations = slices.DeleteFunc(d.Spec.Template.Spec.Tolerations, func(tol corev1.Toleration) bool {
-			return tol.Key == "node-role.kubernetes.io/master"
-		})
-		files, ds = append(files, o.File), append(ds, d)
-	}
-	for i := range ds {
-		assert.Truef(t, equality.Semantic.DeepEqual(ds[0], ds[i]), "%s and %s differ in more than placement and profiles", files[0], files[i])
-	}
 }

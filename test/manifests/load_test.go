@@ -1,22 +1,21 @@
 package manifests
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
 	imagev1 "github.com/openshift/api/image/v1"
 	securityv1 "github.com/openshift/api/security/v1"
-	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -66,14 +65,11 @@ func (o *object) known() bool {
 // namespaced and resource say how the API serves the object's kind.
 func (o *object) namespaced() bool { return !clusterScoped.Has(o.GetKind()) }
 func (o *object) resource() string {
-	switch k := strings.ToLower(o.GetKind()); {
-	case strings.HasSuffix(k, "s"):
-		return k
-	case strings.HasSuffix(k, "y"):
-		return strings.TrimSuffix(k, "y") + "ies"
-	default:
-		return k + "s"
+	if k := strings.ToLower(o.GetKind()); strings.HasSuffix(k, "s") {
+		return k // SecurityContextConstraints
 	}
+	plural, _ := meta.UnsafeGuessKindToResource(o.GroupVersionKind())
+	return plural.Resource
 }
 
 // object is one YAML document of a manifest file (File relative to the
@@ -87,24 +83,9 @@ func (o *object) String() string {
 	return fmt.Sprintf("%s %s (%s)", o.GetKind(), strings.TrimPrefix(o.GetNamespace()+"/"+o.GetName(), "/"), o.File)
 }
 
-// Profiles lists the release profiles the object is annotated for.
-func (o *object) Profiles() map[string]bool {
-	out := map[string]bool{}
-	for k, v := range o.GetAnnotations() {
-		if p, ok := strings.CutPrefix(k, profileAnnotation); ok && v == "true" {
-			out[p] = true
-		}
-	}
-	return out
-}
-
-// Decode decodes the object strictly into out (JSON is YAML).
+// Decode decodes the object strictly (an unknown field is an error) into out.
 func (o *object) Decode(out any) error {
-	raw, err := json.Marshal(o.Object)
-	if err != nil {
-		return err
-	}
-	return yaml.UnmarshalStrict(raw, out)
+	return runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, out, true)
 }
 
 // tree is what the lint reads: manifests/ in the CVO's order (its file
@@ -118,22 +99,9 @@ type tree struct {
 	operands        []*object
 }
 
-var (
-	loadOnce sync.Once
-	loaded   *tree
-)
-
-// load reads the repository once for all tests.
+// load reads the repository.
 func load(t *testing.T) *tree {
 	t.Helper()
-	loadOnce.Do(func() { loaded = readTree(t) })
-	if loaded == nil {
-		t.Fatal("reading the repository failed in the first test")
-	}
-	return loaded
-}
-
-func readTree(t *testing.T) *tree {
 	tr := &tree{root: "../.."}
 	for dir, into := range map[string]*[]*object{"manifests": &tr.manifests, "bindata": &tr.operands} {
 		err := filepath.WalkDir(filepath.Join(tr.root, dir), func(path string, d fs.DirEntry, err error) error {
@@ -164,29 +132,7 @@ func readTree(t *testing.T) *tree {
 
 // byKind returns the manifests of a kind (kinds are unique across groups here).
 func (tr *tree) byKind(kind string) []*object {
-	var out []*object
-	for _, o := range tr.manifests {
-		if o.GetKind() == kind {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-// deployments returns the operator's Deployment manifests, decoded.
-func (tr *tree) deployments(t *testing.T) map[*object]*appsv1.Deployment {
-	t.Helper()
-	out := map[*object]*appsv1.Deployment{}
-	for _, o := range tr.byKind("Deployment") {
-		out[o] = &appsv1.Deployment{}
-		if err := o.Decode(out[o]); err != nil {
-			t.Fatalf("%s: %v", o, err)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("manifests/ has no Deployment")
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(tr.manifests), func(o *object) bool { return o.GetKind() != kind })
 }
 
 // variablePattern turns a name with ${VARIABLES} into a regular expression.

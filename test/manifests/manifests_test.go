@@ -2,7 +2,6 @@ package manifests
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,35 +54,28 @@ var manifestChecks = []struct {
 		}
 		return ""
 	}},
-	{`annotated include.release.openshift.io/<known profile>: "true", and for nothing else`, func(o *object) string {
-		for k, v := range o.GetAnnotations() {
-			if p, ok := strings.CutPrefix(k, profileAnnotation); ok && (!slices.Contains(profiles, p) || v != "true") {
-				return k + ": " + v
-			}
-		}
-		if len(o.Profiles()) == 0 {
-			return "the CVO would never apply it"
-		}
-		return ""
-	}},
 	// Only the operator's placement, and roles in namespaces of components
 	// hosted clusters do not run, differ between profiles.
-	{"in every profile", func(o *object) string {
-		if ps := o.Profiles(); o.GetKind() != "Deployment" && !notHosted[o.GetNamespace()] && len(ps) != len(profiles) {
-			return fmt.Sprintf("only in %v", slices.Sorted(maps.Keys(ps)))
+	{`annotated include.release.openshift.io/<known profile>: "true" for every profile, and for nothing else`, func(o *object) string {
+		var in []string
+		for k, v := range o.GetAnnotations() {
+			if p, ok := strings.CutPrefix(k, profileAnnotation); ok {
+				if !slices.Contains(profiles, p) || v != "true" {
+					return k + ": " + v
+				}
+				in = append(in, p)
+			}
+		}
+		if len(in) == 0 || (len(in) != len(profiles) && o.GetKind() != "Deployment" && !notHosted[o.GetNamespace()]) {
+			return fmt.Sprintf("only in %v", in)
 		}
 		return ""
 	}},
 }
 
-// TestManifests: every file in manifests/ holds objects (or is
-// image-references) that pass manifestChecks, and each profile and feature
-// set gets a complete install in the CVO's order (checkInstall).
+// TestManifests: docs/test-behaviours.md.
 func TestManifests(t *testing.T) {
 	tr := load(t)
-	if tr.imageReferences == nil {
-		t.Error("manifests/image-references is missing")
-	}
 	for _, name := range tr.manifestFiles {
 		if name != "image-references" && !slices.ContainsFunc(tr.manifests, func(o *object) bool { return o.File == "manifests/"+name }) {
 			t.Errorf("manifests/%s holds no object", name)
@@ -103,12 +95,8 @@ func TestManifests(t *testing.T) {
 	}
 }
 
-// checkInstall: the namespace first, the CRD before its CR, the
-// ServiceAccount, RBAC, Service and CRD before the one Deployment, the one
-// ClusterOperator after it (the CVO waits on the ClusterOperator until the
-// operator reports its version), no object twice, and the Deployment on
-// control-plane nodes where the cluster has them. The release is read as the
-// e2e tests' CVO gets it (framework.ReadRelease).
+// checkInstall: docs/test-behaviours.md (TestReleaseProfiles), on the
+// release as the e2e tests' CVO gets it (framework.ReadRelease).
 func checkInstall(t *testing.T, profile string, set features.FeatureSet) {
 	objs := framework.ReadRelease(t, framework.ReleaseOptions{Profile: profile, FeatureSet: set}).Manifests
 	index := map[string][]int{}
@@ -156,10 +144,10 @@ func checkInstall(t *testing.T, profile string, set features.FeatureSet) {
 // TestCRDAndCR: docs/test-behaviours.md.
 func TestCRDAndCR(t *testing.T) {
 	tr := load(t)
-	var sets []string
+	var sets []features.FeatureSet
 	for _, o := range tr.byKind("CustomResourceDefinition") {
 		set := features.FeatureSet(o.GetAnnotations()[features.FeatureSetAnnotation])
-		sets = append(sets, string(set))
+		sets = append(sets, set)
 		if !strings.HasSuffix(o.File, "-"+string(set)+".crd.yaml") {
 			t.Errorf("%s: annotated for feature set %q, which its file name does not name", o, set)
 		}
@@ -176,12 +164,8 @@ func TestCRDAndCR(t *testing.T) {
 			}
 		}
 	}
-	var want []string
-	for _, set := range features.FeatureSets {
-		want = append(want, string(set))
-	}
-	if slices.Sort(sets); !slices.Equal(sets, slices.Sorted(slices.Values(want))) {
-		t.Errorf("the CRD manifests are for feature sets %v, want one per feature set %v", sets, want)
+	if slices.Sort(sets); !slices.Equal(sets, slices.Sorted(slices.Values(features.FeatureSets))) {
+		t.Errorf("the CRD manifests are for feature sets %v, want one per feature set %v", sets, features.FeatureSets)
 	}
 	crs := tr.byKind("NodeOperator")
 	if len(crs) != 1 || crs[0].GetName() != "cluster" || crs[0].GetAnnotations()["release.openshift.io/create-only"] != "true" {

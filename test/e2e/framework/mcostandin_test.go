@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,8 +38,7 @@ func testMC(name, role string, files ...[2]string) *unstructured.Unstructured {
 	}}
 }
 
-// TestMCOStandInDecisions: the stand-in's pure decisions, one MCO fact a
-// row (docs/mco-standin.md) that TestNodeSettingsTracing does not drive.
+// TestMCOStandInDecisions: docs/test-behaviours.md (one MCO fact a row).
 func TestMCOStandInDecisions(t *testing.T) {
 	const dropIn, kubeletDropIn = "/etc/crio/crio.conf.d/60-x.conf", "/etc/openshift/kubelet.conf.d/60-x.conf"
 	worker, late := testMC("60-worker-x", "worker", [2]string{dropIn, "worker"}), testMC("99-worker-y", "worker", [2]string{dropIn, "late-worker"})
@@ -90,7 +88,7 @@ func TestMCOStandInDecisions(t *testing.T) {
 		name      string
 		got, want interface{}
 	}{
-		{"render: the later worker config by name wins", renderedSource(spec, dropIn), "data:,late-worker"},
+		{"render: the later worker config by name wins", renderedFiles(&unstructured.Unstructured{Object: map[string]interface{}{"spec": spec}})[dropIn]["contents"], map[string]interface{}{"source": "data:,late-worker"}},
 		{"render: named after the pool, the order given does not matter", strings.HasPrefix(name, "rendered-worker-") && name2 == name, true},
 		{"actions: no changed path", actions(), []DisruptionAction{{Type: "None"}}},
 		{"actions: the longest directory above wins", actions(kubeletDropIn), []DisruptionAction{kubelet}},
@@ -111,17 +109,6 @@ func TestMCOStandInDecisions(t *testing.T) {
 	}
 }
 
-func renderedSource(spec map[string]interface{}, path string) string {
-	files, _, _ := unstructured.NestedSlice(spec, "config", "storage", "files")
-	for _, f := range files {
-		if m := f.(map[string]interface{}); m["path"] == path {
-			s, _, _ := unstructured.NestedString(m, "contents", "source")
-			return s
-		}
-	}
-	return ""
-}
-
 const standInCRIODropIn = "/etc/crio/crio.conf.d/70-e2e-standin.conf"
 
 // fakeCRIONode keeps a node's files below root.
@@ -130,11 +117,7 @@ type fakeCRIONode struct{ root string }
 func (n fakeCRIONode) HostPath(p string) string { return filepath.Join(n.root, p) }
 func (n fakeCRIONode) RestartCRIO() error       { return nil }
 
-// TestMCOStandInSync: the stand-in's sync over fake API clients and one
-// fake node in pool worker, for what TestNodeSettingsTracing never shows:
-// its daemon's wait for the policy status, which fails the update after
-// mcoPolicyWait, and a drain and reboot (recorded) for a file the status
-// has no entry for.
+// TestMCOStandInSync: docs/test-behaviours.md.
 func TestMCOStandInSync(t *testing.T) {
 	const node = "worker-1"
 	policy := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "operator.openshift.io/v1", "kind": "MachineConfiguration",
@@ -164,13 +147,6 @@ func TestMCOStandInSync(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	file := func(path string) string {
-		b, err := os.ReadFile(files.HostPath(path))
-		if errors.Is(err, os.ErrNotExist) {
-			return "<none>"
-		}
-		return string(b)
-	}
 	pool := func() *mcfgv1.MachineConfigPool {
 		u, err := dyn.Resource(mcpGVR).Get(ctx, "worker", metav1.GetOptions{})
 		require.NoError(t, err)
@@ -191,7 +167,7 @@ func TestMCOStandInSync(t *testing.T) {
 	n, err := kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "NodeDisruptionPolicyStatus was not ready: NodeDisruptionPolicyStatus is not up to date", n.Annotations[mcoReason])
-	assert.Equal(t, "<none>", file(standInCRIODropIn))
+	assert.NoFileExists(t, files.HostPath(standInCRIODropIn))
 
 	// Listed: a new config goes through with a CRI-O restart; then a file
 	// without an entry drains and reboots.
@@ -199,7 +175,8 @@ func TestMCOStandInSync(t *testing.T) {
 	apply("70-worker-e2e", standInCRIODropIn, "y")
 	ev := settle()
 	assert.Equal(t, []int{1, 1, 0}, []int{CountEvents(ev, node, MCOServiceRestarted, "crio.service"), CountEvents(ev, node, MCODependentRestarted, "kubelet.service"), CountEvents(ev, "", MCORebooted, "")}, "%v", ev)
-	assert.Equal(t, "y", file(standInCRIODropIn))
+	b, err := os.ReadFile(files.HostPath(standInCRIODropIn))
+	assert.Equal(t, "y", string(b), err)
 	apply("71-worker-e2e", "/etc/e2e-standin/no-policy-entry.conf", "z")
 	ev = settle()
 	assert.Equal(t, []int{1, 1, 0}, []int{CountEvents(ev, node, MCODrained, ""), CountEvents(ev, node, MCORebooted, ""), CountEvents(ev, node, MCOServiceRestarted, "")}, "%v", ev)
