@@ -841,7 +841,7 @@ func scenarioFor(c ruleCase) scenario {
 	case c.has("opentelemetrycollectors"), c.has("machineconfigpools"):
 		return scenario{name: "node tracing through the collector", prepare: func(in *installation, t *testing.T, ctx context.Context) {
 			in.installed(t, ctx)
-			framework.ServeOpenTelemetryCollectors(t, in.cfg)
+			framework.ServeOpenTelemetryCollectors(t)
 			in.patchNodeOperator(t, ctx, `{"spec":{"nodeSettings":{"tracing":{"endpoint":"otel.example.com:4317","crio":{"samplingRatePerMillion":1000}}}}}`)
 		}}
 	case c.has("nodeoperators", "patch"):

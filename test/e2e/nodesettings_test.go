@@ -197,7 +197,7 @@ func startNodeSettingsWorld(t *testing.T) *nodeSettingsWorld {
 		t.Fatalf("the local world needs node %s (hack/local-cluster.sh, LCP_NODES>=3): %v", canary, err)
 	}
 	framework.InstallOperatorPrerequisites(t, c.Config)
-	framework.RemoveOpenTelemetryCollectors(t, c.Config) // an interrupted run's
+	framework.RemoveOpenTelemetryCollectors(t) // an interrupted run's
 	c.ResetNodeOperator(t)
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{
 		"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil},
@@ -300,7 +300,7 @@ func (w *nodeSettingsWorld) throughCollector(t *testing.T, stopped *nodev1alpha1
 	t.Helper()
 	w.nodes["canary"].CRIOBin = ""
 	onNode := framework.StartOTLPReceiverAt(t, nodesettings.CollectorEndpoint, "node-collector")
-	framework.ServeOpenTelemetryCollectors(t, w.c.Config)
+	framework.ServeOpenTelemetryCollectors(t)
 	e3 := len(w.s.Events())
 	w.setTracing(t, 1000000)
 	s := waitPhase(t, w.c, stopped.Target, nodesettings.PhaseComplete)

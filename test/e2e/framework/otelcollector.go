@@ -10,16 +10,15 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/rest"
 )
 
 // OpenTelemetryCollectorCRD is the CRD's name.
 const OpenTelemetryCollectorCRD = "opentelemetrycollectors.opentelemetry.io"
 
-// ServeOpenTelemetryCollectors installs the OpenTelemetryCollector CRD and
-// waits until it is established; it is removed when the test ends.
-func ServeOpenTelemetryCollectors(t testing.TB, admin *rest.Config) {
+// ServeOpenTelemetryCollectors installs the OpenTelemetryCollector CRD on
+// the cluster $KUBECONFIG names (framework.Kubectl) and waits until it is
+// established; it is removed when the test ends.
+func ServeOpenTelemetryCollectors(t testing.TB) {
 	t.Helper()
 	root := RepoRoot(t)
 	if out, err := exec.Command(filepath.Join(root, "hack", "build-tools.sh"), "otel-crd").CombinedOutput(); err != nil {
@@ -29,7 +28,7 @@ func ServeOpenTelemetryCollectors(t testing.TB, admin *rest.Config) {
 	if len(files) != 1 {
 		t.Fatalf("the OpenTelemetryCollector CRD under _output/tools/otel-crd: found %v", files)
 	}
-	t.Cleanup(func() { RemoveOpenTelemetryCollectors(t, admin) })
+	t.Cleanup(func() { RemoveOpenTelemetryCollectors(t) })
 	if _, err := Kubectl(t, "apply", "--server-side", "-f", files[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +41,7 @@ func ServeOpenTelemetryCollectors(t testing.TB, admin *rest.Config) {
 
 // RemoveOpenTelemetryCollectors deletes the CRD (and so every collector)
 // and waits until it is gone.
-func RemoveOpenTelemetryCollectors(t testing.TB, _ *rest.Config) {
+func RemoveOpenTelemetryCollectors(t testing.TB) {
 	t.Helper()
 	if _, err := Kubectl(t, "delete", "--ignore-not-found", "--wait=true", "--timeout=110s", "crd/"+OpenTelemetryCollectorCRD); err != nil {
 		t.Error(err)
