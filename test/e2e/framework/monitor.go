@@ -354,16 +354,20 @@ func relatedObjectProblems(ctx context.Context, applier *Applier, co *configv1.C
 	return problems
 }
 
+// OperatorVersion is a ClusterOperator's versions[operator], "" when it reports none.
+func OperatorVersion(co *configv1.ClusterOperator) string {
+	for _, v := range co.Status.Versions {
+		if v.Name == "operator" {
+			return v.Version
+		}
+	}
+	return ""
+}
+
 // CheckOperatorVersion fails the test unless the ClusterOperator's versions[operator] is the ClusterVersion's desired version.
 func CheckOperatorVersion(t testing.TB, co *configv1.ClusterOperator, cv *configv1.ClusterVersion) {
 	t.Helper()
-	got := ""
-	for _, v := range co.Status.Versions {
-		if v.Name == "operator" {
-			got = v.Version
-		}
-	}
-	if got == "" || got != cv.Status.Desired.Version {
+	if got := OperatorVersion(co); got == "" || got != cv.Status.Desired.Version {
 		t.Errorf("clusteroperator/%s reports version operator %q; the cluster's desired version is %q", co.Name, got, cv.Status.Desired.Version)
 	}
 }
