@@ -329,6 +329,11 @@ func TestProviderOf(t *testing.T) {
 	require.NoError(t, err)
 	manual := ourDeployment.DeepCopy()
 	manual.Labels = nil
+	// OLM's, by its label or adopted by a CSV's ownerReference, even with our label.
+	byLabel, adopted := ourDeployment.DeepCopy(), ourDeployment.DeepCopy()
+	byLabel.Labels[olmOwner] = "kubernetes-nmstate-operator.v4.20.0"
+	adopted.OwnerReferences = []metav1.OwnerReference{{Kind: "ClusterServiceVersion", Name: "kubernetes-nmstate-operator.v4.20.0"}}
+	olmDeployment := provider{ReasonProvidedByOLM, "Deployment openshift-nmstate/nmstate-operator, installed by OLM"}
 	for _, tc := range []struct {
 		name       string
 		csvs, subs []unstructured.Unstructured
@@ -340,6 +345,8 @@ func TestProviderOf(t *testing.T) {
 		{"a CSV that owns nmstates.nmstate.io", []unstructured.Unstructured{*olmCSVObject("nmstate")}, nil, ourDeployment, olmCSV},
 		{"a copied CSV does not count", []unstructured.Unstructured{*copied}, nil, nil, provider{}},
 		{"a Subscription before its CSV", nil, []unstructured.Unstructured{sub}, nil, provider{ReasonProvidedByOLM, "Subscription nmstate/nmstate"}},
+		{"OLM's Deployment by its label", nil, nil, byLabel, olmDeployment},
+		{"a Deployment a CSV adopted", nil, nil, adopted, olmDeployment},
 		{"a Deployment someone else created", nil, nil, manual, provider{ReasonProvidedExternally, "Deployment openshift-nmstate/nmstate-operator, not created by the node operator"}},
 	} {
 		assert.Equal(t, tc.want, providerOf(tc.csvs, tc.subs, tc.d), tc.name)
