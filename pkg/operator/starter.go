@@ -175,7 +175,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		kubeinformers.WithNamespace(criometrics.MonitoringConfigNamespace),
 		kubeinformers.WithTweakListOptions(byName(criometrics.MonitoringConfigName)))
 	crioPlatform := crioplatform.NewDetector(kubeClient, dynamicClient, clk, crioplatform.LookupTTL)
-	served := platform.NewServedCache(cl.discovery, platform.ServedTTL)
+	served := platform.NewServedCache(cl.discovery, clk, platform.ServedTTL)
 	images := imagesFromEnv()
 
 	metricsRelated, err := criometrics.RelatedObjects()

@@ -324,7 +324,7 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 			o.TLS.MachineConfigs = c.machineConfigsExist(ctx)
 		}
 	}
-	if served.Monitoring && (o.TLS.ServiceMonitor || o.TLS.MayCreateServiceMonitor(served.MachineConfig)) {
+	if served.Monitoring && (o.TLS.ServiceMonitor || o.TLS.MayCreateServiceMonitor(served.MaybeServed(platform.MachineConfigGVR))) {
 		// A client certificate only where kube-rbac-proxy is told to trust
 		// it: otherwise every scrape would be refused.
 		auth.ClientCertificate = auth.ClientCertificate && clientCA
@@ -385,10 +385,12 @@ func (c *controller) tearDown(ctx context.Context, recorder events.Recorder, sta
 // teardown order is removed early.
 func (c *controller) observe(ctx context.Context, served platform.ServedAPIs) TLSStack {
 	var t TLSStack
-	if served.Monitoring {
+	// An API discovery has not answered may hold ours: the GET tells, and
+	// a failed GET counts as existing.
+	if served.MaybeServed(platform.ServiceMonitorGVR) {
 		t.ServiceMonitor = c.exists(ctx, platform.ServiceMonitorGVR, namespace, serviceName)
 	}
-	if served.MachineConfig {
+	if served.MaybeServed(platform.MachineConfigGVR) {
 		t.MachineConfigs = c.machineConfigsExist(ctx)
 	}
 	if ds, err := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName); !apierrors.IsNotFound(err) {
@@ -508,8 +510,8 @@ func (c *controller) applyNodeObject(ctx context.Context, recorder events.Record
 // without it every node would drain and reboot. The entry stays on removal
 // (disruptionpolicy.go).
 func (c *controller) disruptionPolicyReady(ctx context.Context, recorder events.Recorder, served platform.ServedAPIs) (string, error) {
-	if !served.MachineConfiguration {
-		return nodedisruption.WaitNotServed, nil
+	if wait := nodedisruption.WaitServed(served); wait != "" {
+		return wait, nil
 	}
 	wrote, wait, err := ensureDisruptionPolicy(ctx, c.dynamic)
 	if err != nil {

@@ -116,15 +116,15 @@ func (c *controller) syncNMState(ctx context.Context, syncCtx factory.SyncContex
 
 	var o observation
 	var syncErr error
-	// A failed look is reported and the stack goes on as if there were no
-	// other operator: the next sync looks again.
 	other, findErr := c.findProvider(ctx)
-	switch {
-	case other.found():
+	switch nextStep(state.Enabled, other, findErr) {
+	case stepStepAside:
 		o, syncErr = c.stepAside(ctx)
 		o.Provider = other
-	case state.Enabled:
+	case stepDeploy:
 		o, syncErr = c.deploy(ctx, syncCtx.Recorder(), state)
+	case stepLook:
+		o, syncErr = c.look(ctx)
 	default:
 		o, syncErr = c.remove(ctx)
 	}
@@ -143,6 +143,44 @@ func (c *controller) syncNMState(ctx context.Context, syncCtx factory.SyncContex
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), pollInterval)
 	}
 	return errors.Join(syncErr, applyErr)
+}
+
+// step is what a sync does with the stack.
+type step int
+
+const (
+	stepDeploy step = iota
+	stepRemove
+	stepStepAside
+	stepLook
+)
+
+// nextStep decides from the decision and the look for another NMState
+// operator. The stack is deployed (its CRD applied first) only by a sync
+// that has just looked and found none: an OLM install arriving meanwhile
+// would have its CRD rewritten by ours. A failed look therefore only looks
+// at what runs; a removal goes on, as it never touches what OLM owns.
+func nextStep(enabled bool, other provider, lookErr error) step {
+	switch {
+	case other.found():
+		return stepStepAside
+	case !enabled:
+		return stepRemove
+	case lookErr != nil:
+		return stepLook
+	}
+	return stepDeploy
+}
+
+// look observes the deployed stack without writing anything.
+func (c *controller) look(ctx context.Context) (observation, error) {
+	var o observation
+	if d, err := c.deployments.Get(DeploymentName); err == nil {
+		o.Deployment = d
+	}
+	var err error
+	o.CR, o.Operand, o.Waiting, err = c.ensureCR(ctx, nil, false)
+	return o, err
 }
 
 // status is what this controller owns in the NodeOperator status: its three

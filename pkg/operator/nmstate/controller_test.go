@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -316,6 +317,36 @@ func TestStepsAsideForOLMAndTakesOverAfterIt(t *testing.T) {
 	writes := f.sync()
 	assert.Contains(t, writes, "create deployments", "the node operator runs NMState again")
 	assert.NotContains(t, writes, "create nmstates", "the NMState is kept as it is")
+}
+
+// A failed look for OLM's NMState writes nothing on: not the CRD (an OLM
+// install may be arriving), not the Deployment (docs/test-behaviours.md).
+func TestFailedLookForOLMDeploysNothing(t *testing.T) {
+	f := newFixture(t, onByDefault, nil)
+	f.dynamic.PrependReactor("list", "subscriptions", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewTooManyRequests("slow down", 1)
+	})
+	writes, err := f.trySync()
+	assert.ErrorContains(t, err, "looking for an NMState operator installed by OLM")
+	assert.Empty(t, writes, "a failed look applies nothing")
+	_, err = f.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), "nmstates.nmstate.io", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the CRD is applied only after a look that found no other operator")
+	assert.Equal(t, ReasonSyncFailing, f.condition("Degraded").Reason)
+
+	for _, tt := range []struct {
+		enabled bool
+		other   provider
+		lookErr error
+		want    step
+	}{
+		{true, provider{}, nil, stepDeploy},
+		{true, provider{}, err, stepLook},
+		{true, provider{ReasonProvidedByOLM, "Subscription x/y"}, err, stepStepAside},
+		{false, provider{}, err, stepRemove},
+		{false, provider{ReasonProvidedByOLM, "Subscription x/y"}, nil, stepStepAside},
+	} {
+		assert.Equal(t, tt.want, nextStep(tt.enabled, tt.other, tt.lookErr), "%+v", tt)
+	}
 }
 
 func TestProviderOf(t *testing.T) {

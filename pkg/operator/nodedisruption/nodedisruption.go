@@ -43,9 +43,22 @@ const MachineConfigurationName = "cluster"
 // count, so that a wait is reported once.
 const (
 	WaitNotServed = "operator.openshift.io/v1 machineconfigurations is not served, so the machine-config operator has no node disruption policy and would drain and reboot every node"
+	WaitUnknown   = "discovery of operator.openshift.io/v1 has not answered yet, so whether the machine-config operator has a node disruption policy is not known"
 	WaitNoCluster = "MachineConfiguration cluster does not exist (the machine-config operator creates it)"
 	WaitStatus    = "the machine-config operator has not yet listed our node disruption policy entries in MachineConfiguration cluster's status.nodeDisruptionPolicyStatus for its current generation"
 )
+
+// WaitServed says why our MachineConfigs wait for MCO's API: not served, or
+// not known yet; "" when it is served.
+func WaitServed(served platform.ServedAPIs) string {
+	switch {
+	case !served.Known(GVR):
+		return WaitUnknown
+	case !served.MachineConfiguration:
+		return WaitNotServed
+	}
+	return ""
+}
 
 // WaitGrace is how long a wait is normal: MCO's operator updates the
 // status within seconds of a spec change, and MCO's daemon itself waits

@@ -140,6 +140,10 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	// The zero value is "no tracing": the schema requires an endpoint.
 	traced := spec.Tracing != (nodev1alpha1.NodeTracing{})
 	served := c.served.Get()
+	if !served.Known(platform.MachineConfigGVR) {
+		// Nothing is concluded, nothing written: looked at again.
+		return time.Minute, nil
+	}
 	if !served.MachineConfig {
 		if !traced {
 			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
@@ -269,8 +273,8 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 // changed file the status has no entry for drains and reboots it (package
 // nodedisruption).
 func (c *Controller) ensureDisruptionPolicy(ctx context.Context) (string, error) {
-	if !c.served.Get().MachineConfiguration {
-		return nodedisruption.WaitNotServed, nil
+	if wait := nodedisruption.WaitServed(c.served.Get()); wait != "" {
+		return wait, nil
 	}
 	wrote, wait, err := nodedisruption.Ensure(ctx, c.dynamic, DisruptionPolicyFieldManager, nodedisruption.Restarts(DisruptionPolicy()))
 	if err != nil {

@@ -4,10 +4,12 @@ package platform
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 )
@@ -27,6 +29,8 @@ const (
 const (
 	SkippedMonitoring    = "ServiceMonitor and PrometheusRule skipped: monitoring.coreos.com/v1 is not served"
 	SkippedMachineConfig = "CRI-O drop-in MachineConfigs skipped: machineconfiguration.openshift.io/v1 is not served"
+	HeldMonitoring       = "ServiceMonitor and PrometheusRule held back: discovery of monitoring.coreos.com/v1 has not answered yet"
+	HeldMachineConfig    = "CRI-O drop-in MachineConfigs held back: discovery of machineconfiguration.openshift.io/v1 has not answered yet"
 )
 
 // ServedAPIs says which optional APIs the cluster serves. Parts of a stack
@@ -40,6 +44,36 @@ type ServedAPIs struct {
 	// (MCO's node disruption policy). The decision does not depend on it:
 	// the CRIOMetricsNodeConfig condition says when it is skipped.
 	MachineConfiguration bool
+	// Unknown lists the group versions discovery has not answered yet in
+	// this process (a 403, 429 or 503 is no answer). Their field is false,
+	// and nothing may be concluded from it: what the API would add is held
+	// back, and what it may hold is treated as existing.
+	Unknown []string
+}
+
+// Known says whether discovery has answered for the resource's group
+// version.
+func (s ServedAPIs) Known(gvr schema.GroupVersionResource) bool {
+	return !slices.Contains(s.Unknown, gvr.GroupVersion().String())
+}
+
+// MaybeServed is true unless discovery said the resource's API is not
+// served: where an API may hold objects of ours, they count as existing.
+func (s ServedAPIs) MaybeServed(gvr schema.GroupVersionResource) bool {
+	if !s.Known(gvr) {
+		return true
+	}
+	for _, api := range optionalAPIs {
+		if api.resources[0].GroupVersion() == gvr.GroupVersion() {
+			return *api.field(&s)
+		}
+	}
+	return false
+}
+
+// NotAnswered is the problem of an API discovery has not answered yet.
+func NotAnswered(gvr schema.GroupVersionResource) string {
+	return "discovery of " + gvr.GroupVersion().String() + " has not answered yet"
 }
 
 // Input is everything a decision depends on.
@@ -125,13 +159,20 @@ func Decide(in Input) Decision {
 	if out.Metrics.Enabled {
 		out.Metrics.Mode, out.Metrics.Message = metricsMode(in, out.Metrics.Message)
 		// Served APIs are re-evaluated even for a kept decision.
-		for _, note := range []string{SkippedMonitoring, SkippedMachineConfig} {
+		for _, note := range []string{SkippedMonitoring, SkippedMachineConfig, HeldMonitoring, HeldMachineConfig} {
 			out.Metrics.Message = strings.ReplaceAll(out.Metrics.Message, "; "+note, "")
 		}
-		if !in.Served.Monitoring {
+		switch {
+		case !in.Served.Known(ServiceMonitorGVR):
+			out.Metrics.Skipped = append(out.Metrics.Skipped, HeldMonitoring)
+		case !in.Served.Monitoring:
 			out.Metrics.Skipped = append(out.Metrics.Skipped, SkippedMonitoring)
 		}
-		if !in.Served.MachineConfig && out.Metrics.Mode == nodev1alpha1.OperatorTLS {
+		switch {
+		case out.Metrics.Mode != nodev1alpha1.OperatorTLS:
+		case !in.Served.Known(MachineConfigGVR):
+			out.Metrics.Skipped = append(out.Metrics.Skipped, HeldMachineConfig)
+		case !in.Served.MachineConfig:
 			out.Metrics.Skipped = append(out.Metrics.Skipped, SkippedMachineConfig)
 		}
 		if len(out.Metrics.Skipped) > 0 {

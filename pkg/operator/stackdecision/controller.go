@@ -4,6 +4,8 @@ package stackdecision
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -94,21 +96,37 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 
 	served := c.served()
 	decision := platform.Decide(platform.Input{
-		Infrastructure: infra,
-		Spec:           ConvertSpec(nodeOperator.Spec),
-		Served:         served,
-		Previous:       recorded(nodeOperator),
-		// A hosted control plane's cluster runs no MCO (and the stack is
-		// off there): nothing to look for. A decision for a new spec looks
-		// afresh: an opt-in must not build the own TLS stack on a lookup
-		// from before the platform path appeared. The syncs that the
-		// controllers' own status writes cause may reuse a recent one.
-		PlatformCRIOMetrics: c.platformPath(ctx, served.MachineConfig && !hosted(infra), !stack.Current(nodeOperator)),
+		Infrastructure:      infra,
+		Spec:                ConvertSpec(nodeOperator.Spec),
+		Served:              served,
+		Previous:            recorded(nodeOperator),
+		PlatformCRIOMetrics: c.lookUpPlatformPath(ctx, served, infra, !stack.Current(nodeOperator)),
 	})
 	if err := c.nodeOperators.ApplyStatus(ctx, FieldManager, statusFor(decision).WithObservedGeneration(nodeOperator.Generation)); err != nil {
 		return err
 	}
 	return convertErr
+}
+
+// lookUpPlatformPath looks for the platform's CRI-O metrics path. A hosted
+// control plane's cluster runs no MCO (and the stack is off there): nothing
+// to look for. A decision for a new spec looks afresh (fresh): an opt-in
+// must not build the own TLS stack on a lookup from before the platform
+// path appeared; the syncs that the controllers' own status writes cause
+// may reuse a recent one. While discovery has not answered for MCO's API,
+// its MachineConfigs are read anyway: found, they prove the path; not
+// found, nothing is proven and the lookup is a problem, so the last mode
+// stands (guessing "no platform path" would break the platform's scrape).
+func (c *controller) lookUpPlatformPath(ctx context.Context, served platform.ServedAPIs, infra *configv1.Infrastructure, fresh bool) platform.PlatformCRIOMetrics {
+	if hosted(infra) {
+		return c.platformPath(ctx, false, fresh)
+	}
+	path := c.platformPath(ctx, served.MaybeServed(platform.MachineConfigGVR), fresh)
+	if !served.Known(platform.MachineConfigGVR) && !path.Exists() {
+		path.Problem = strings.Join(slices.DeleteFunc([]string{platform.NotAnswered(platform.MachineConfigGVR), path.Problem},
+			func(s string) bool { return s == "" }), "; ")
+	}
+	return path
 }
 
 func hosted(infra *configv1.Infrastructure) bool {

@@ -30,6 +30,7 @@ type fixture struct {
 	no       *operatorclienttest.Fake
 	infra    cache.Indexer
 	path     platform.PlatformCRIOMetrics
+	served   platform.ServedAPIs
 	lookedUp []bool // machineConfigServed of each platform path lookup
 	fresh    []bool // whether each lookup asked not to reuse an earlier one
 	clock    *clocktesting.FakeClock
@@ -38,9 +39,10 @@ type fixture struct {
 func newFixture(t *testing.T, infra *configv1.Infrastructure) *fixture {
 	t.Helper()
 	f := &fixture{
-		t:     t,
-		infra: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
-		clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		t:      t,
+		infra:  cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
+		clock:  clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		served: platform.ServedAPIs{Monitoring: true, MachineConfig: true, MachineConfiguration: true},
 	}
 	f.no = operatorclienttest.New(t, f.clock, &nodev1alpha1.NodeOperator{
 		ObjectMeta: metav1.ObjectMeta{Generation: 1},
@@ -52,9 +54,7 @@ func newFixture(t *testing.T, infra *configv1.Infrastructure) *fixture {
 	f.c = &controller{
 		nodeOperators: f.no.NodeOperators,
 		infraLister:   configlistersv1.NewInfrastructureLister(f.infra),
-		served: func() platform.ServedAPIs {
-			return platform.ServedAPIs{Monitoring: true, MachineConfig: true, MachineConfiguration: true}
-		},
+		served:        func() platform.ServedAPIs { return f.served },
 		platformPath: func(_ context.Context, machineConfigServed, fresh bool) platform.PlatformCRIOMetrics {
 			f.lookedUp = append(f.lookedUp, machineConfigServed)
 			f.fresh = append(f.fresh, fresh)
@@ -177,6 +177,42 @@ func TestSpecAndPlatformPathChangesAreOneWriteEach(t *testing.T) {
 	assert.Empty(t, f.sync())
 	assert.Equal(t, []bool{true, false, false, true, false}, f.fresh,
 		"a lookup for a spec not decided yet is fresh; the others may reuse one")
+}
+
+// Discovery of MCO's API not answered yet: the MachineConfigs are read
+// anyway; only what they prove changes the mode, and the recorded mode (or
+// none) stands otherwise (docs/test-behaviours.md).
+func TestUnansweredDiscoveryNeverSwitchesThePath(t *testing.T) {
+	unknown := platform.ServedAPIs{Unknown: []string{"machineconfiguration.openshift.io/v1", "monitoring.coreos.com/v1", "operator.openshift.io/v1"}}
+	kubeletMCs := platform.PlatformCRIOMetrics{MachineConfigs: []string{"01-master-kubelet", "01-worker-kubelet"}}
+	for _, tt := range []struct {
+		name     string
+		recorded nodev1alpha1.StackMode // "" when never decided
+		path     platform.PlatformCRIOMetrics
+		want     nodev1alpha1.StackMode
+	}{
+		{"never decided, MachineConfigs readable", "", kubeletMCs, nodev1alpha1.PlatformProxy},
+		{"never decided, nothing found", "", platform.PlatformCRIOMetrics{}, ""},
+		{"platform path recorded, nothing found", nodev1alpha1.PlatformProxy, platform.PlatformCRIOMetrics{}, nodev1alpha1.PlatformProxy},
+		{"own TLS recorded, nothing found", nodev1alpha1.OperatorTLS, platform.PlatformCRIOMetrics{}, nodev1alpha1.OperatorTLS},
+	} {
+		f := newFixture(t, infrastructure(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode))
+		if tt.recorded != "" {
+			f.path = map[nodev1alpha1.StackMode]platform.PlatformCRIOMetrics{nodev1alpha1.PlatformProxy: kubeletMCs}[tt.recorded]
+			f.sync()
+			require.Equal(t, tt.recorded, f.stacks()[nodev1alpha1.MetricsStack].Mode, tt.name)
+		}
+		f.served, f.path, f.lookedUp = unknown, tt.path, nil
+		f.sync()
+		m := f.stacks()[nodev1alpha1.MetricsStack]
+		assert.Equal(t, tt.want, m.Mode, tt.name)
+		assert.Equal(t, []bool{true}, f.lookedUp, "%s: MCO's MachineConfigs are read while discovery has not answered", tt.name)
+		if tt.want == "" {
+			assert.Contains(t, m.Message, "not known yet (discovery of machineconfiguration.openshift.io/v1 has not answered yet)", tt.name)
+		}
+		assert.NotContains(t, m.Message, "is not served", tt.name)
+		assert.Empty(t, f.sync(), "%s: a persistent discovery fault writes nothing more", tt.name)
+	}
 }
 
 // Unmanaged: nothing is written (docs/test-behaviours.md, docs/api.md "Compatibility").
