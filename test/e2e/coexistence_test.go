@@ -167,6 +167,10 @@ func neverCreated(t *testing.T, c *framework.Cluster, refs []metricsObject) func
 				mu.Lock()
 				defer mu.Unlock()
 				events = append(events, fmt.Sprintf("%s %s at resourceVersion %s", typ, ref, u.GetResourceVersion()))
+			}, func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				events = append(events, fmt.Sprintf("%s: %v", ref, err))
 			})
 		})
 	}
@@ -175,18 +179,26 @@ func neverCreated(t *testing.T, c *framework.Cluster, refs []metricsObject) func
 	return stop
 }
 
-// watchFrom watches ri from rv until ctx ends, resuming from the last version seen.
-func watchFrom(ctx context.Context, ri dynamic.ResourceInterface, sel, rv string, handle func(watch.EventType, *unstructured.Unstructured)) {
+// watchFrom watches ri from rv until ctx ends. A watch the server closes is
+// resumed from the last version seen; a failed watch or an error event ends
+// it through broken, so that "nothing happened" never rests on a dead watch.
+func watchFrom(ctx context.Context, ri dynamic.ResourceInterface, sel, rv string, handle func(watch.EventType, *unstructured.Unstructured), broken func(error)) {
 	for ctx.Err() == nil {
 		w, err := ri.Watch(ctx, metav1.ListOptions{FieldSelector: sel, ResourceVersion: rv, AllowWatchBookmarks: true})
 		if err != nil {
-			time.Sleep(time.Second)
-			continue
+			if ctx.Err() == nil {
+				broken(fmt.Errorf("watch %s from %s: %w", sel, rv, err))
+			}
+			return
 		}
 		for ev := range w.ResultChan() {
 			u, ok := ev.Object.(*unstructured.Unstructured)
-			if !ok {
-				continue // an error status: watch again from rv
+			if !ok || ev.Type == watch.Error {
+				w.Stop()
+				if ctx.Err() == nil { // client-go reports its own cancellation as an error event
+					broken(fmt.Errorf("watch %s from %s: error event %v", sel, rv, ev.Object))
+				}
+				return
 			}
 			rv = u.GetResourceVersion()
 			if ev.Type != watch.Bookmark {

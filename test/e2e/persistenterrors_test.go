@@ -207,7 +207,7 @@ func watchWrites(t *testing.T, c *framework.Cluster) []write {
 				mu.Lock()
 				defer mu.Unlock()
 				out = append(out, write{time.Now(), u})
-			})
+			}, func(err error) { t.Errorf("the writes are not known: %v", err) })
 		}()
 	}
 	for start := time.Now(); time.Since(start) < 5*time.Minute; time.Sleep(time.Second) {

@@ -309,20 +309,20 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 		o.TLS.DaemonSet, o.TLS.DaemonSetServes = true, serves(o.DaemonSet)
 	}
 
-	if served.Monitoring {
+	// What an API discovery has not answered may hold is looked up too, so
+	// that a discovery fault changes no condition.
+	if served.MaybeServed(platform.ServiceMonitorGVR) {
 		o.TLS.ServiceMonitor = c.exists(ctx, platform.ServiceMonitorGVR, namespace, serviceName)
 	}
-	if served.MachineConfig {
-		if o.DaemonSet != nil {
-			var err error
-			o.TLS.MachineConfigs, o.Waiting, err = c.applyMachineConfigs(ctx, recorder, served)
-			if err != nil {
-				fail(ReasonApplyFailed, err)
-			}
+	if served.MachineConfig && o.DaemonSet != nil {
+		var err error
+		o.TLS.MachineConfigs, o.Waiting, err = c.applyMachineConfigs(ctx, recorder, served)
+		if err != nil {
+			fail(ReasonApplyFailed, err)
 		}
-		if !o.TLS.MachineConfigs {
-			o.TLS.MachineConfigs = c.machineConfigsExist(ctx)
-		}
+	}
+	if !o.TLS.MachineConfigs && served.MaybeServed(platform.MachineConfigGVR) {
+		o.TLS.MachineConfigs = c.machineConfigsExist(ctx)
 	}
 	if served.Monitoring && (o.TLS.ServiceMonitor || o.TLS.MayCreateServiceMonitor(served.MaybeServed(platform.MachineConfigGVR))) {
 		// A client certificate only where kube-rbac-proxy is told to trust

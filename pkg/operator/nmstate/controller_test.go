@@ -333,6 +333,7 @@ func TestFailedLookForOLMDeploysNothing(t *testing.T) {
 	assert.True(t, apierrors.IsNotFound(err), "the CRD is applied only after a look that found no other operator")
 	assert.Equal(t, ReasonSyncFailing, f.condition("Degraded").Reason)
 
+	lookErr := errors.New("429")
 	for _, tt := range []struct {
 		enabled bool
 		other   provider
@@ -340,9 +341,9 @@ func TestFailedLookForOLMDeploysNothing(t *testing.T) {
 		want    step
 	}{
 		{true, provider{}, nil, stepDeploy},
-		{true, provider{}, err, stepLook},
-		{true, provider{ReasonProvidedByOLM, "Subscription x/y"}, err, stepStepAside},
-		{false, provider{}, err, stepRemove},
+		{true, provider{}, lookErr, stepLook},
+		{true, provider{ReasonProvidedByOLM, "Subscription x/y"}, lookErr, stepStepAside},
+		{false, provider{}, lookErr, stepRemove},
 		{false, provider{ReasonProvidedByOLM, "Subscription x/y"}, nil, stepStepAside},
 	} {
 		assert.Equal(t, tt.want, nextStep(tt.enabled, tt.other, tt.lookErr), "%+v", tt)

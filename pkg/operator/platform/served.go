@@ -1,11 +1,15 @@
 package platform
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/klog/v2"
@@ -26,14 +30,23 @@ var optionalAPIs = []struct {
 // serves asks discovery whether every resource is served. Only a 404 of
 // the group version means "not served": any other error (a 403 from a
 // proxy, 429 from priority and fairness, 503 while an API server restarts)
-// says nothing about the cluster.
+// says nothing about the cluster. The request is not retried: the next
+// look, a TTL later, is the retry, and a sync waiting out client-go's ten
+// Retry-After rounds would stall every controller that asks.
 func serves(d discovery.DiscoveryInterface, resources []schema.GroupVersionResource) (bool, error) {
-	list, err := d.ServerResourcesForGroupVersion(resources[0].GroupVersion().String())
+	gv := resources[0].GroupVersion()
+	ctx, cancel := context.WithTimeout(context.Background(), discoveryTimeout)
+	defer cancel()
+	raw, err := d.RESTClient().Get().AbsPath("/apis", gv.Group, gv.Version).MaxRetries(0).Do(ctx).Raw()
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil
 	case err != nil:
 		return false, err
+	}
+	var list metav1.APIResourceList
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return false, fmt.Errorf("discovery of %s: %w", gv, err)
 	}
 	found := map[string]bool{}
 	for _, r := range list.APIResources {
@@ -46,6 +59,9 @@ func serves(d discovery.DiscoveryInterface, resources []schema.GroupVersionResou
 	}
 	return true, nil
 }
+
+// discoveryTimeout bounds one discovery request.
+const discoveryTimeout = 10 * time.Second
 
 // ServedCache caches which optional APIs are served for a short while, so
 // that controllers asking on every sync cost at most one discovery request

@@ -1,62 +1,82 @@
 package platform
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	fakediscovery "k8s.io/client-go/discovery/fake"
-	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
-// A failed discovery request is no answer: the last answer stands, and an
-// API never answered is Unknown, never "not served" (docs/architecture.md,
-// "When a request fails").
+// A failed discovery request is no answer: the last answer stands, an API
+// never answered is Unknown, never "not served", and nothing is retried
+// before the TTL (docs/architecture.md, "When a request fails").
 func TestServedCacheKeepsTheLastAnswer(t *testing.T) {
-	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	d := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{}}
-	var fail error
-	requests := 0
-	d.AddReactor("get", "resource", func(clienttesting.Action) (bool, runtime.Object, error) {
+	var mu sync.Mutex
+	code, served, requests := 0, map[string][]string{}, 0
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
 		requests++
-		return fail != nil, nil, fail
-	})
-	allUnknown := []string{"monitoring.coreos.com/v1", "machineconfiguration.openshift.io/v1", "operator.openshift.io/v1"}
-	mcoOnly := ServedAPIs{MachineConfig: true, MachineConfiguration: true}
-	cache := NewServedCache(d, clk, ServedTTL)
-	for _, step := range []struct {
-		name      string
-		fail      error
-		resources []*metav1.APIResourceList
-		advance   time.Duration
-		want      ServedAPIs
-		requests  int
-	}{
-		{"429 at start: nothing known", apierrors.NewTooManyRequests("slow down", 1), nil, 0, ServedAPIs{Unknown: allUnknown}, 3},
-		{"within the TTL: no request", nil, nil, time.Second, ServedAPIs{Unknown: allUnknown}, 0},
-		{"answered: MCO's APIs served, monitoring's not (404)", nil, []*metav1.APIResourceList{
-			{GroupVersion: "machineconfiguration.openshift.io/v1", APIResources: []metav1.APIResource{{Name: "machineconfigs"}}},
-			{GroupVersion: "operator.openshift.io/v1", APIResources: []metav1.APIResource{{Name: "machineconfigurations"}}},
-		}, ServedTTL + time.Second, mcoOnly, 3},
-		{"503: the last answer stands", apierrors.NewGenericServerResponse(http.StatusServiceUnavailable, "get", MachineConfigGVR.GroupResource(), "", "", 0, true), nil, ServedTTL + time.Second, mcoOnly, 3},
-		{"403 from a proxy: the last answer stands", apierrors.NewForbidden(ServiceMonitorGVR.GroupResource(), "", nil), nil, ServedTTL + time.Second, mcoOnly, 3},
-		{"a resource goes: answered", nil, []*metav1.APIResourceList{
-			{GroupVersion: "machineconfiguration.openshift.io/v1", APIResources: []metav1.APIResource{{Name: "machineconfigs"}}},
-		}, ServedTTL + time.Second, ServedAPIs{MachineConfig: true}, 3},
-	} {
-		fail, requests = step.fail, 0
-		if step.resources != nil {
-			d.Resources = step.resources
+		if code != 0 {
+			w.Header().Set("Retry-After", "1") // as priority and fairness sends it
+			http.Error(w, http.StatusText(code), code)
+			return
 		}
+		resources, ok := served[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		list := metav1.APIResourceList{GroupVersion: r.URL.Path[len("/apis/"):]}
+		for _, name := range resources {
+			list.APIResources = append(list.APIResources, metav1.APIResource{Name: name})
+		}
+		_ = json.NewEncoder(w).Encode(list)
+	}))
+	defer server.Close()
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	cache := NewServedCache(discovery.NewDiscoveryClientForConfigOrDie(&rest.Config{Host: server.URL}), clk, ServedTTL)
+
+	allUnknown := []string{"monitoring.coreos.com/v1", "machineconfiguration.openshift.io/v1", "operator.openshift.io/v1"}
+	mco := map[string][]string{
+		"/apis/machineconfiguration.openshift.io/v1": {"machineconfigs"},
+		"/apis/operator.openshift.io/v1":             {"machineconfigurations"},
+	}
+	mcoOnly := ServedAPIs{MachineConfig: true, MachineConfiguration: true}
+	for _, step := range []struct {
+		name     string
+		code     int
+		served   map[string][]string
+		advance  time.Duration
+		want     ServedAPIs
+		requests int
+	}{
+		{"429 at start: nothing known, not retried", http.StatusTooManyRequests, mco, 0, ServedAPIs{Unknown: allUnknown}, 3},
+		{"within the TTL: no request", 0, mco, time.Second, ServedAPIs{Unknown: allUnknown}, 0},
+		{"answered: MCO's APIs served, monitoring's not (404)", 0, mco, ServedTTL, mcoOnly, 3},
+		{"503: the last answer stands", http.StatusServiceUnavailable, nil, ServedTTL + time.Second, mcoOnly, 3},
+		{"403 from a proxy: the last answer stands", http.StatusForbidden, nil, ServedTTL + time.Second, mcoOnly, 3},
+		{"a resource goes: answered", 0, map[string][]string{"/apis/machineconfiguration.openshift.io/v1": {"machineconfigs"}, "/apis/operator.openshift.io/v1": {"consoles"}},
+			ServedTTL + time.Second, ServedAPIs{MachineConfig: true}, 3},
+	} {
+		mu.Lock()
+		code, served, requests = step.code, step.served, 0
+		mu.Unlock()
 		clk.Step(step.advance)
 		got := cache.Get()
-		assert.Equal(t, step.want, got, step.name)
+		mu.Lock()
 		assert.Equal(t, step.requests, requests, step.name)
+		mu.Unlock()
+		require.Equal(t, step.want, got, step.name)
 		assert.Equal(t, step.want.MachineConfig || !got.Known(MachineConfigGVR), got.MaybeServed(MachineConfigGVR), step.name)
 	}
 }

@@ -197,6 +197,8 @@ type OperatorOptions struct {
 	Args []string
 	// NoMCOPolicyStatus: no StartMCOPolicyStatus, for the tests of the operator's wait for MCO's policy status.
 	NoMCOPolicyStatus bool
+	// Kubeconfig is the operator's kubeconfig file; default $KUBECONFIG (a FaultProxy's, for fault tests).
+	Kubeconfig string
 }
 
 // Process is a program running as a local process (the operator, a pod's container, a tool), stopped when the test ends.
@@ -219,6 +221,9 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 		binary = filepath.Join(root, "_output", "bin", "cluster-node-operator")
 	}
 	kubeconfig := resolve(os.Getenv("KUBECONFIG"))
+	if opts.Kubeconfig != "" {
+		kubeconfig = opts.Kubeconfig
+	}
 	if opts.Version == "" {
 		opts.Version = "0.0.1-e2e"
 	}
