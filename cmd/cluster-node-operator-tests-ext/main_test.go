@@ -218,7 +218,7 @@ func TestListDecodesAsOriginsSpecs(t *testing.T) {
 	}
 	// origin passes what it knows of the cluster; the selectors apply.
 	for _, c := range []struct {
-		flags []string
+		flags           []string
 		nmstate, alerts bool
 	}{
 		{[]string{"--platform=aws", "--api-group=monitoring.coreos.com"}, false, true},
