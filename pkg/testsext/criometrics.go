@@ -3,6 +3,7 @@ package testsext
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -11,13 +12,17 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // testCRIOMetricsServed: where the operator serves CRI-O metrics itself
-// (mode OperatorTLS), its DaemonSet is rolled out and the Service has a
-// ready endpoint for every ready pod. The endpoints are node addresses, so
-// scraping them would assume a network path from wherever this runs; the
-// endpoints are what Prometheus scrapes.
+// (mode OperatorTLS), its DaemonSet is rolled out, the Service selects
+// every pod of it on a port they declare, and has a ready endpoint for
+// each ready pod. The endpoints are node addresses, so scraping them would
+// assume a network path from wherever this runs; the endpoints are what
+// Prometheus scrapes. A loopback address cannot be an endpoint (API
+// validation), so pods on such nodes are not counted.
 func testCRIOMetricsServed(t *T) error {
 	s, err := enabledStack(t, "Metrics")
 	if err != nil {
@@ -43,6 +48,22 @@ func testCRIOMetricsServed(t *T) error {
 		if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != crioMetricsPort {
 			return fmt.Sprintf("service/%s ports %+v, want %d", crioMetricsName, svc.Spec.Ports, crioMetricsPort), nil
 		}
+		pods, err := t.Cluster.Kube.CoreV1().Pods(operatorNamespace).List(t.Ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(svc.Spec.Selector).String()})
+		if err != nil {
+			return "", err
+		}
+		routable := int32(0)
+		for _, p := range pods.Items {
+			if !declaresPort(p.Spec.Containers, svc.Spec.Ports[0].TargetPort) {
+				return fmt.Sprintf("pod %s does not declare service/%s's target port %s", p.Name, crioMetricsName, svc.Spec.Ports[0].TargetPort.String()), nil
+			}
+			if ip := net.ParseIP(p.Status.PodIP); podReady(p.Status.Conditions) && ip != nil && !ip.IsLoopback() {
+				routable++
+			}
+		}
+		if int32(len(pods.Items)) != st.DesiredNumberScheduled {
+			return fmt.Sprintf("service/%s selects %d pods, the DaemonSet runs %d", crioMetricsName, len(pods.Items), st.DesiredNumberScheduled), nil
+		}
 		slices, err := t.Cluster.Kube.DiscoveryV1().EndpointSlices(operatorNamespace).List(t.Ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + crioMetricsName})
 		if err != nil {
 			return "", err
@@ -55,8 +76,8 @@ func testCRIOMetricsServed(t *T) error {
 				}
 			}
 		}
-		if int32(ready) < st.NumberReady {
-			return fmt.Sprintf("service/%s has %d ready endpoints for %d ready pods", crioMetricsName, ready, st.NumberReady), nil
+		if int32(ready) < routable {
+			return fmt.Sprintf("service/%s has %d ready endpoints for %d ready pods", crioMetricsName, ready, routable), nil
 		}
 		t.Logf("daemonset/%s: %d of %d available; service/%s: %d ready endpoints", crioMetricsName, st.NumberAvailable, st.DesiredNumberScheduled, crioMetricsName, ready)
 		return "", nil
@@ -166,4 +187,16 @@ func testAlertsAndDashboard(t *T) error {
 		t.Logf("prometheusrule/crio-metrics: %d groups on job %q; dashboard loaded", len(groups), job)
 		return "", nil
 	})
+}
+
+// declaresPort reports whether a container declares the Service's target port.
+func declaresPort(containers []corev1.Container, target intstr.IntOrString) bool {
+	for _, c := range containers {
+		for _, p := range c.Ports {
+			if (target.Type == intstr.String && p.Name == target.StrVal) || (target.Type == intstr.Int && p.ContainerPort == target.IntVal) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -99,18 +99,7 @@ func testStackOffAndOn(t *T) error {
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			live, err := nodeOperators.Get(ctx, nodeOperatorName, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			if err := unstructured.SetNestedMap(live.Object, spec, "spec"); err != nil {
-				return err
-			}
-			_, err = nodeOperators.Update(ctx, live, metav1.UpdateOptions{})
-			return err
-		})
-		if err != nil {
+		if err := setSpec(ctx, t.Cluster, spec); err != nil {
 			t.Logf("restoring the spec: %v", err)
 		}
 	}()
@@ -126,17 +115,7 @@ func testStackOffAndOn(t *T) error {
 		return err
 	}
 
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		live, err := nodeOperators.Get(t.Ctx, nodeOperatorName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if err := unstructured.SetNestedMap(live.Object, spec, "spec"); err != nil {
-			return err
-		}
-		_, err = nodeOperators.Update(t.Ctx, live, metav1.UpdateOptions{})
-		return err
-	}); err != nil {
+	if err := setSpec(t.Ctx, t.Cluster, spec); err != nil {
 		return fmt.Errorf("restoring the spec: %w", err)
 	}
 	t.Logf("spec restored")
@@ -186,4 +165,20 @@ func metricsStackIs(t *T, on bool, monitoring bool) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// setSpec replaces the NodeOperator's whole spec.
+func setSpec(ctx context.Context, c *Cluster, spec map[string]any) error {
+	nodeOperators := c.Dynamic.Resource(nodeOperatorsGVR)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		live, err := nodeOperators.Get(ctx, nodeOperatorName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedMap(live.Object, spec, "spec"); err != nil {
+			return err
+		}
+		_, err = nodeOperators.Update(ctx, live, metav1.UpdateOptions{})
+		return err
+	})
 }
