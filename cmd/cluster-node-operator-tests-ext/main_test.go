@@ -223,6 +223,7 @@ func TestListDecodesAsOriginsSpecs(t *testing.T) {
 	}{
 		{[]string{"--platform=aws", "--api-group=monitoring.coreos.com"}, false, true},
 		{[]string{"--platform=baremetal", "--api-group=apps", "--feature-gate=X"}, true, false},
+		{[]string{"--platform=none"}, true, false},
 	} {
 		out, _, err := execute(t, context.Background(), testsext.Tests(), append([]string{"list", "-o", "names"}, c.flags...)...)
 		if err != nil {

@@ -8,7 +8,7 @@
 // (binary.go at 0001afe0, types.go at 1085df91): origin runs `info`,
 // `list -o jsonl` with environment flags, `run-test -n NAME -o jsonl` one
 // test per process, and `images`, and decodes their stdout and stderr
-// together (docs/openshift-tests.md).
+// together (README, "Testing a cluster").
 package testsext
 
 import (
