@@ -114,6 +114,7 @@ type installation struct {
 	pki       *framework.PlatformPKI // CMO's: its client CA is the API server's
 
 	operator, proxy *framework.Process // the pod's two containers, when running
+	runner          *podRunner         // plays the kubelet for the operator's pods, once installed
 	operatorListen  string             // the operator's --listen, moved to this machine
 	listenPort      int                // the proxy's, which scrapes go to
 	started         time.Time
@@ -206,6 +207,7 @@ func (in *installation) installWithCVO(beforeOperator func()) (*framework.RealCV
 		beforeOperator()
 	}
 	runner := newPodRunner(in, map[string]string{version: operatorBinary(t)})
+	in.runner = runner
 	cv := runner.waitForClusterVersion(cvo, 10*time.Minute, framework.ClusterVersionCompleted(version))
 	for _, pp := range runner.running {
 		in.operator, in.operatorListen = pp.proc, pp.listen
