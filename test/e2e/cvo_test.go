@@ -23,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
@@ -207,9 +208,10 @@ func containerEnv(pod *corev1.Pod, container, name string) string {
 	return ""
 }
 
-// upgradeFromCommit is release N: the first commit whose operator reports the version only after a
-// DaemonSet's last batch rolled out (an earlier one fails the downgrade leg).
-const upgradeFromCommit = "480bc96"
+// upgradeFromCommit is release N: a commit whose operator reports the version only after a
+// DaemonSet's last batch rolled out (an earlier one than 480bc96 fails the downgrade leg), and the
+// last that ran the CRI-O metrics operands in the operator's namespace, so that the update moves them.
+const upgradeFromCommit = "84f74d0"
 
 // TestUpgradeWithRealCVO: docs/test-behaviours.md and docs/release-payload.md (Tests).
 func TestUpgradeWithRealCVO(t *testing.T) {
@@ -229,7 +231,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	repoN, binaryN := framework.ReleaseFromCommit(t, upgradeFromCommit)
 	u := &upgrade{t: t, in: in, mon: framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)}
 	// The operator's own Deployment is the CVO's to roll; the rest of these namespaces' workloads are the stacks' operands.
-	u.recorder = framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, faultNMStateNamespace},
+	u.recorder = framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, crioMetricsNamespace, faultNMStateNamespace},
 		"cluster-node-operator")
 	endInstallWindow := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
 	start := time.Now()
@@ -251,11 +253,17 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	// Uninstalling removes what either release applied.
 	in.rel = &framework.Release{Manifests: append(append([]framework.ReleaseManifest{}, payloadN1.Release.Manifests...), payloadN.Release.Manifests...)}
 
-	upFrom, upDone := u.update("update", payloadN1)
+	require.True(t, u.crioMetricsIn(operatorNamespace), "release N runs the CRI-O metrics DaemonSet in %s", operatorNamespace)
+	upFrom, upDone := u.update("update", payloadN1, nil)
 	// Converted once, the deprecated field kept in step for N.
 	u.stacksOn("N+1", map[string]interface{}{"state": "Enabled", "managementState": "Managed"})
+	u.moved()
 	replayOldNodeSettingsStatus(t, in.dyn.Resource(nodeOperatorsResource))
-	downFrom, downDone := u.update("downgrade", payloadN)
+	// docs/release-payload.md, "Downgrade across the move of the CRI-O metrics operands".
+	downFrom, downDone := u.update("downgrade", payloadN, u.deleteMovedNamespace)
+	if !u.crioMetricsIn(operatorNamespace) {
+		t.Errorf("after the downgrade, N's CRI-O metrics DaemonSet in %s has not rolled out", operatorNamespace)
+	}
 	// N's CRD prunes state; N reads managementState and enabled.
 	u.stacksOn("N after the downgrade", map[string]interface{}{"managementState": "Managed"})
 
@@ -320,13 +328,20 @@ func (u *upgrade) stacksOn(leg string, wantMetrics map[string]interface{}) {
 	t.Logf("%s: %s", leg, last)
 }
 
-// update moves the cluster to a release and checks the ClusterOperator followed its operands' rollouts (docs/release-payload.md, Tests).
-func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Time) {
+// update moves the cluster to a release and checks the ClusterOperator followed its operands' rollouts (docs/release-payload.md, Tests);
+// admin, if set, is an administrator's step, taken once it says it is due.
+func (u *upgrade) update(name string, to *framework.Payload, admin func(context.Context) bool) (time.Time, time.Time) {
 	t, mon := u.t, u.mon
 	t.Helper()
 	from := time.Now()
 	u.cvo.RequestUpdate(t, to)
-	cv := u.runner.waitForClusterVersion(u.cvo, 8*time.Minute, framework.ClusterVersionCompleted(to.Version))
+	completed := framework.ClusterVersionCompleted(to.Version)
+	cv := u.runner.waitForClusterVersion(u.cvo, 8*time.Minute, func(cv *configv1.ClusterVersion) string {
+		if admin != nil && admin(framework.Context(t, time.Minute)) {
+			admin = nil
+		}
+		return completed(cv)
+	})
 	done := time.Now()
 	t.Logf("%s to %s: ClusterVersion Completed after %s", name, to.Version, done.Sub(from).Round(time.Second))
 	co := framework.LiveClusterOperator(t, u.in.cfg, nodeClusterOperator)
@@ -349,6 +364,62 @@ func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Ti
 	}
 	u.rollouts = append(u.rollouts, fmt.Sprintf("  %s: versions[operator]=%s at %s (revision %d)", name, to.Version, mon.Rel(order.VersionAt), order.VersionRevision))
 	return from, done
+}
+
+// crioMetricsIn: the CRI-O metrics DaemonSet of ns has rolled out.
+func (u *upgrade) crioMetricsIn(ns string) bool {
+	ds, err := u.in.kube.AppsV1().DaemonSets(ns).Get(framework.Context(u.t, time.Minute), "crio-metrics", metav1.GetOptions{})
+	return err == nil && ds.DeletionTimestamp == nil && ds.Status.ObservedGeneration >= ds.Generation && ds.Status.DesiredNumberScheduled > 0 &&
+		ds.Status.UpdatedNumberScheduled == ds.Status.DesiredNumberScheduled && ds.Status.NumberAvailable == ds.Status.DesiredNumberScheduled
+}
+
+// legacyCRIOMetrics are the CRI-O metrics operands release N keeps in the operator's namespace.
+var legacyCRIOMetrics = map[schema.GroupVersionResource][]string{
+	{Group: "apps", Version: "v1", Resource: "daemonsets"}:                        {"crio-metrics"},
+	{Version: "v1", Resource: "services"}:                                         {"crio-metrics"},
+	{Version: "v1", Resource: "serviceaccounts"}:                                  {"crio-metrics"},
+	{Version: "v1", Resource: "secrets"}:                                          {"crio-metrics-signer", "crio-metrics-serving-cert"},
+	{Version: "v1", Resource: "configmaps"}:                                       {"crio-metrics-ca-bundle", "crio-metrics-client-ca"},
+	{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}:  {"crio-metrics"},
+	{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}:  {"crio-metrics"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:        {"prometheus-k8s"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}: {"prometheus-k8s"},
+}
+
+// moved: after the update, the DaemonSet runs in openshift-crio-metrics and nothing of the stack is left in the operator's namespace.
+func (u *upgrade) moved() {
+	t := u.t
+	t.Helper()
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		var left []string
+		for gvr, names := range legacyCRIOMetrics {
+			for _, name := range names {
+				if _, err := u.in.dyn.Resource(gvr).Namespace(operatorNamespace).Get(framework.Context(t, time.Minute), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					left = append(left, fmt.Sprintf("%s %s (%v)", gvr.Resource, name, err))
+				}
+			}
+		}
+		if len(left) > 0 {
+			return false, fmt.Errorf("left in %s: %v", operatorNamespace, left)
+		}
+		if !u.crioMetricsIn(crioMetricsNamespace) {
+			return false, fmt.Errorf("DaemonSet %s/crio-metrics not rolled out", crioMetricsNamespace)
+		}
+		return true, nil
+	}, "the CRI-O metrics operands moved to "+crioMetricsNamespace)
+}
+
+// deleteMovedNamespace is the administrator's step of a downgrade across the move: once N's operator
+// has created its DaemonSet, whose pods N+1's hold host port 9638 against, delete N+1's namespace.
+func (u *upgrade) deleteMovedNamespace(ctx context.Context) bool {
+	ds, err := u.in.kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	u.t.Logf("N's DaemonSet %s/crio-metrics: %d of %d nodes available; deleting namespace %s as the administrator",
+		operatorNamespace, ds.Status.NumberAvailable, ds.Status.DesiredNumberScheduled, crioMetricsNamespace)
+	err = u.in.kube.CoreV1().Namespaces().Delete(ctx, crioMetricsNamespace, metav1.DeleteOptions{})
+	return err == nil || apierrors.IsNotFound(err)
 }
 
 // replayOldNodeSettingsStatus dry-runs release N's node settings status write: docs/api.md, "Upgrade window".
