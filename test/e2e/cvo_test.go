@@ -208,10 +208,11 @@ func containerEnv(pod *corev1.Pod, container, name string) string {
 	return ""
 }
 
-// upgradeFromCommit is release N: a commit whose operator reports the version only after a
-// DaemonSet's last batch rolled out (an earlier one than 480bc96 fails the downgrade leg), and the
-// last that ran the CRI-O metrics operands in the operator's namespace, so that the update moves them.
-const upgradeFromCommit = "84f74d0"
+// upgradeFromCommit is release N: the first commit whose operator reports the version only after a
+// DaemonSet's last batch rolled out (an earlier one fails the downgrade leg). Like every release
+// before openshift-crio-metrics, it runs the CRI-O metrics operands in the operator's namespace, so
+// the update moves them; its spelling of the stack knobs is the one N+1 converts.
+const upgradeFromCommit = "480bc96"
 
 // TestUpgradeWithRealCVO: docs/test-behaviours.md and docs/release-payload.md (Tests).
 func TestUpgradeWithRealCVO(t *testing.T) {
@@ -409,17 +410,23 @@ func (u *upgrade) moved() {
 	}, "the CRI-O metrics operands moved to "+crioMetricsNamespace)
 }
 
-// deleteMovedNamespace is the administrator's step of a downgrade across the move: once N's operator
-// has created its DaemonSet, whose pods N+1's hold host port 9638 against, delete N+1's namespace.
+// deleteMovedNamespace is the administrator's step of a downgrade across the move: once the scheduler
+// says N's DaemonSet's pods find no free host port (N+1's hold 9638), delete N+1's namespace.
 func (u *upgrade) deleteMovedNamespace(ctx context.Context) bool {
-	ds, err := u.in.kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	pods, err := u.in.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
 	if err != nil {
 		return false
 	}
-	u.t.Logf("N's DaemonSet %s/crio-metrics: %d of %d nodes available; deleting namespace %s as the administrator",
-		operatorNamespace, ds.Status.NumberAvailable, ds.Status.DesiredNumberScheduled, crioMetricsNamespace)
-	err = u.in.kube.CoreV1().Namespaces().Delete(ctx, crioMetricsNamespace, metav1.DeleteOptions{})
-	return err == nil || apierrors.IsNotFound(err)
+	for _, p := range pods.Items {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "free ports") {
+				u.t.Logf("N's pod %s/%s: %s; deleting namespace %s as the administrator", operatorNamespace, p.Name, c.Message, crioMetricsNamespace)
+				err = u.in.kube.CoreV1().Namespaces().Delete(ctx, crioMetricsNamespace, metav1.DeleteOptions{})
+				return err == nil || apierrors.IsNotFound(err)
+			}
+		}
+	}
+	return false
 }
 
 // replayOldNodeSettingsStatus dry-runs release N's node settings status write: docs/api.md, "Upgrade window".
