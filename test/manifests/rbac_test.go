@@ -71,7 +71,7 @@ var operatorNeeds = func() []request {
 	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "", "serviceaccounts services", "crio-metrics", "get", "delete")
 	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "monitoring.coreos.com", "servicemonitors prometheusrules", "crio-metrics", "get", "delete")
 	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "rbac.authorization.k8s.io", "roles rolebindings", "prometheus-k8s", "get", "delete")
-	add("metrics endpoint: its copy of the client CA, cached (metricsclientca)", operatorNamespace, "", "configmaps", "", "list", "watch")
+	add("metrics endpoint: its copy of the client CA, cached and created by server-side apply (metricsclientca)", operatorNamespace, "", "configmaps", "", "list", "watch", "create")
 	add("CRI-O metrics scrape authentication: CMO's version (criometrics/scrapeauth.go)", "", "config.openshift.io", "clusteroperators", "monitoring", "get")
 	add("CRI-O metrics scrape authentication: CMO's client CA (criometrics/scrapeauth.go)", "openshift-monitoring", "", "configmaps", "metrics-client-ca", "get")
 	add("metrics endpoint: its copy of the client CA, server-side applied (metricsclientca)", operatorNamespace, "", "configmaps", "metrics-client-ca", "get", "patch")
