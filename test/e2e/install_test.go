@@ -424,7 +424,10 @@ func (in *installation) testPodSecurity(t *testing.T) {
 	if strings.Contains(warnings.String(), "PodSecurity") {
 		t.Errorf("PodSecurity warnings: %s", warnings.String())
 	}
-	err := admit(operatorNamespace, criometrics.DaemonSetName, crio.Spec, crio.Labels)
+	// (as a ServiceAccount of that namespace: the ServiceAccount admission comes first)
+	misplaced := *crio.Spec.DeepCopy()
+	misplaced.ServiceAccountName = "default"
+	err := admit(operatorNamespace, criometrics.DaemonSetName, misplaced, crio.Labels)
 	if err == nil || !strings.Contains(err.Error(), `violates PodSecurity "restricted`) {
 		t.Errorf("the CRI-O metrics pod in %s: %v, want refused by PodSecurity restricted", operatorNamespace, err)
 	}
