@@ -239,6 +239,9 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		if err := c.takeLegacy(ctx, syncCtx.Recorder(), plan); err != nil {
 			o.addProblem(ReasonRemovalFailed, "%v", err)
 			errs = append(errs, err)
+		} else {
+			// A teardown held back by them goes on at once.
+			tookStep = true
 		}
 	}
 	heldBack := operatorclient.Condition(Prefix+ConditionHeldBack, operatorv1.ConditionFalse, ReasonAsExpected, "")

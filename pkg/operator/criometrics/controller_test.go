@@ -505,3 +505,19 @@ func TestMoveFromOperatorNamespace(t *testing.T) {
 	f.sync()
 	assert.Empty(t, f.sync(), "steady state: no writes")
 }
+
+// The same on the platform's path: no new DaemonSet to wait for, the rest right after the old one.
+func TestMoveFromOperatorNamespaceOnThePlatformPath(t *testing.T) {
+	f := newFixture(t, metricsDecision(true, nodev1alpha1.PlatformProxy), allServed, mcoMachineConfiguration(t, true, 2, true))
+	for _, obj := range []runtime.Object{&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: legacyNamespace, Name: DaemonSetName}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: legacyNamespace, Name: serviceName}}} {
+		require.NoError(t, f.kube.Tracker().Add(obj))
+	}
+	first := slices.Concat(f.drain()...)
+	assert.Contains(t, first, "delete daemonsets "+DaemonSetName, "the old DaemonSet first")
+	assert.NotContains(t, first, "delete services "+serviceName)
+	rest := slices.Concat(f.drain()...) // woken by the old DaemonSet's delete event
+	assert.Contains(t, rest, "delete services "+serviceName, "then the rest")
+	assert.NotContains(t, slices.Concat(first, rest), "create daemonsets "+DaemonSetName)
+	assert.Empty(t, f.sync(), "then no writes")
+}
