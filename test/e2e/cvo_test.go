@@ -254,7 +254,8 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	// Uninstalling removes what either release applied.
 	in.rel = &framework.Release{Manifests: append(append([]framework.ReleaseManifest{}, payloadN1.Release.Manifests...), payloadN.Release.Manifests...)}
 
-	require.True(t, u.crioMetricsIn(operatorNamespace), "release N runs the CRI-O metrics DaemonSet in %s", operatorNamespace)
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) { return u.crioMetricsIn(operatorNamespace), nil },
+		"release N's CRI-O metrics DaemonSet in "+operatorNamespace+" to roll out")
 	upFrom, upDone := u.update("update", payloadN1, nil)
 	// Converted once, the deprecated field kept in step for N.
 	u.stacksOn("N+1", map[string]interface{}{"state": "Enabled", "managementState": "Managed"})
