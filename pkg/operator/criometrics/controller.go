@@ -122,9 +122,10 @@ type controller struct {
 // nil means a bearer token.
 //
 // daemonSets, secrets and configMaps are informers of the stack's
-// namespace, legacyDaemonSets of the operator's (legacy.go); monitoringConfigs is an informer of MonitoringConfigNamespace
-// that holds only the ConfigMap MonitoringConfigName (its collection profile
-// is in the status); crioPlatform counts the nodes where the platform's proxy
+// namespace, legacyDaemonSets of the operator's (legacy.go);
+// monitoringConfigs is an informer of MonitoringConfigNamespace that holds
+// only the ConfigMap MonitoringConfigName (its collection profile is in the
+// status); crioPlatform counts the nodes where the platform's proxy
 // serves; clk times the first rollout's grace and the disruption policy
 // wait. Rotation is time-driven: the resync honours a short test validity.
 func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
