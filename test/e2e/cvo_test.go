@@ -256,10 +256,14 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) { return u.crioMetricsIn(operatorNamespace), nil },
 		"release N's CRI-O metrics DaemonSet in "+operatorNamespace+" to roll out")
+	dropIns := u.dropInVersions()
 	upFrom, upDone := u.update("update", payloadN1, nil)
 	// Converted once, the deprecated field kept in step for N.
 	u.stacksOn("N+1", map[string]interface{}{"state": "Enabled", "managementState": "Managed"})
 	u.moved()
+	if after := u.dropInVersions(); !reflect.DeepEqual(after, dropIns) {
+		t.Errorf("the move rewrote the CRI-O drop-in MachineConfigs (resourceVersions %v, then %v): every pool would roll", dropIns, after)
+	}
 	replayOldNodeSettingsStatus(t, in.dyn.Resource(nodeOperatorsResource))
 	// docs/release-payload.md, "Downgrade across the move of the CRI-O metrics operands".
 	downFrom, downDone := u.update("downgrade", payloadN, u.deleteMovedNamespace)
@@ -386,6 +390,19 @@ var legacyCRIOMetrics = map[schema.GroupVersionResource][]string{
 	{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}:  {"crio-metrics"},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:        {"prometheus-k8s"},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}: {"prometheus-k8s"},
+}
+
+// dropInVersions are the resourceVersions of the CRI-O drop-in MachineConfigs.
+func (u *upgrade) dropInVersions() map[string]string {
+	out := map[string]string{}
+	for _, role := range []string{"master", "worker"} {
+		name := "50-" + role + "-crio-metrics-tls"
+		mc, err := u.in.dyn.Resource(schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}).
+			Get(framework.Context(u.t, time.Minute), name, metav1.GetOptions{})
+		require.NoError(u.t, err, "MachineConfig %s", name)
+		out[name] = mc.GetResourceVersion()
+	}
+	return out
 }
 
 // moved: after the update, the DaemonSet runs in openshift-crio-metrics and nothing of the stack is left in the operator's namespace.
