@@ -161,13 +161,17 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	nodeSettings := gateEnabled(gates, featureSet, features.NodeOperatorNodeSettings)
 	klog.Infof("feature set %s; feature gate %s enabled: %v", featureSet, features.NodeOperatorNodeSettings, nodeSettings)
 
-	// Namespaced caches: the operator's namespace (the CRI-O metrics
-	// operands) and the NMState namespace; MCO's kube-rbac-proxy-crio mirror
-	// pods, selected by label, in the detector. No informer resync: each
-	// controller has its own period, and a replayed DaemonSet would cost
-	// the CRI-O metrics controller a full sync (the steady-state reads).
-	kubeInformers := v1helpers.NewKubeInformersForNamespacesWithResyncPeriod(kubeClient, 0, operatorclient.OperatorNamespace, operatorclient.NMStateNamespace)
-	operands := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
+	// Namespaced caches: the operator's namespace (the metrics client CA
+	// copy; the CRI-O metrics DaemonSet an earlier release left there), the
+	// CRI-O metrics namespace (its operands) and the NMState namespace;
+	// MCO's kube-rbac-proxy-crio mirror pods, selected by label, in the
+	// detector. No informer resync: each controller has its own period, and
+	// a replayed DaemonSet would cost the CRI-O metrics controller a full
+	// sync (the steady-state reads).
+	kubeInformers := v1helpers.NewKubeInformersForNamespacesWithResyncPeriod(kubeClient, 0,
+		operatorclient.OperatorNamespace, operatorclient.CRIOMetricsNamespace, operatorclient.NMStateNamespace)
+	operatorNamespace := kubeInformers.InformersFor(operatorclient.OperatorNamespace)
+	operands := kubeInformers.InformersFor(operatorclient.CRIOMetricsNamespace)
 	nmstateNamespace := kubeInformers.InformersFor(operatorclient.NMStateNamespace)
 	// The cluster-monitoring operator's configuration, the one ConfigMap:
 	// its collection profile decides which CRI-O series Prometheus keeps.
@@ -199,6 +203,7 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		[]configv1.ObjectReference{
 			{Group: nodev1alpha1.GroupName, Resource: nodev1alpha1.Resource, Name: nodev1alpha1.SingletonName},
 			{Resource: "namespaces", Name: operatorclient.OperatorNamespace},
+			{Resource: "namespaces", Name: operatorclient.CRIOMetricsNamespace},
 		},
 		configClient.ConfigV1(),
 		clusterOperatorInformers.Config().V1().ClusterOperators(),
@@ -235,10 +240,10 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		criometrics.NewController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served,
 			criometrics.NewScrapeAuthLookup(kubeClient, configClient.ConfigV1().ClusterOperators(), clk, criometrics.ScrapeAuthTTL), crioPlatform,
 			operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-			clusterConfigInformers.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), images, o.CertTiming, recorder),
+			operatorNamespace.Apps().V1().DaemonSets(), clusterConfigInformers.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), images, o.CertTiming, recorder),
 
 		// The client CA of the operator's own metrics endpoint.
-		metricsclientca.NewController(kubeClient, nodeOperators, operands.Core().V1().ConfigMaps(), recorder),
+		metricsclientca.NewController(kubeClient, nodeOperators, operatorNamespace.Core().V1().ConfigMaps(), recorder),
 
 		// NMState.
 		nmstate.NewController(nodeOperators, operatorClient, kubeClient, dynamicClient, cl.apiextensions,

@@ -67,8 +67,10 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 	// Never started: nothing is sent to this address.
 	configClient := configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"})
 	config := loggedConfigInformers{configinformers.NewSharedInformerFactory(configClient, 0), log}
-	operands := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
+	operatorNamespace := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(operatorclient.OperatorNamespace)), operatorclient.OperatorNamespace, log}
+	operands := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
+		kubeinformers.WithNamespace(operatorclient.CRIOMetricsNamespace)), operatorclient.CRIOMetricsNamespace, log}
 	nmstateNamespace := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(operatorclient.NMStateNamespace)), operatorclient.NMStateNamespace, log}
 	monitoringConfig := loggedKubeInformers{kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
@@ -108,8 +110,8 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder))
 	check("CRIOMetrics", criometrics.NewController(clk, nodeOperators, operatorClient, kube, no.Dynamic, served, nil, crioPlatform,
 		operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-		config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), stack.Images{}, certrotation.DefaultTiming, recorder))
-	check("MetricsClientCA", metricsclientca.NewController(kube, nodeOperators, operands.Core().V1().ConfigMaps(), recorder))
+		operatorNamespace.Apps().V1().DaemonSets(), config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), stack.Images{}, certrotation.DefaultTiming, recorder))
+	check("MetricsClientCA", metricsclientca.NewController(kube, nodeOperators, operatorNamespace.Core().V1().ConfigMaps(), recorder))
 	check("NMState", nmstate.NewController(nodeOperators, operatorClient, kube, no.Dynamic, nil, nmstateNamespace.Apps().V1().Deployments(), stack.Images{}, recorder))
 	check("NodeSettings", nodesettings.NewController(clk, nodeOperators, no.Dynamic, kube, served, operatorclient.OperatorNamespace,
 		nodesettings.DefaultTiming, nil, recorder))

@@ -97,9 +97,9 @@ func stackOperands(operands, nmstateNamespace kubeinformers.SharedInformerFactor
 				if s.Mode != nodev1alpha1.OperatorTLS {
 					return nil
 				}
-				ds, err := daemonSets.Lister().DaemonSets(operatorclient.OperatorNamespace).Get(criometrics.DaemonSetName)
+				ds, err := daemonSets.Lister().DaemonSets(operatorclient.CRIOMetricsNamespace).Get(criometrics.DaemonSetName)
 				if err != nil {
-					return []versioncontroller.Workload{{Kind: "DaemonSet", Namespace: operatorclient.OperatorNamespace, Name: criometrics.DaemonSetName, Missing: true}}
+					return []versioncontroller.Workload{{Kind: "DaemonSet", Namespace: operatorclient.CRIOMetricsNamespace, Name: criometrics.DaemonSetName, Missing: true}}
 				}
 				return []versioncontroller.Workload{versioncontroller.DaemonSetWorkload(ds)}
 			case nodev1alpha1.NMStateStack:

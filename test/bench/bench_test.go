@@ -206,7 +206,7 @@ func steadyState(t *testing.T, res *results, op *framework.Process, availableAt 
 // the DaemonSet's DELETED or ADDED watch event.
 func specFlips(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, res *results) {
 	flips := env(t, "BENCH_FLIPS", 50, strconv.Atoi)
-	w, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Watch(context.Background(), metav1.ListOptions{
+	w, err := kube.AppsV1().DaemonSets(framework.CRIOMetricsNamespace).Watch(context.Background(), metav1.ListOptions{
 		FieldSelector: fields.OneTermEqualSelector("metadata.name", metricsDaemonSet).String(),
 	})
 	if err != nil {
@@ -338,7 +338,7 @@ func waitDaemonSet(t *testing.T, root string, kube kubernetes.Interface, nodes i
 	t0 := time.Now()
 	var st appsv1.DaemonSetStatus
 	err = wait.PollUntilContextTimeout(context.Background(), 5*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		ds, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, metricsDaemonSet, metav1.GetOptions{})
+		ds, err := kube.AppsV1().DaemonSets(framework.CRIOMetricsNamespace).Get(ctx, metricsDaemonSet, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
 		}

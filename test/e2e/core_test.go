@@ -69,11 +69,11 @@ func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
 		}
 	}
 	assert.Equal(t, map[string]string{
-		"Metrics DaemonSet openshift-cluster-node-operator/crio-metrics kube-rbac-proxy": "quay.io/openshift/origin-kube-rbac-proxy:e2e",
-		"Metrics DaemonSet openshift-cluster-node-operator/crio-metrics cert-syncer":     "quay.io/openshift/origin-cluster-node-operator:e2e",
-		"NMState Deployment openshift-nmstate/nmstate-operator nmstate-operator":         "quay.io/openshift/origin-kubernetes-nmstate-operator:e2e",
+		"Metrics DaemonSet openshift-crio-metrics/crio-metrics kube-rbac-proxy":  "quay.io/openshift/origin-kube-rbac-proxy:e2e",
+		"Metrics DaemonSet openshift-crio-metrics/crio-metrics cert-syncer":      "quay.io/openshift/origin-cluster-node-operator:e2e",
+		"NMState Deployment openshift-nmstate/nmstate-operator nmstate-operator": "quay.io/openshift/origin-kubernetes-nmstate-operator:e2e",
 	}, images, "status.stacks[*].containers")
-	summary := "StacksAvailable: CRI-O metrics: operator TLS stack, DaemonSet openshift-cluster-node-operator/crio-metrics (cert-syncer, kube-rbac-proxy); " +
+	summary := "StacksAvailable: CRI-O metrics: operator TLS stack, DaemonSet openshift-crio-metrics/crio-metrics (cert-syncer, kube-rbac-proxy); " +
 		"NMState: Deployment openshift-nmstate/nmstate-operator (nmstate-operator)"
 	co = c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
 		if !strings.Contains(framework.COCondition(co, configv1.OperatorAvailable).Message, summary) {
@@ -196,19 +196,19 @@ func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.P
 		}
 		return ""
 	})
-	require.NoError(t, kube.CoreV1().Services(operatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
-	require.NoError(t, kube.AppsV1().DaemonSets(operatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
+	require.NoError(t, kube.CoreV1().Services(crioMetricsNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
+	require.NoError(t, kube.AppsV1().DaemonSets(crioMetricsNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
 	// Every controller syncs, as on its resync: nothing comes back.
 	c.ResyncNow(t, op)
-	_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	_, err := kube.CoreV1().Services(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the Service was restored: %v", err)
-	_, err = kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	_, err = kube.AppsV1().DaemonSets(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "Unmanaged: the DaemonSet was restored: %v", err)
 
 	c.PatchNodeOperatorSpec(t, map[string]interface{}{"managementState": "Managed"})
 	// The ClusterOperator may still look settled from before the patch: wait for the Service itself.
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		_, err := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		_, err := kube.CoreV1().Services(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		return err == nil, nil
 	}, "Managed again: the Service is back")
 	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
@@ -220,8 +220,8 @@ func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.P
 		assert.Contains(t, s.Message, "spec.managementState is Removed")
 	}
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		_, dsErr := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
-		_, svcErr := kube.CoreV1().Services(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		_, dsErr := kube.AppsV1().DaemonSets(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		_, svcErr := kube.CoreV1().Services(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		_, depErr := kube.AppsV1().Deployments("openshift-nmstate").Get(ctx, "nmstate-operator", metav1.GetOptions{})
 		return apierrors.IsNotFound(dsErr) && apierrors.IsNotFound(svcErr) && apierrors.IsNotFound(depErr), nil
 	}, "Removed: the stacks' operands are deleted")

@@ -23,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
@@ -208,7 +209,9 @@ func containerEnv(pod *corev1.Pod, container, name string) string {
 }
 
 // upgradeFromCommit is release N: the first commit whose operator reports the version only after a
-// DaemonSet's last batch rolled out (an earlier one fails the downgrade leg).
+// DaemonSet's last batch rolled out (an earlier one fails the downgrade leg). Like every release
+// before openshift-crio-metrics, it runs the CRI-O metrics operands in the operator's namespace, so
+// the update moves them; its spelling of the stack knobs is the one N+1 converts.
 const upgradeFromCommit = "480bc96"
 
 // TestUpgradeWithRealCVO: docs/test-behaviours.md and docs/release-payload.md (Tests).
@@ -229,7 +232,7 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	repoN, binaryN := framework.ReleaseFromCommit(t, upgradeFromCommit)
 	u := &upgrade{t: t, in: in, mon: framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)}
 	// The operator's own Deployment is the CVO's to roll; the rest of these namespaces' workloads are the stacks' operands.
-	u.recorder = framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, faultNMStateNamespace},
+	u.recorder = framework.StartRolloutRecorder(t, in.cfg, nodeClusterOperator, []string{operatorNamespace, crioMetricsNamespace, faultNMStateNamespace},
 		"cluster-node-operator")
 	endInstallWindow := framework.ExpectCondition(t, configv1.OperatorAvailable, configv1.ConditionFalse, "install of N")
 	start := time.Now()
@@ -251,11 +254,22 @@ func TestUpgradeWithRealCVO(t *testing.T) {
 	// Uninstalling removes what either release applied.
 	in.rel = &framework.Release{Manifests: append(append([]framework.ReleaseManifest{}, payloadN1.Release.Manifests...), payloadN.Release.Manifests...)}
 
-	upFrom, upDone := u.update("update", payloadN1)
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) { return u.crioMetricsIn(operatorNamespace), nil },
+		"release N's CRI-O metrics DaemonSet in "+operatorNamespace+" to roll out")
+	dropIns := u.dropInVersions()
+	upFrom, upDone := u.update("update", payloadN1, nil)
 	// Converted once, the deprecated field kept in step for N.
 	u.stacksOn("N+1", map[string]interface{}{"state": "Enabled", "managementState": "Managed"})
+	u.moved()
+	if after := u.dropInVersions(); !reflect.DeepEqual(after, dropIns) {
+		t.Errorf("the move rewrote the CRI-O drop-in MachineConfigs (resourceVersions %v, then %v): every pool would roll", dropIns, after)
+	}
 	replayOldNodeSettingsStatus(t, in.dyn.Resource(nodeOperatorsResource))
-	downFrom, downDone := u.update("downgrade", payloadN)
+	// docs/release-payload.md, "Downgrade across the move of the CRI-O metrics operands".
+	downFrom, downDone := u.update("downgrade", payloadN, u.deleteMovedNamespace)
+	if !u.crioMetricsIn(operatorNamespace) {
+		t.Errorf("after the downgrade, N's CRI-O metrics DaemonSet in %s has not rolled out", operatorNamespace)
+	}
 	// N's CRD prunes state; N reads managementState and enabled.
 	u.stacksOn("N after the downgrade", map[string]interface{}{"managementState": "Managed"})
 
@@ -320,13 +334,20 @@ func (u *upgrade) stacksOn(leg string, wantMetrics map[string]interface{}) {
 	t.Logf("%s: %s", leg, last)
 }
 
-// update moves the cluster to a release and checks the ClusterOperator followed its operands' rollouts (docs/release-payload.md, Tests).
-func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Time) {
+// update moves the cluster to a release and checks the ClusterOperator followed its operands' rollouts (docs/release-payload.md, Tests);
+// admin, if set, is an administrator's step, taken once it says it is due.
+func (u *upgrade) update(name string, to *framework.Payload, admin func(context.Context) bool) (time.Time, time.Time) {
 	t, mon := u.t, u.mon
 	t.Helper()
 	from := time.Now()
 	u.cvo.RequestUpdate(t, to)
-	cv := u.runner.waitForClusterVersion(u.cvo, 8*time.Minute, framework.ClusterVersionCompleted(to.Version))
+	completed := framework.ClusterVersionCompleted(to.Version)
+	cv := u.runner.waitForClusterVersion(u.cvo, 8*time.Minute, func(cv *configv1.ClusterVersion) string {
+		if admin != nil && admin(framework.Context(t, time.Minute)) {
+			admin = nil
+		}
+		return completed(cv)
+	})
 	done := time.Now()
 	t.Logf("%s to %s: ClusterVersion Completed after %s", name, to.Version, done.Sub(from).Round(time.Second))
 	co := framework.LiveClusterOperator(t, u.in.cfg, nodeClusterOperator)
@@ -349,6 +370,81 @@ func (u *upgrade) update(name string, to *framework.Payload) (time.Time, time.Ti
 	}
 	u.rollouts = append(u.rollouts, fmt.Sprintf("  %s: versions[operator]=%s at %s (revision %d)", name, to.Version, mon.Rel(order.VersionAt), order.VersionRevision))
 	return from, done
+}
+
+// crioMetricsIn: the CRI-O metrics DaemonSet of ns has rolled out.
+func (u *upgrade) crioMetricsIn(ns string) bool {
+	ds, err := u.in.kube.AppsV1().DaemonSets(ns).Get(framework.Context(u.t, time.Minute), "crio-metrics", metav1.GetOptions{})
+	return err == nil && ds.DeletionTimestamp == nil && ds.Status.ObservedGeneration >= ds.Generation && ds.Status.DesiredNumberScheduled > 0 &&
+		ds.Status.UpdatedNumberScheduled == ds.Status.DesiredNumberScheduled && ds.Status.NumberAvailable == ds.Status.DesiredNumberScheduled
+}
+
+// legacyCRIOMetrics are the CRI-O metrics operands release N keeps in the operator's namespace.
+var legacyCRIOMetrics = map[schema.GroupVersionResource][]string{
+	{Group: "apps", Version: "v1", Resource: "daemonsets"}:                        {"crio-metrics"},
+	{Version: "v1", Resource: "services"}:                                         {"crio-metrics"},
+	{Version: "v1", Resource: "serviceaccounts"}:                                  {"crio-metrics"},
+	{Version: "v1", Resource: "secrets"}:                                          {"crio-metrics-signer", "crio-metrics-serving-cert"},
+	{Version: "v1", Resource: "configmaps"}:                                       {"crio-metrics-ca-bundle", "crio-metrics-client-ca"},
+	{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}:  {"crio-metrics"},
+	{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}:  {"crio-metrics"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:        {"prometheus-k8s"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}: {"prometheus-k8s"},
+}
+
+// dropInVersions are the resourceVersions of the CRI-O drop-in MachineConfigs.
+func (u *upgrade) dropInVersions() map[string]string {
+	out := map[string]string{}
+	for _, role := range []string{"master", "worker"} {
+		name := "50-" + role + "-crio-metrics-tls"
+		mc, err := u.in.dyn.Resource(schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}).
+			Get(framework.Context(u.t, time.Minute), name, metav1.GetOptions{})
+		require.NoError(u.t, err, "MachineConfig %s", name)
+		out[name] = mc.GetResourceVersion()
+	}
+	return out
+}
+
+// moved: after the update, the DaemonSet runs in openshift-crio-metrics and nothing of the stack is left in the operator's namespace.
+func (u *upgrade) moved() {
+	t := u.t
+	t.Helper()
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		var left []string
+		for gvr, names := range legacyCRIOMetrics {
+			for _, name := range names {
+				if _, err := u.in.dyn.Resource(gvr).Namespace(operatorNamespace).Get(framework.Context(t, time.Minute), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					left = append(left, fmt.Sprintf("%s %s (%v)", gvr.Resource, name, err))
+				}
+			}
+		}
+		if len(left) > 0 {
+			return false, fmt.Errorf("left in %s: %v", operatorNamespace, left)
+		}
+		if !u.crioMetricsIn(crioMetricsNamespace) {
+			return false, fmt.Errorf("DaemonSet %s/crio-metrics not rolled out", crioMetricsNamespace)
+		}
+		return true, nil
+	}, "the CRI-O metrics operands moved to "+crioMetricsNamespace)
+}
+
+// deleteMovedNamespace is the administrator's step of a downgrade across the move: once the scheduler
+// says N's DaemonSet's pods find no free host port (N+1's hold 9638), delete N+1's namespace.
+func (u *upgrade) deleteMovedNamespace(ctx context.Context) bool {
+	pods, err := u.in.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
+	if err != nil {
+		return false
+	}
+	for _, p := range pods.Items {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "free ports") {
+				u.t.Logf("N's pod %s/%s: %s; deleting namespace %s as the administrator", operatorNamespace, p.Name, c.Message, crioMetricsNamespace)
+				err = u.in.kube.CoreV1().Namespaces().Delete(ctx, crioMetricsNamespace, metav1.DeleteOptions{})
+				return err == nil || apierrors.IsNotFound(err)
+			}
+		}
+	}
+	return false
 }
 
 // replayOldNodeSettingsStatus dry-runs release N's node settings status write: docs/api.md, "Upgrade window".

@@ -23,6 +23,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	"github.com/openshift/library-go/pkg/crypto"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -39,12 +40,14 @@ import (
 
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/pkg/operator/metricsclientca"
+	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
 const (
 	// operatorNamespace is also used by the other tests of this package.
 	operatorNamespace         = "openshift-cluster-node-operator"
+	crioMetricsNamespace      = "openshift-crio-metrics"
 	nodeOperatorName          = "cluster-node-operator"
 	nodeClusterOperator       = "node"
 	operatorMetricsServerName = "metrics." + operatorNamespace + ".svc"
@@ -76,7 +79,7 @@ func TestInstallAsCVO(t *testing.T) {
 	})
 	t.Run("HostedDeploymentIsExcludedByProfile", func(t *testing.T) { in.testHostedExcluded(t, cvo) })
 	t.Run("PodIsPlacedOnTheControlPlane", in.testPlacement)
-	t.Run("PodMeetsRestrictedPodSecurity", in.testPodSecurity)
+	t.Run("PodSecurityAdmitsEachPodAtItsNamespacesLevel", in.testPodSecurity)
 	t.Run("NoRequestWasForbidden", in.testNothingForbidden)
 	t.Run("OperandsUseTheReleaseImages", in.testOperandImages)
 	t.Run("RelatedObjectsResolve", in.testRelatedObjects)
@@ -373,34 +376,62 @@ func (in *installation) testPlacement(t *testing.T) {
 	t.Logf("pod %s on control-plane node %s", pod.Name, node.Name)
 }
 
-// testPodSecurity: PodSecurity admits the pod where "restricted" is enforced.
+// podSecurityLevels are the Pod Security levels our namespaces enforce (and audit and warn).
+var podSecurityLevels = map[string]string{operatorNamespace: "restricted", crioMetricsNamespace: "privileged", "openshift-nmstate": "privileged"}
+
+// testPodSecurity: each namespace enforces its level, and the API server's PodSecurity admission
+// admits each pod of ours there: a dry-run create of its template as a Pod; the CRI-O metrics pod is
+// refused in the operator's namespace, which proves the admission on.
 func (in *installation) testPodSecurity(t *testing.T) {
-	ctx := framework.Context(t, 2*time.Minute)
-	ns, err := in.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: "e2e-restricted-",
-		Labels:       map[string]string{"pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/warn": "restricted"},
-	}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
+	ctx := framework.Context(t, 3*time.Minute)
+	for ns, level := range podSecurityLevels {
+		live, err := in.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		require.NoError(t, err)
+		for _, mode := range []string{"enforce", "audit", "warn"} {
+			if got := live.Labels["pod-security.kubernetes.io/"+mode]; got != level {
+				t.Errorf("namespace %s: pod-security.kubernetes.io/%s=%q, want %q", ns, mode, got, level)
+			}
+		}
 	}
-	defer in.kube.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
-	d := &appsv1.Deployment{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(in.rel.Find("Deployment", nodeOperatorName).Object, d); err != nil {
-		t.Fatal(err)
-	}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "restricted-check", Namespace: ns.Name}, Spec: d.Spec.Template.Spec}
-	pod.Spec.ServiceAccountName = "default"
-	pod.Spec.PriorityClassName = ""
 	var warnings bytes.Buffer
 	cfg := rest.CopyConfig(in.cfg)
 	cfg.WarningHandler = rest.NewWarningWriter(&warnings, rest.WarningWriterOptions{})
 	client := kubernetes.NewForConfigOrDie(cfg)
-	if _, err := client.CoreV1().Pods(ns.Name).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
-		t.Fatalf("PodSecurity 'restricted' rejects the operator's pod: %v", err)
+	admit := func(ns, name string, spec corev1.PodSpec, labels map[string]string) error {
+		spec.PriorityClassName, spec.Priority = "", nil // what Pod Security does not look at
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "e2e-pod-security-" + name, Namespace: ns, Labels: labels}, Spec: spec}
+		_, err := client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}
+	var crio corev1.PodTemplateSpec
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		ds, err := in.kube.AppsV1().DaemonSets(crioMetricsNamespace).Get(ctx, criometrics.DaemonSetName, metav1.GetOptions{})
+		if err == nil {
+			crio = ds.Spec.Template
+		}
+		return err == nil, err
+	}, "the CRI-O metrics DaemonSet")
+	deployments := map[string]string{operatorNamespace: nodeOperatorName, "openshift-nmstate": "nmstate-operator"}
+	for ns, name := range deployments {
+		d, err := in.kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		if err := admit(ns, name, d.Spec.Template.Spec, d.Spec.Template.Labels); err != nil {
+			t.Errorf("PodSecurity %q of namespace %s refuses Deployment %s's pod: %v", podSecurityLevels[ns], ns, name, err)
+		}
+	}
+	if err := admit(crioMetricsNamespace, criometrics.DaemonSetName, crio.Spec, crio.Labels); err != nil {
+		t.Errorf("PodSecurity %q of namespace %s refuses the CRI-O metrics pod: %v", podSecurityLevels[crioMetricsNamespace], crioMetricsNamespace, err)
 	}
 	// Other warnings (deprecated labels) are the API server's, not PodSecurity's.
 	if strings.Contains(warnings.String(), "PodSecurity") {
 		t.Errorf("PodSecurity warnings: %s", warnings.String())
+	}
+	// (as a ServiceAccount of that namespace: the ServiceAccount admission comes first)
+	misplaced := *crio.Spec.DeepCopy()
+	misplaced.ServiceAccountName = "default"
+	err := admit(operatorNamespace, criometrics.DaemonSetName, misplaced, crio.Labels)
+	if err == nil || !strings.Contains(err.Error(), `violates PodSecurity "restricted`) {
+		t.Errorf("the CRI-O metrics pod in %s: %v, want refused by PodSecurity restricted", operatorNamespace, err)
 	}
 }
 
@@ -863,6 +894,12 @@ func scenarioFor(c ruleCase) scenario {
 			_, converted, err := unstructured.NestedString(no.Object, "spec", "metrics", "state")
 			return !converted, err
 		}, controlAfter: true}
+	case c.namespace == operatorNamespace && slices.ContainsFunc(c.rule.ResourceNames, func(n string) bool { return strings.HasPrefix(n, "crio-metrics") || n == "prometheus-k8s" }):
+		return scenario{name: "update from a release that ran the CRI-O metrics operands in the operator's namespace", prepare: leftByEarlierRelease(c),
+			failed: func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
+				left, err := in.ruleObjectsLeft(ctx, c)
+				return len(left) > 0, err
+			}, controlAfter: true}
 	case !slices.ContainsFunc(c.rule.Verbs, func(v string) bool { return v != "update" && v != "delete" }) && slices.Contains(c.rule.Verbs, "delete"):
 		return scenario{name: "stacks removed", prepare: func(in *installation, t *testing.T, ctx context.Context) { in.optedOut(t, ctx, c) },
 			failed: func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
@@ -883,6 +920,35 @@ func (in *installation) run(t *testing.T, sc scenario, c ruleCase, serviceAccoun
 	}
 	in.started = time.Now()
 	in.startOperator(ctx, serviceAccount)
+}
+
+// leftByEarlierRelease: an install, and the rule's objects in the operator's namespace as a release
+// before openshift-crio-metrics left them (pkg/operator/criometrics/legacy.go).
+func leftByEarlierRelease(c ruleCase) func(in *installation, t *testing.T, ctx context.Context) {
+	return func(in *installation, t *testing.T, ctx context.Context) {
+		in.installed(t, ctx)
+		files, _ := filepath.Glob(filepath.Join(framework.RepoRoot(t), "bindata", "metrics", "*.yaml"))
+		shipped := framework.ReadManifests(t, files...)
+		ds, err := criometrics.RenderDaemonSet(stack.Images{KubeRBACProxy: "registry.e2e.invalid/proxy", CertSyncer: "registry.e2e.invalid/syncer"}, nil, "", false)
+		require.NoError(t, err)
+		raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ds)
+		require.NoError(t, err)
+		shipped = append(shipped, &unstructured.Unstructured{Object: raw})
+		for _, res := range c.rule.Resources {
+			for _, name := range c.rule.ResourceNames {
+				// The certificates have no manifest.
+				obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": map[string]string{"secrets": "Secret", "configmaps": "ConfigMap"}[res]}}
+				for _, o := range shipped {
+					if o.GetName() == name && strings.EqualFold(o.GetKind()+"s", res) && !strings.Contains(o.GetKind(), "Cluster") {
+						obj = o.DeepCopy()
+					}
+				}
+				obj.SetName(name)
+				obj.SetNamespace(operatorNamespace)
+				require.NoError(t, in.applier.Apply(ctx, obj, "e2e-earlier-release"), "%s %s", res, name)
+			}
+		}
+	}
 }
 
 // installed is the CVO's part: the ClusterOperator and NodeOperator cluster.
@@ -1034,7 +1100,11 @@ func (in *installation) reset(t *testing.T, ctx context.Context, keepNamespaces 
 		}
 	}
 	for name, kind := range map[string]string{"crio-metrics-ca-bundle": "ConfigMap", metricsclientca.Name: "ConfigMap", "crio-metrics-signer": "Secret", "crio-metrics-serving-cert": "Secret"} {
-		victims = append(victims, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"namespace": operatorNamespace, "name": name}}})
+		ns := crioMetricsNamespace
+		if name == metricsclientca.Name {
+			ns = operatorNamespace
+		}
+		victims = append(victims, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"namespace": ns, "name": name}}})
 	}
 	victims = append(victims, in.rel.Find("NodeOperator", "cluster"), in.rel.Find("ClusterOperator", nodeClusterOperator))
 	err := errors.Join(in.kube.CoreV1().Events(operatorNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}), in.deleteObjects(ctx, victims))

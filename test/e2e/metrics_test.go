@@ -35,23 +35,23 @@ func (o metricsObject) String() string {
 }
 
 var metricsObjects = []metricsObject{
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, operatorNamespace, "crio-metrics"},
-	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, operatorNamespace, "crio-metrics"},
-	{schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, operatorNamespace, "crio-metrics"},
-	{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, operatorNamespace, "crio-metrics-serving-cert"},
-	{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, operatorNamespace, "crio-metrics-signer"},
-	{schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, operatorNamespace, "crio-metrics-ca-bundle"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, crioMetricsNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, crioMetricsNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, crioMetricsNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, crioMetricsNamespace, "crio-metrics-serving-cert"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, crioMetricsNamespace, "crio-metrics-signer"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, crioMetricsNamespace, "crio-metrics-ca-bundle"},
 	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, "", "crio-metrics-proxy"},
 	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, "", "crio-metrics-client"},
 	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}, "", "crio-metrics-proxy"},
 	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}, "", "crio-metrics-client"},
-	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}, operatorNamespace, "prometheus-k8s"},
-	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}, operatorNamespace, "prometheus-k8s"},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}, crioMetricsNamespace, "prometheus-k8s"},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}, crioMetricsNamespace, "prometheus-k8s"},
 	{schema.GroupVersionResource{Group: "security.openshift.io", Version: "v1", Resource: "securitycontextconstraints"}, "", "crio-metrics"},
 	{schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}, "", "50-master-crio-metrics-tls"},
 	{schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}, "", "50-worker-crio-metrics-tls"},
-	{schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}, operatorNamespace, "crio-metrics"},
-	{schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}, operatorNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}, crioMetricsNamespace, "crio-metrics"},
+	{schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}, crioMetricsNamespace, "crio-metrics"},
 }
 
 func (o metricsObject) in(c *framework.Cluster) dynamic.ResourceInterface {
@@ -138,11 +138,11 @@ func testMetricsOperandsAreRestored(t *testing.T, c *framework.Cluster) {
 		check func() (bool, error)
 	}{
 		{"DaemonSet args", func() error {
-			_, err := kube.AppsV1().DaemonSets(operatorNamespace).Patch(ctx, "crio-metrics", types.JSONPatchType,
+			_, err := kube.AppsV1().DaemonSets(crioMetricsNamespace).Patch(ctx, "crio-metrics", types.JSONPatchType,
 				[]byte(`[{"op":"replace","path":"/spec/template/spec/containers/0/args/1","value":"--upstream=http://127.0.0.1:1/"}]`), metav1.PatchOptions{})
 			return err
 		}, func() (bool, error) {
-			ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+			ds, err := kube.AppsV1().DaemonSets(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 			return err == nil && ds.Spec.Template.Spec.Containers[0].Args[1] == "--upstream=https://127.0.0.1:9537/", nil
 		}},
 		{"ClusterRole rules", func() error {

@@ -30,7 +30,7 @@ func (in *installation) testMustGatherBeforeTheOperatorRuns(t *testing.T) {
 	if len(g.related) == 0 {
 		t.Fatal("the precreated ClusterOperator names nothing to collect")
 	}
-	for _, want := range []string{"namespaces//" + operatorNamespace, "nodeoperator.openshift.io/nodeoperators//cluster"} {
+	for _, want := range []string{"namespaces//" + operatorNamespace, "namespaces//" + crioMetricsNamespace, "nodeoperator.openshift.io/nodeoperators//cluster"} {
 		if !g.objects[want] {
 			t.Errorf("must-gather would not collect %s", want)
 		}
@@ -52,10 +52,10 @@ func (in *installation) testMustGatherWithBothStacks(t *testing.T) {
 	ctx := framework.Context(t, time.Minute)
 	operands := in.liveOperands(ctx)
 	for _, name := range []string{certrotation.SignerSecretName, certrotation.ServingSecretName} {
-		if _, err := in.kube.CoreV1().Secrets(operatorNamespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
+		if _, err := in.kube.CoreV1().Secrets(crioMetricsNamespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
 			t.Fatalf("the CRI-O metrics stack has not created Secret %s: %v", name, err)
 		}
-		operands = append(operands, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"namespace": operatorNamespace, "name": name}}})
+		operands = append(operands, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"namespace": crioMetricsNamespace, "name": name}}})
 	}
 	if len(operands) < 10 {
 		t.Fatalf("found only %d operands in the cluster", len(operands))

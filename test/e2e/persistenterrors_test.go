@@ -64,7 +64,7 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	// removed, and Setup's settled ClusterOperator can still be the earlier
 	// operator's.
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		_, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		_, err := kube.AppsV1().DaemonSets(framework.CRIOMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		return err == nil, nil
 	}, "DaemonSet crio-metrics created by the operator")
 	op.Stop()
@@ -104,7 +104,7 @@ func TestPersistentErrorsNoStatusWrites(t *testing.T) {
 	for _, name := range []nodev1alpha1.StackName{nodev1alpha1.MetricsStack, nodev1alpha1.NMStateStack} {
 		assert.True(t, framework.StackStatus(no, name).Enabled, "the last decision is kept for %s", name)
 	}
-	_, err = kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	_, err = kube.AppsV1().DaemonSets(framework.CRIOMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "the denied DaemonSet was created after all: %v", err)
 
 	_, err = c.Config1.ConfigV1().Infrastructures().Create(ctx, &configv1.Infrastructure{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
@@ -172,15 +172,15 @@ func denyDaemonSetWritesNow(t *testing.T, c *framework.Cluster) (undeny func()) 
 	t.Cleanup(undeny)
 	// The policy is enforced once the API server has loaded it: a write of ours is denied too.
 	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-		ds, err := kube.AppsV1().DaemonSets(framework.OperatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		ds, err := kube.AppsV1().DaemonSets(framework.CRIOMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		ds.Labels["e2e-touch"] = time.Now().Format("150405.000")
-		_, err = kube.AppsV1().DaemonSets(framework.OperatorNamespace).Update(ctx, ds, metav1.UpdateOptions{})
+		_, err = kube.AppsV1().DaemonSets(framework.CRIOMetricsNamespace).Update(ctx, ds, metav1.UpdateOptions{})
 		return apierrors.IsInvalid(err) || apierrors.IsForbidden(err), nil
 	}, "the admission policy denies writes of DaemonSet crio-metrics")
-	require.NoError(t, kube.AppsV1().DaemonSets(framework.OperatorNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
+	require.NoError(t, kube.AppsV1().DaemonSets(framework.CRIOMetricsNamespace).Delete(ctx, "crio-metrics", metav1.DeleteOptions{}))
 	return undeny
 }
 

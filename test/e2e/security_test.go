@@ -37,7 +37,7 @@ import (
 
 const (
 	secServingSecret = "crio-metrics-serving-cert"
-	secServiceName   = "crio-metrics." + operatorNamespace + ".svc"
+	secServiceName   = "crio-metrics." + crioMetricsNamespace + ".svc"
 	secMetricsPrefix = "\ncontainer_runtime_crio_"
 	scrapeNodes      = 3
 )
@@ -76,7 +76,7 @@ func envCount(t *testing.T, name string, def int) int {
 func whoMayScrape(t *testing.T, pki *framework.PlatformPKI, addr, caFile string, trusted *tls.Config) {
 	ctx, kube := context.Background(), framework.KubeClient(t)
 	scrapeCheckAuthentication(t, ctx, kube, pki, addr, caFile, trusted.ServerName)
-	own, err := framework.ServiceAccountToken(ctx, kube, operatorNamespace, "crio-metrics", framework.TokenOptions{})
+	own, err := framework.ServiceAccountToken(ctx, kube, crioMetricsNamespace, "crio-metrics", framework.TokenOptions{})
 	require.NoError(t, err)
 	cfg := trusted.Clone()
 	cfg.Certificates = []tls.Certificate{pki.ClientCert}
@@ -92,7 +92,7 @@ func whoMayScrape(t *testing.T, pki *framework.PlatformPKI, addr, caFile string,
 	}{
 		{"prometheus-k8s", withCert, "", "/metrics", http.StatusOK, secMetricsPrefix},
 		{"a forged token", tokenOnly, "eyJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl", "/metrics", http.StatusUnauthorized, ""},
-		{"the proxy's own ServiceAccount", tokenOnly, own, "/metrics", http.StatusForbidden, "system:serviceaccount:" + operatorNamespace + ":crio-metrics"},
+		{"the proxy's own ServiceAccount", tokenOnly, own, "/metrics", http.StatusForbidden, "system:serviceaccount:" + crioMetricsNamespace + ":crio-metrics"},
 		{"another path (--allow-paths)", withCert, "", "/debug/pprof/", http.StatusNotFound, ""},
 	} {
 		code, body, err := framework.HTTPGet(c.client, "https://"+addr+c.path, c.token)
@@ -194,11 +194,11 @@ func rotationsWithoutAFailedScrape(t *testing.T, prom *framework.Prometheus, nod
 func crioMetricsRollout(t *testing.T) []string {
 	t.Helper()
 	ctx, kube := context.Background(), framework.KubeClient(t)
-	cm, err := kube.CoreV1().ConfigMaps(operatorNamespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
+	cm, err := kube.CoreV1().ConfigMaps(crioMetricsNamespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
 	require.NoError(t, err)
-	ds, err := kube.AppsV1().DaemonSets(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+	ds, err := kube.AppsV1().DaemonSets(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 	require.NoError(t, err)
-	pods, err := kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
+	pods, err := kube.CoreV1().Pods(crioMetricsNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=crio-metrics"})
 	require.NoError(t, err)
 	out := []string{cm.Data["ca-bundle.crt"], fmt.Sprint("generation ", ds.Generation)}
 	for _, p := range pods.Items {
@@ -222,7 +222,7 @@ func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.
 	setTLSProfile(t, c, &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType, Modern: &configv1.ModernTLSProfile{}})
 	var spec corev1.PodSpec
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		ds, err := framework.KubeClient(t).AppsV1().DaemonSets(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
+		ds, err := framework.KubeClient(t).AppsV1().DaemonSets(crioMetricsNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -243,7 +243,7 @@ func modernProfileRefusesTLS12(t *testing.T, c *framework.Cluster, n *framework.
 
 // servingCert returns the leaf of the live CRI-O metrics serving Secret.
 func servingCert(ctx context.Context, kube kubernetes.Interface) (*x509.Certificate, error) {
-	s, err := kube.CoreV1().Secrets(operatorNamespace).Get(ctx, secServingSecret, metav1.GetOptions{})
+	s, err := kube.CoreV1().Secrets(crioMetricsNamespace).Get(ctx, secServingSecret, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +255,7 @@ func clientCAPods(t *testing.T) []*corev1.Pod {
 	t.Helper()
 	var chosen []*corev1.Pod
 	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
-		pods, err := framework.KubeClient(t).CoreV1().Pods(operatorNamespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app=crio-metrics"})
+		pods, err := framework.KubeClient(t).CoreV1().Pods(crioMetricsNamespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app=crio-metrics"})
 		if err != nil {
 			return false, err
 		}
@@ -297,7 +297,7 @@ type scrapeTarget struct{ addr, node string }
 // scrapeTargets: the Service's endpoints (computed: the API server refuses kwok's loopback ones), at each node's proxy.
 func scrapeTargets(t *testing.T, pods []*corev1.Pod, nodes map[string]*framework.ScrapeNode) []scrapeTarget {
 	t.Helper()
-	svc, err := framework.KubeClient(t).CoreV1().Services(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
+	svc, err := framework.KubeClient(t).CoreV1().Services(crioMetricsNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
 	require.NoError(t, err)
 	var targets []scrapeTarget
 	for _, p := range pods {
@@ -328,7 +328,7 @@ func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *frame
 	var sm *unstructured.Unstructured
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
 		var err error
-		sm, err = c.Dynamic.Resource(serviceMonitorGVR).Namespace(operatorNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		sm, err = c.Dynamic.Resource(serviceMonitorGVR).Namespace(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
 		class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
 		return err == nil && class == criometrics.ScrapeClass, err
 	}, "the ServiceMonitor to name the scrape class "+criometrics.ScrapeClass)
@@ -343,7 +343,7 @@ func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *frame
 	if cmName == "" || cmKey == "" || serverName == "" || str("bearerTokenFile") != "" || str("scheme") != "https" {
 		t.Fatalf("ServiceMonitor endpoint lacks TLS settings or still sends a token: %v", ep)
 	}
-	cm, err := framework.KubeClient(t).CoreV1().ConfigMaps(operatorNamespace).Get(ctx, cmName, metav1.GetOptions{})
+	cm, err := framework.KubeClient(t).CoreV1().ConfigMaps(crioMetricsNamespace).Get(ctx, cmName, metav1.GetOptions{})
 	require.NoError(t, err)
 	caFile := filepath.Join(promDir, "ca.crt")
 	require.NoError(t, os.WriteFile(caFile, []byte(cm.Data[cmKey]), 0o644))
@@ -376,7 +376,7 @@ func rotateServingCert(t *testing.T, nodes map[string]*framework.ScrapeNode, r i
 	kube := framework.KubeClient(t)
 	old, err := servingCert(ctx, kube)
 	require.NoError(t, err)
-	if err := kube.CoreV1().Secrets(operatorNamespace).Delete(ctx, secServingSecret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := kube.CoreV1().Secrets(crioMetricsNamespace).Delete(ctx, secServingSecret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
 	var serial string
@@ -435,7 +435,7 @@ func scrapeAsCMO(t *testing.T, c *framework.Cluster, kube kubernetes.Interface, 
 	t.Cleanup(func() {
 		_ = cos.Delete(ctx, "monitoring", metav1.DeleteOptions{})
 		_ = kube.CoreV1().ConfigMaps(cm.Namespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
-		_ = kube.CoreV1().ConfigMaps(operatorNamespace).Delete(ctx, criometrics.ClientCAConfigMap, metav1.DeleteOptions{})
+		_ = kube.CoreV1().ConfigMaps(crioMetricsNamespace).Delete(ctx, criometrics.ClientCAConfigMap, metav1.DeleteOptions{})
 	})
 }
 

@@ -28,6 +28,7 @@ import (
 
 const (
 	operatorNamespace = "openshift-cluster-node-operator"
+	crioNamespace     = "openshift-crio-metrics"
 	nmstateNamespace  = "openshift-nmstate"
 	operatorName      = "cluster-node-operator"
 	profileAnnotation = "include.release.openshift.io/"

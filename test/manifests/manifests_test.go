@@ -54,8 +54,9 @@ var manifestChecks = []struct {
 		}
 		return ""
 	}},
-	// Only the operator's placement, and roles in namespaces of components
-	// hosted clusters do not run, differ between profiles.
+	// Only the operator's placement, roles in namespaces of components
+	// hosted clusters do not run, and NetworkPolicies (self-managed only,
+	// 09_networkpolicies.yaml) differ between profiles.
 	{`annotated include.release.openshift.io/<known profile>: "true" for every profile, and for nothing else`, func(o *object) string {
 		var in []string
 		for k, v := range o.GetAnnotations() {
@@ -66,7 +67,8 @@ var manifestChecks = []struct {
 				in = append(in, p)
 			}
 		}
-		if len(in) == 0 || (len(in) != len(profiles) && o.GetKind() != "Deployment" && !notHosted[o.GetNamespace()]) {
+		selfManaged := o.GetKind() == "NetworkPolicy" && slices.Equal(slices.Sorted(slices.Values(in)), []string{"self-managed-high-availability", "single-node-developer"})
+		if len(in) == 0 || (len(in) != len(profiles) && o.GetKind() != "Deployment" && !notHosted[o.GetNamespace()] && !selfManaged) {
 			return fmt.Sprintf("only in %v", in)
 		}
 		return ""

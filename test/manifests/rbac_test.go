@@ -64,7 +64,14 @@ var operatorNeeds = func() []request {
 	add("feature gates of a build at the version placeholder: ClusterVersion's desired version (by name)", "", "config.openshift.io", "clusterversions", "version", "get", "list", "watch")
 	add("CRI-O metrics node disruption policy (criometrics/disruptionpolicy.go)", "", "operator.openshift.io", "machineconfigurations", "cluster", "get", "patch")
 	add("platform CRI-O metrics path: MCO's kubelet MachineConfig (crioplatform)", "", "machineconfiguration.openshift.io", "machineconfigs", "01-master-kubelet 01-worker-kubelet 01-arbiter-kubelet", "get")
-	add("CRI-O metrics switching order: what is left of the own TLS stack (criometrics/path.go)", operatorNamespace, "", "configmaps", "crio-metrics-ca-bundle", "get")
+	add("CRI-O metrics switching order: what is left of the own TLS stack (criometrics/path.go)", crioNamespace, "", "configmaps", "crio-metrics-ca-bundle", "get")
+	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "apps", "daemonsets", "crio-metrics", "delete")
+	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "", "secrets", "crio-metrics-signer crio-metrics-serving-cert", "get", "delete")
+	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "", "configmaps", "crio-metrics-ca-bundle crio-metrics-client-ca", "get", "delete")
+	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "", "serviceaccounts services", "crio-metrics", "get", "delete")
+	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "monitoring.coreos.com", "servicemonitors prometheusrules", "crio-metrics", "get", "delete")
+	add("the move of the CRI-O metrics operands: what an earlier release left (criometrics/legacy.go)", operatorNamespace, "rbac.authorization.k8s.io", "roles rolebindings", "prometheus-k8s", "get", "delete")
+	add("metrics endpoint: its copy of the client CA, cached and created by server-side apply (metricsclientca)", operatorNamespace, "", "configmaps", "", "list", "watch", "create")
 	add("CRI-O metrics scrape authentication: CMO's version (criometrics/scrapeauth.go)", "", "config.openshift.io", "clusteroperators", "monitoring", "get")
 	add("CRI-O metrics scrape authentication: CMO's client CA (criometrics/scrapeauth.go)", "openshift-monitoring", "", "configmaps", "metrics-client-ca", "get")
 	add("metrics endpoint: its copy of the client CA, server-side applied (metricsclientca)", operatorNamespace, "", "configmaps", "metrics-client-ca", "get", "patch")
@@ -187,7 +194,7 @@ var neverDeleted = map[string]string{
 func codeOperands() []*object {
 	var out []*object
 	for _, kn := range [][2]string{{"Secret", certrotation.SignerSecretName}, {"Secret", certrotation.ServingSecretName}, {"ConfigMap", certrotation.CABundleName}} {
-		metadata := map[string]any{"namespace": operatorNamespace, "name": kn[1]}
+		metadata := map[string]any{"namespace": crioNamespace, "name": kn[1]}
 		out = append(out, &object{&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kn[0], "metadata": metadata}}, "pkg/certrotation"})
 	}
 	return out
@@ -203,7 +210,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 	// What the operator writes, by the subject of the policy that confines
 	// it; "elsewhere" are the operands outside its namespaces.
 	created, escalatable := map[string]bool{}, map[string]bool{}
-	written := map[string]map[string]bool{"request.namespace": {operatorNamespace: true}, "object.metadata.name": {}, "request.name": {}, "elsewhere": {}}
+	written := map[string]map[string]bool{"request.namespace": {operatorNamespace: true, crioNamespace: true}, "object.metadata.name": {}, "request.name": {}, "elsewhere": {}}
 	handlerRoles := nmstateHandlerRoles(t)
 	for _, o := range tr.operands {
 		switch o.GetKind() {

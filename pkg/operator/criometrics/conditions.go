@@ -23,7 +23,11 @@ const (
 	ReasonNodesWithoutMetrics    = "NodesWithoutMetrics"
 	ReasonWaitingForCertificates = "WaitingForCertificates"
 	ReasonPlatformPathUnknown    = "PlatformPathUnknown"
-	ReasonPlatformProxy          = string(nodev1alpha1.PlatformProxy)
+	// ReasonMoving: an update moves the DaemonSet out of the operator's
+	// namespace (legacy.go).
+	ReasonMoving        = "MovingToOwnNamespace"
+	MovingMessage       = "moving the CRI-O metrics DaemonSet from " + legacyNamespace + " to " + namespace + ": the new one follows once the old one's pods are gone"
+	ReasonPlatformProxy = string(nodev1alpha1.PlatformProxy)
 	// Problems that stop a sync (observation.Problem.Reason).
 	ReasonInvalidTLSSecurityProfile = "InvalidTLSSecurityProfile"
 	ReasonInvalidConfiguration      = "InvalidConfiguration"
@@ -58,6 +62,10 @@ type observation struct {
 	PlatformProxies int
 	// WaitingForCertificates: the CA bundle does not exist yet.
 	WaitingForCertificates bool
+	// Moving: an earlier release's DaemonSet in the operator's namespace
+	// is being deleted, and the new one waits for its pods to go
+	// (legacy.go).
+	Moving bool
 	// Problem stopped a step (a denied write, an unusable TLS profile).
 	Problem *condition
 	// Waiting says why the drop-in MachineConfigs wait for MCO's node
@@ -145,6 +153,11 @@ func stackConditions(o observation) conditions {
 	case o.WaitingForCertificates:
 		out.Available = condition{true, ReasonWaitingForCertificates, stack.Join(o.Decision.Message, "deploying: waiting for the CRI-O metrics CA bundle to be created")}
 		out.Progressing = building(o, condition{true, ReasonWaitingForCertificates, "waiting for the CRI-O metrics certificates"})
+		return out
+
+	case o.Moving && o.DaemonSet == nil:
+		out.Available = condition{true, ReasonMoving, stack.Join(o.Decision.Message, MovingMessage)}
+		out.Progressing = building(o, condition{true, ReasonMoving, MovingMessage})
 		return out
 
 	case o.DaemonSet == nil:

@@ -116,6 +116,8 @@ func TestTLSStackTeardownOrder(t *testing.T) {
 		// Whatever is left, nothing after it goes.
 		{"only the ServiceMonitor left", TLSStack{ServiceMonitor: true}, false, false, false},
 		{"only the MachineConfigs left", TLSStack{MachineConfigs: true}, true, false, false},
+		// An earlier release's ServiceMonitor may still read the drop-in.
+		{"an earlier release's objects left", TLSStack{Legacy: true, MachineConfigs: true}, false, false, false},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.mcs, tt.tls.MayRemoveMachineConfigs(), "%s: MachineConfigs", tt.name)
@@ -178,5 +180,29 @@ func TestRollout(t *testing.T) {
 		assert.Equal(t, tc.message == "deploying", got.Deploying, "%s: deploying", tc.name)
 		assert.Contains(t, got.Message, tc.message, tc.name)
 		assert.NotEmpty(t, got.Message, tc.name)
+	}
+}
+
+// What an update removes of an earlier release's operand, and when: docs/test-behaviours.md.
+func TestPlanLegacy(t *testing.T) {
+	ds, deleting, rest := legacyObjects{DaemonSet: true}, legacyObjects{DaemonSet: true, Deleting: true}, legacyObjects{Rest: true}
+	tests := []struct {
+		name      string
+		intent    Intent
+		old       legacyObjects
+		rolledOut bool
+		want      legacyPlan
+	}{
+		{"mode unknown: nothing", Hold, legacyObjects{DaemonSet: true, Rest: true}, false, legacyPlan{}},
+		{"the old DaemonSet first, the new one held", Build, legacyObjects{DaemonSet: true, Rest: true}, false, legacyPlan{DeleteDaemonSet: true, HoldDaemonSet: true}},
+		{"held while its pods go", Build, deleting, false, legacyPlan{HoldDaemonSet: true}},
+		{"the rest waits for the new rollout", Build, rest, false, legacyPlan{}},
+		{"the rest once it rolled out", Build, rest, true, legacyPlan{DeleteRest: true}},
+		{"nothing left: nothing", Build, legacyObjects{}, true, legacyPlan{}},
+		{"tearing down: the old DaemonSet", TearDown, ds, false, legacyPlan{DeleteDaemonSet: true, HoldDaemonSet: true}},
+		{"tearing down: no rollout to wait for", TearDown, rest, false, legacyPlan{DeleteRest: true}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, planLegacy(tt.intent, tt.old, tt.rolledOut), tt.name)
 	}
 }

@@ -99,9 +99,13 @@ type controller struct {
 	images         stack.Images
 	conditions     stack.Conditions
 	daemonSets     appslistersv1.DaemonSetLister
-	secrets        corev1listers.SecretLister
-	configMaps     corev1listers.ConfigMapLister
-	apiServers     configlistersv1.APIServerLister
+	// legacyDaemonSets holds the operator's namespace (legacy.go);
+	// legacyGone: nothing else of an earlier release is left there.
+	legacyDaemonSets appslistersv1.DaemonSetLister
+	legacyGone       bool
+	secrets          corev1listers.SecretLister
+	configMaps       corev1listers.ConfigMapLister
+	apiServers       configlistersv1.APIServerLister
 	// monitoringConfigs holds only the cluster-monitoring operator's
 	// ConfigMap (MonitoringConfigName, by field selector).
 	monitoringConfigs corev1listers.ConfigMapLister
@@ -117,18 +121,19 @@ type controller struct {
 // CA, the DaemonSet's --client-ca-file and the ServiceMonitor follow it;
 // nil means a bearer token.
 //
-// daemonSets, secrets and configMaps are informers of the operator's
-// namespace; monitoringConfigs is an informer of MonitoringConfigNamespace
-// that holds only the ConfigMap MonitoringConfigName (its collection profile
-// is in the status); crioPlatform counts the nodes where the platform's proxy
+// daemonSets, secrets and configMaps are informers of the stack's
+// namespace, legacyDaemonSets of the operator's (legacy.go);
+// monitoringConfigs is an informer of MonitoringConfigNamespace that holds
+// only the ConfigMap MonitoringConfigName (its collection profile is in the
+// status); crioPlatform counts the nodes where the platform's proxy
 // serves; clk times the first rollout's grace and the disruption policy
 // wait. Rotation is time-driven: the resync honours a short test validity.
 func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, scrapeAuth *ScrapeAuthLookup, crioPlatform *crioplatform.Detector,
 	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
+	legacyDaemonSets appsinformers.DaemonSetInformer, apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
 	images stack.Images, timing certrotation.Timing, recorder events.Recorder) factory.Controller {
-	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, scrapeAuth, crioPlatform, daemonSets, secrets, configMaps, apiServers, monitoringConfigs, images, timing, recorder)
+	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, scrapeAuth, crioPlatform, daemonSets, secrets, configMaps, legacyDaemonSets, apiServers, monitoringConfigs, images, timing, recorder)
 	resync := resync
 	if timing.ServingRefresh/4 < resync {
 		resync = timing.ServingRefresh / 4
@@ -138,7 +143,7 @@ func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 		WithFilteredEventsInformers(factory.NamesFilter(certrotation.SignerSecretName, certrotation.ServingSecretName, certrotation.CABundleName, ClientCAConfigMap),
 			secrets.Informer(), configMaps.Informer()).
 		WithFilteredEventsInformersQueueKeyFunc(func(runtime.Object) string { return rolloutKey },
-			factory.NamesFilter(DaemonSetName), daemonSets.Informer()).
+			factory.NamesFilter(DaemonSetName), daemonSets.Informer(), legacyDaemonSets.Informer()).
 		ResyncEvery(resync).
 		WithSync(c.sync).
 		ToController(ControllerName, recorder)
@@ -147,26 +152,27 @@ func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
 	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, scrapeAuth *ScrapeAuthLookup, crioPlatform *crioplatform.Detector,
 	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
+	legacyDaemonSets appsinformers.DaemonSetInformer, apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
 	images stack.Images, timing certrotation.Timing, recorder events.Recorder) *controller {
 	return &controller{
-		clock:          clk,
-		nodeOperators:  nodeOperators,
-		operatorClient: operatorClient,
-		kube:           kube,
-		dynamic:        dyn,
-		clients:        resourceapply.NewClientHolder().WithKubernetes(kube).WithDynamicClient(dyn),
-		cache:          resourceapply.NewResourceCache(),
-		served:         served,
-		scrapeAuth:     scrapeAuth,
-		crioPlatform:   crioPlatform,
-		rotation:       certrotation.New(namespace, serviceName, timing, kube, secrets, configMaps, recorder),
-		images:         images,
-		conditions:     stack.Conditions{Prefix: Prefix},
-		daemonSets:     daemonSets.Lister(),
-		secrets:        secrets.Lister(),
-		configMaps:     configMaps.Lister(),
-		apiServers:     apiServers.Lister(),
+		clock:            clk,
+		nodeOperators:    nodeOperators,
+		operatorClient:   operatorClient,
+		kube:             kube,
+		dynamic:          dyn,
+		clients:          resourceapply.NewClientHolder().WithKubernetes(kube).WithDynamicClient(dyn),
+		cache:            resourceapply.NewResourceCache(),
+		served:           served,
+		scrapeAuth:       scrapeAuth,
+		crioPlatform:     crioPlatform,
+		rotation:         certrotation.New(namespace, serviceName, timing, kube, secrets, configMaps, recorder),
+		images:           images,
+		conditions:       stack.Conditions{Prefix: Prefix},
+		daemonSets:       daemonSets.Lister(),
+		legacyDaemonSets: legacyDaemonSets.Lister(),
+		secrets:          secrets.Lister(),
+		configMaps:       configMaps.Lister(),
+		apiServers:       apiServers.Lister(),
 
 		monitoringConfigs: monitoringConfigs.Lister(),
 	}
@@ -178,8 +184,12 @@ func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOpe
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
 	if syncCtx.QueueKey() == rolloutKey {
 		// Every sync that writes the status has taken every step: no
-		// partial sync can clear what a full one found.
-		if _, err := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName); apierrors.IsNotFound(err) {
+		// partial sync can clear what a full one found. An earlier
+		// release's DaemonSet, while its pods go, holds the new one back:
+		// its events wait for the window too.
+		_, err := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
+		_, legacyErr := c.legacyDaemonSets.DaemonSets(legacyNamespace).Get(DaemonSetName)
+		if apierrors.IsNotFound(err) && apierrors.IsNotFound(legacyErr) {
 			syncCtx.Queue().Add(factory.DefaultQueueKey)
 		} else {
 			syncCtx.Queue().AddAfter(factory.DefaultQueueKey, rolloutWindow)
@@ -205,12 +215,35 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
 	var errs []error
 	tookStep := false
+	old := c.observeLegacy(ctx)
+	plan := planLegacy(intent, old, false)
+	if plan.DeleteDaemonSet {
+		if err := c.takeLegacy(ctx, syncCtx.Recorder(), plan); err != nil {
+			o.addProblem(ReasonRemovalFailed, "%v", err)
+			errs = append(errs, err)
+		}
+	}
 	switch intent {
 	case Build:
-		generation, errs = c.build(ctx, syncCtx.Recorder(), state, served, &o)
+		var stepErrs []error
+		generation, stepErrs = c.build(ctx, syncCtx.Recorder(), state, served, &o, plan.HoldDaemonSet)
+		errs = append(errs, stepErrs...)
 	case TearDown:
-		tookStep, errs = c.tearDown(ctx, syncCtx.Recorder(), state, served, &o)
+		var stepErrs []error
+		tookStep, stepErrs = c.tearDown(ctx, syncCtx.Recorder(), state, served, &o, old.DaemonSet || old.Rest)
+		errs = append(errs, stepErrs...)
 		o.PlatformProxies = c.crioPlatform.RunningProxies()
+	}
+	// The rest of the old objects once the new DaemonSet rolled out (or
+	// none is coming).
+	if plan = planLegacy(intent, old, rolledOut(o.DaemonSet)); plan.DeleteRest {
+		if err := c.takeLegacy(ctx, syncCtx.Recorder(), plan); err != nil {
+			o.addProblem(ReasonRemovalFailed, "%v", err)
+			errs = append(errs, err)
+		} else {
+			// A teardown held back by them goes on at once.
+			tookStep = true
+		}
 	}
 	heldBack := operatorclient.Condition(Prefix+ConditionHeldBack, operatorv1.ConditionFalse, ReasonAsExpected, "")
 	if o.Waiting != "" {
@@ -266,7 +299,10 @@ func (c *controller) heldBackSince() time.Time {
 // certificates, the copy of CMO's metrics client CA), the DaemonSet, the drop-in MachineConfigs, and the
 // ServiceMonitor once a proxy serves and CRI-O has the drop-in (path.go);
 // and the alerts and dashboard. Each step is a no-op when in place.
-func (c *controller) build(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs, o *observation) (
+//
+// hold: an earlier release's DaemonSet still holds the host port
+// (legacy.go); the new one is not applied yet.
+func (c *controller) build(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs, o *observation, hold bool) (
 	*applyoperatorv1.GenerationStatusApplyConfiguration, []error) {
 	var errs []error
 	fail := func(reason string, err error) {
@@ -299,11 +335,16 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 	}
 
 	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
-	var err error
 	var clientCA bool
-	o.DaemonSet, generation, clientCA, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o, wroteCopy)
-	if err != nil {
-		errs = append(errs, err)
+	if hold {
+		o.DaemonSet, _ = c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
+		o.Moving = true
+	} else {
+		var err error
+		o.DaemonSet, generation, clientCA, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o, wroteCopy)
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if o.DaemonSet != nil {
 		o.TLS.DaemonSet, o.TLS.DaemonSetServes = true, serves(o.DaemonSet)
@@ -341,7 +382,10 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 // one the TLSStack rules allow, and keeps the alerts and dashboard for the
 // platform's path (or removes them with the stack). It reports whether it
 // took a step, after which the next sync looks again at once.
-func (c *controller) tearDown(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs, o *observation) (bool, []error) {
+//
+// legacyLeft: an earlier release's objects are still in the operator's
+// namespace; its ServiceMonitor may be among them, so the drop-ins stay.
+func (c *controller) tearDown(ctx context.Context, recorder events.Recorder, state stack.State, served platform.ServedAPIs, o *observation, legacyLeft bool) (bool, []error) {
 	certificateExpiry.Set(0)
 	var errs []error
 	if err := c.applyMonitoring(ctx, recorder, state, served); err != nil {
@@ -349,6 +393,7 @@ func (c *controller) tearDown(ctx context.Context, recorder events.Recorder, sta
 		errs = append(errs, err)
 	}
 	t := c.observe(ctx, served)
+	t.Legacy = legacyLeft
 	var err error
 	took := true
 	switch {

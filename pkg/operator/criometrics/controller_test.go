@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -56,6 +57,7 @@ type fixture struct {
 	dyn        *dynamicfake.FakeDynamicClient
 	operator   v1helpers.OperatorClient
 	informers  kubeinformers.SharedInformerFactory
+	legacy     kubeinformers.SharedInformerFactory // the operator's namespace
 	apiServers cache.Indexer
 	clock      *clocktesting.FakeClock
 	log        writeLog
@@ -115,13 +117,14 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 	})
 	f.log.watch(f.kube, f.dyn)
 	f.informers = kubeinformers.NewSharedInformerFactoryWithOptions(f.kube, 0, kubeinformers.WithNamespace(namespace))
+	f.legacy = kubeinformers.NewSharedInformerFactoryWithOptions(f.kube, 0, kubeinformers.WithNamespace(legacyNamespace))
 	configInformers := configinformers.NewSharedInformerFactory(
 		configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"}), 0) // never started
 	f.apiServers = configInformers.Config().V1().APIServers().Informer().GetIndexer()
 	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, platform.FixedServed(served), nil,
 		crioplatform.NewDetector(f.kube, f.dyn, f.clock, time.Minute),
 		f.informers.Apps().V1().DaemonSets(), f.informers.Core().V1().Secrets(), f.informers.Core().V1().ConfigMaps(),
-		configInformers.Config().V1().APIServers(), f.informers.Core().V1().ConfigMaps(), testImages, certrotation.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
+		f.legacy.Apps().V1().DaemonSets(), configInformers.Config().V1().APIServers(), f.informers.Core().V1().ConfigMaps(), testImages, certrotation.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
 	return f
 }
 
@@ -130,6 +133,7 @@ func (f *fixture) syncKey(key string) ([]string, bool) {
 	f.t.Helper()
 	ctx := context.Background()
 	refresh(f.t, f.informers.Apps().V1().DaemonSets().Informer())(f.kube.AppsV1().DaemonSets(namespace).List(ctx, metav1.ListOptions{}))
+	refresh(f.t, f.legacy.Apps().V1().DaemonSets().Informer())(f.kube.AppsV1().DaemonSets(legacyNamespace).List(ctx, metav1.ListOptions{}))
 	refresh(f.t, f.informers.Core().V1().ConfigMaps().Informer())(f.kube.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{}))
 	refresh(f.t, f.informers.Core().V1().Secrets().Informer())(f.kube.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{}))
 	f.no.Refresh()
@@ -203,7 +207,7 @@ func (f *fixture) rollOut(n int32) {
 	f.t.Helper()
 	ds, err := f.kube.AppsV1().DaemonSets(namespace).Get(context.Background(), DaemonSetName, metav1.GetOptions{})
 	require.NoError(f.t, err)
-	ds.Status = appsv1.DaemonSetStatus{ObservedGeneration: ds.Generation, DesiredNumberScheduled: n, CurrentNumberScheduled: n,
+	ds.Status = appsv1.DaemonSetStatus{ObservedGeneration: max(ds.Generation, 1), DesiredNumberScheduled: n, CurrentNumberScheduled: n,
 		NumberReady: n, NumberAvailable: n, UpdatedNumberScheduled: n}
 	_, err = f.kube.AppsV1().DaemonSets(namespace).UpdateStatus(context.Background(), ds, metav1.UpdateOptions{})
 	require.NoError(f.t, err)
@@ -466,4 +470,54 @@ func metricsDecision(enabled bool, mode nodev1alpha1.StackMode) *nodev1alpha1.No
 			{Name: nodev1alpha1.MetricsStack, Enabled: enabled, Reason: platform.ReasonPlatformDefault, Mode: mode},
 		}},
 	}
+}
+
+// An update from a release that ran the operand in the operator's namespace: docs/test-behaviours.md.
+func TestMoveFromOperatorNamespace(t *testing.T) {
+	f := newFixture(t, metricsDecision(true, nodev1alpha1.OperatorTLS), allServed, mcoMachineConfiguration(t, true, 2, true))
+	old := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: legacyNamespace, Name: name} }
+	oldDaemonSet := &appsv1.DaemonSet{ObjectMeta: old(DaemonSetName)}
+	for _, obj := range []runtime.Object{oldDaemonSet, &corev1.Secret{ObjectMeta: old(certrotation.SignerSecretName)},
+		&corev1.ConfigMap{ObjectMeta: old(certrotation.CABundleName)}, &corev1.Service{ObjectMeta: old(serviceName)}} {
+		require.NoError(t, f.kube.Tracker().Add(obj))
+	}
+	writes := f.sync()
+	assert.Contains(t, writes, "delete daemonsets "+DaemonSetName, "the old DaemonSet first")
+	assert.NotContains(t, writes, "delete secrets "+certrotation.SignerSecretName, "the rest stays")
+	// Foreground deletion: the old DaemonSet stays while its pods go.
+	oldDaemonSet.DeletionTimestamp = &metav1.Time{Time: f.clock.Now()}
+	require.NoError(t, f.kube.Tracker().Add(oldDaemonSet))
+	assert.NotContains(t, f.sync(), "create daemonsets "+DaemonSetName, "the new DaemonSet waits for the old pods")
+	assert.Equal(t, ReasonMoving, f.conditions()[Prefix+"Available"].Reason)
+	require.NoError(t, f.kube.Tracker().Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), legacyNamespace, DaemonSetName))
+	writes = f.sync()
+	assert.Contains(t, writes, "create daemonsets "+DaemonSetName, "then the new one")
+	assert.NotContains(t, writes, "delete services "+serviceName, "the rest waits for its rollout")
+	f.rollOut(3)
+	writes = f.sync()
+	for _, w := range []string{"delete secrets " + certrotation.SignerSecretName, "delete configmaps " + certrotation.CABundleName, "delete services " + serviceName} {
+		assert.Contains(t, writes, w, "the rest once the new DaemonSet rolled out")
+	}
+	_, err := f.kube.CoreV1().Services(namespace).Get(context.Background(), serviceName, metav1.GetOptions{})
+	require.NoError(t, err, "the new Service stays")
+	_, err = f.kube.CoreV1().Services(legacyNamespace).Get(context.Background(), serviceName, metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the old Service is gone: %v", err)
+	f.sync()
+	assert.Empty(t, f.sync(), "steady state: no writes")
+}
+
+// The same on the platform's path: no new DaemonSet to wait for, the rest right after the old one.
+func TestMoveFromOperatorNamespaceOnThePlatformPath(t *testing.T) {
+	f := newFixture(t, metricsDecision(true, nodev1alpha1.PlatformProxy), allServed, mcoMachineConfiguration(t, true, 2, true))
+	for _, obj := range []runtime.Object{&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: legacyNamespace, Name: DaemonSetName}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: legacyNamespace, Name: serviceName}}} {
+		require.NoError(t, f.kube.Tracker().Add(obj))
+	}
+	first := slices.Concat(f.drain()...)
+	assert.Contains(t, first, "delete daemonsets "+DaemonSetName, "the old DaemonSet first")
+	assert.NotContains(t, first, "delete services "+serviceName)
+	rest := slices.Concat(f.drain()...) // woken by the old DaemonSet's delete event
+	assert.Contains(t, rest, "delete services "+serviceName, "then the rest")
+	assert.NotContains(t, slices.Concat(first, rest), "create daemonsets "+DaemonSetName)
+	assert.Empty(t, f.sync(), "then no writes")
 }

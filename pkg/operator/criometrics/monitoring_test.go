@@ -39,7 +39,7 @@ func ruleGroups(t *testing.T, raw []byte) []map[string]interface{} {
 			Groups []map[string]interface{} `json:"groups"`
 		} `json:"spec"`
 	}
-	manifestOf(t, raw, "PrometheusRule", "openshift-cluster-node-operator", "crio-metrics", &obj)
+	manifestOf(t, raw, "PrometheusRule", "openshift-crio-metrics", "crio-metrics", &obj)
 	return obj.Spec.Groups
 }
 

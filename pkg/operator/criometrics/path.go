@@ -61,10 +61,13 @@ type TLSStack struct {
 	// Rest: the Service, SCC, certificates or the client CA copy are
 	// still there.
 	Rest bool
+	// Legacy: objects an earlier release left in the operator's namespace
+	// (legacy.go), its ServiceMonitor perhaps among them.
+	Legacy bool
 }
 
 // MayRemoveMachineConfigs: no scraper reads the proxy any more.
-func (t TLSStack) MayRemoveMachineConfigs() bool { return !t.ServiceMonitor }
+func (t TLSStack) MayRemoveMachineConfigs() bool { return !t.ServiceMonitor && !t.Legacy }
 
 // MayRemoveDaemonSet: CRI-O is on its way back to plain HTTP.
 func (t TLSStack) MayRemoveDaemonSet() bool { return !t.ServiceMonitor && !t.MachineConfigs }
@@ -82,6 +85,9 @@ func (t TLSStack) MayCreateServiceMonitor(machineConfigServed bool) bool {
 // Remaining lists what is left to tear down, in order.
 func (t TLSStack) Remaining() []string {
 	var out []string
+	if t.Legacy {
+		out = append(out, "what an earlier release left in "+legacyNamespace)
+	}
 	if t.ServiceMonitor {
 		out = append(out, "ServiceMonitor "+serviceName)
 	}

@@ -203,7 +203,7 @@ func TestRenderServiceMonitor(t *testing.T) {
 	// and serverName stay, or Prometheus would not trust our proxy.
 	tlsConfig := ep["tlsConfig"].(map[string]interface{})
 	assert.Contains(t, tlsConfig, "ca")
-	assert.Equal(t, "crio-metrics.openshift-cluster-node-operator.svc", tlsConfig["serverName"])
+	assert.Equal(t, "crio-metrics.openshift-crio-metrics.svc", tlsConfig["serverName"])
 }
 
 func TestScrapeAuthLookup(t *testing.T) {

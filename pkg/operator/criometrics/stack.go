@@ -15,7 +15,7 @@ import (
 )
 
 const (
-	namespace   = operatorclient.OperatorNamespace
+	namespace   = operatorclient.CRIOMetricsNamespace
 	serviceName = "crio-metrics"
 	// Prefix names the stack's Available, Progressing and Degraded conditions.
 	Prefix = string(nodev1alpha1.MetricsStack)

@@ -175,7 +175,7 @@ func TestDeployInOrderThenNoWritesAtSteadyState(t *testing.T) {
 
 			writes := f.sync()
 			assert.Equal(t, []string{
-				"create customresourcedefinitions", "create namespaces", "create serviceaccounts",
+				"create customresourcedefinitions", "create namespaces", "create serviceaccounts", "create networkpolicies",
 				"create clusterroles", "create clusterrolebindings", "create roles", "create rolebindings",
 				"create deployments",
 			}, writes, "first sync: static objects in order, then the Deployment; no NMState before it is available")
@@ -237,8 +237,8 @@ func TestRemoveInOrderKeepsCRDAndUserData(t *testing.T) {
 	assert.Equal(t, []string{
 		"delete nmstates", "delete deployments",
 		"delete rolebindings", "delete roles", "delete clusterrolebindings", "delete clusterroles",
-		"delete serviceaccounts", "delete namespaces",
-	}, writes, "the NMState CR first, then the NMState operator, then RBAC, ServiceAccount and namespace; never the CRD or a policy, both there")
+		"delete networkpolicies", "delete serviceaccounts", "delete namespaces",
+	}, writes, "the NMState CR first, then the NMState operator, then RBAC, NetworkPolicy, ServiceAccount and namespace; never the CRD or a policy, both there")
 	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Available").Status)
 	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status, "until the namespace is gone")
 

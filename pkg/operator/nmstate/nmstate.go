@@ -66,6 +66,7 @@ const (
 var staticFiles = append([]string{
 	"nmstate/namespace.yaml",
 	"nmstate/serviceaccount.yaml",
+	"nmstate/networkpolicy.yaml",
 }, rbacFiles...)
 
 // rbacFiles are the NMState operator's roles and bindings, in the order they

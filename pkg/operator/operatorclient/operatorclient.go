@@ -31,8 +31,11 @@ import (
 const (
 	// ClusterOperatorName is the name of our ClusterOperator.
 	ClusterOperatorName = "node"
-	// OperatorNamespace holds the operator and the CRI-O metrics operands.
+	// OperatorNamespace holds the operator; Pod Security restricted.
 	OperatorNamespace = "openshift-cluster-node-operator"
+	// CRIOMetricsNamespace holds the CRI-O metrics stack's namespaced
+	// operands, whose DaemonSet needs the privileged level.
+	CRIOMetricsNamespace = "openshift-crio-metrics"
 	// NMStateNamespace holds the NMState stack.
 	NMStateNamespace = "openshift-nmstate"
 	// GlobalConfigNamespace is where cluster-wide user configuration lives.

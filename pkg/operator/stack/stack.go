@@ -128,6 +128,7 @@ var resources = map[schema.GroupKind]string{
 	{Group: "machineconfiguration.openshift.io", Kind: "MachineConfig"}:  "machineconfigs",
 	{Group: "nmstate.io", Kind: "NMState"}:                               "nmstates",
 	{Group: "policy", Kind: "PodDisruptionBudget"}:                       "poddisruptionbudgets",
+	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                  "networkpolicies",
 }
 
 // ResourceFor returns the resource of a kind we ship, e.g. "clusterroles"

@@ -34,8 +34,11 @@ import (
 	"github.com/openshift/cluster-node-operator/pkg/features"
 )
 
-// OperatorNamespace is where the operator runs.
-const OperatorNamespace = "openshift-cluster-node-operator"
+// OperatorNamespace is where the operator runs; CRIOMetricsNamespace where its CRI-O metrics stack does.
+const (
+	OperatorNamespace    = "openshift-cluster-node-operator"
+	CRIOMetricsNamespace = "openshift-crio-metrics"
+)
 
 // RepoRoot is the repository's top directory.
 func RepoRoot(t testing.TB) string {
