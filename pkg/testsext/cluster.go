@@ -26,13 +26,14 @@ const (
 	operatorLease      = "cluster-node-operator-lock"
 	nodeOperatorName   = "cluster"
 
-	crioMetricsName     = "crio-metrics" // DaemonSet, Service, PrometheusRule
-	crioMetricsPort     = 9638
-	crioMetricsClient   = "crio-metrics-client" // ClusterRole(Binding) for get /metrics
-	dashboardNamespace  = "openshift-config-managed"
-	dashboardConfigMap  = "grafana-dashboard-node-crio"
-	prometheusNamespace = "openshift-monitoring"
-	prometheusAccount   = "prometheus-k8s"
+	crioMetricsNamespace = "openshift-crio-metrics"
+	crioMetricsName      = "crio-metrics" // DaemonSet, Service, PrometheusRule
+	crioMetricsPort      = 9638
+	crioMetricsClient    = "crio-metrics-client" // ClusterRole(Binding) for get /metrics
+	dashboardNamespace   = "openshift-config-managed"
+	dashboardConfigMap   = "grafana-dashboard-node-crio"
+	prometheusNamespace  = "openshift-monitoring"
+	prometheusAccount    = "prometheus-k8s"
 	// MCO's static pod kube-rbac-proxy-crio: the platform's CRI-O metrics path.
 	platformProxyNamespace = "openshift-machine-config-operator"
 	platformProxyLabel     = "k8s-app=kube-rbac-proxy-crio"

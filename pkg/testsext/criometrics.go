@@ -32,23 +32,23 @@ func testCRIOMetricsServed(t *T) error {
 		return Skip("CRI-O metrics are served by the platform here (mode %q)", s.Mode)
 	}
 	return t.Eventually(settle, "daemonset/crio-metrics rolled out behind service/crio-metrics", func() (string, error) {
-		ds, err := t.Cluster.Kube.AppsV1().DaemonSets(operatorNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
+		ds, err := t.Cluster.Kube.AppsV1().DaemonSets(crioMetricsNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Sprintf("daemonset %s/%s: %v", operatorNamespace, crioMetricsName, err), nil
+			return fmt.Sprintf("daemonset %s/%s: %v", crioMetricsNamespace, crioMetricsName, err), nil
 		}
 		st := ds.Status
 		if st.ObservedGeneration < ds.Generation || st.DesiredNumberScheduled == 0 || st.UpdatedNumberScheduled != st.DesiredNumberScheduled || st.NumberAvailable != st.DesiredNumberScheduled {
 			return fmt.Sprintf("daemonset/%s: desired %d, updated %d, available %d (generation %d observed %d)", crioMetricsName,
 				st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberAvailable, ds.Generation, st.ObservedGeneration), nil
 		}
-		svc, err := t.Cluster.Kube.CoreV1().Services(operatorNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
+		svc, err := t.Cluster.Kube.CoreV1().Services(crioMetricsNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Sprintf("service %s/%s: %v", operatorNamespace, crioMetricsName, err), nil
+			return fmt.Sprintf("service %s/%s: %v", crioMetricsNamespace, crioMetricsName, err), nil
 		}
 		if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != crioMetricsPort {
 			return fmt.Sprintf("service/%s ports %+v, want %d", crioMetricsName, svc.Spec.Ports, crioMetricsPort), nil
 		}
-		pods, err := t.Cluster.Kube.CoreV1().Pods(operatorNamespace).List(t.Ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(svc.Spec.Selector).String()})
+		pods, err := t.Cluster.Kube.CoreV1().Pods(crioMetricsNamespace).List(t.Ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(svc.Spec.Selector).String()})
 		if err != nil {
 			return "", err
 		}
@@ -64,7 +64,7 @@ func testCRIOMetricsServed(t *T) error {
 		if int32(len(pods.Items)) != st.DesiredNumberScheduled {
 			return fmt.Sprintf("service/%s selects %d pods, the DaemonSet runs %d", crioMetricsName, len(pods.Items), st.DesiredNumberScheduled), nil
 		}
-		slices, err := t.Cluster.Kube.DiscoveryV1().EndpointSlices(operatorNamespace).List(t.Ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + crioMetricsName})
+		slices, err := t.Cluster.Kube.DiscoveryV1().EndpointSlices(crioMetricsNamespace).List(t.Ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + crioMetricsName})
 		if err != nil {
 			return "", err
 		}
@@ -158,9 +158,9 @@ func testAlertsAndDashboard(t *T) error {
 	}
 	job := map[string]string{"PlatformProxy": "crio", "OperatorTLS": "crio-metrics"}[string(s.Mode)]
 	return t.Eventually(settle, "prometheusrule/crio-metrics and the CRI-O dashboard", func() (string, error) {
-		rule, err := t.Cluster.Dynamic.Resource(prometheusRulesGVR).Namespace(operatorNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
+		rule, err := t.Cluster.Dynamic.Resource(prometheusRulesGVR).Namespace(crioMetricsNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Sprintf("prometheusrule %s/%s: %v", operatorNamespace, crioMetricsName, err), nil
+			return fmt.Sprintf("prometheusrule %s/%s: %v", crioMetricsNamespace, crioMetricsName, err), nil
 		}
 		groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
 		raw, _ := json.Marshal(groups)

@@ -150,12 +150,12 @@ func metricsStackIs(t *T, on bool, monitoring bool) (string, error) {
 		return fmt.Sprintf("Metrics enabled=%v (%s: %s)", s.Enabled, s.Reason, s.Message), err
 	}
 	if monitoring {
-		_, err := t.Cluster.Dynamic.Resource(prometheusRulesGVR).Namespace(operatorNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
+		_, err := t.Cluster.Dynamic.Resource(prometheusRulesGVR).Namespace(crioMetricsNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
 		if exists := err == nil; exists != on {
 			return fmt.Sprintf("prometheusrule/%s exists=%v (%v)", crioMetricsName, exists, err), nil
 		}
 	}
-	_, err = t.Cluster.Kube.AppsV1().DaemonSets(operatorNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
+	_, err = t.Cluster.Kube.AppsV1().DaemonSets(crioMetricsNamespace).Get(t.Ctx, crioMetricsName, metav1.GetOptions{})
 	if exists := err == nil; exists && !on {
 		return fmt.Sprintf("daemonset/%s still exists", crioMetricsName), nil
 	}

@@ -83,7 +83,7 @@ func testDiscoveryFaultsOwnTLS(t *testing.T, c *framework.Cluster) {
 	first.WaitLeading(t, 2*time.Minute)
 	waitMetricsMode(t, c, nodev1alpha1.OperatorTLS, "")
 	c.WaitForClusterOperator(t, 4*time.Minute, framework.Settled)
-	ds, err := framework.KubeClient(t).AppsV1().DaemonSets(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
+	ds, err := framework.KubeClient(t).AppsV1().DaemonSets(crioMetricsNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
 	require.NoError(t, err)
 	first.Stop()
 
@@ -99,7 +99,7 @@ func testDiscoveryFaultsOwnTLS(t *testing.T, c *framework.Cluster) {
 	assert.Equal(t, 0, forwarded, "discovery never answered")
 	assert.Positive(t, refused)
 
-	now, err := framework.KubeClient(t).AppsV1().DaemonSets(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
+	now, err := framework.KubeClient(t).AppsV1().DaemonSets(crioMetricsNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ds.UID, now.UID, "the DaemonSet was not removed")
 	assert.Empty(t, violations(), "while discovery failed")

@@ -69,9 +69,9 @@ func operands(ctx context.Context, t *testing.T) ([]string, error) {
 		kind, ns string
 		gvr      schema.GroupVersionResource
 	}{
-		{"DaemonSet", operatorNamespace, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}},
-		{"Secret", operatorNamespace, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}},
-		{"ConfigMap", operatorNamespace, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}},
+		{"DaemonSet", crioMetricsNamespace, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}},
+		{"Secret", crioMetricsNamespace, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}},
+		{"ConfigMap", crioMetricsNamespace, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}},
 		{"Deployment", faultNMStateNamespace, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
 	} {
 		list, err := dyn.Resource(l.gvr).Namespace(l.ns).List(ctx, metav1.ListOptions{})
@@ -273,7 +273,7 @@ func testMissingOptionalAPIs(t *testing.T, c *framework.Cluster) {
 		return strings.Contains(msg, "ServiceMonitor and PrometheusRule skipped") && strings.Contains(msg, "MachineConfigs skipped")
 	}, "names the ServiceMonitor, PrometheusRule and MachineConfigs skipped")
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-	_, err := framework.KubeClient(t).AppsV1().DaemonSets(operatorNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
+	_, err := framework.KubeClient(t).AppsV1().DaemonSets(crioMetricsNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
 	assert.NoError(t, err, "DaemonSet crio-metrics with optional APIs missing")
 
 	restore()
