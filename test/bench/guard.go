@@ -35,6 +35,9 @@ func guardWrites(t *testing.T, c *framework.Cluster, res *results) {
 	cfg.QPS, cfg.Burst = 500, 1000
 	kube := kubernetes.NewForConfigOrDie(&cfg)
 	ctx := context.Background()
+	// Without the stacks' operands: a DaemonSet would put a pod on each node.
+	c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackDisabled)
+	c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
 	var wg sync.WaitGroup
 	for w := range 16 {
 		wg.Go(func() {
@@ -49,7 +52,9 @@ func guardWrites(t *testing.T, c *framework.Cluster, res *results) {
 		})
 	}
 	wg.Wait()
-	t.Cleanup(func() { _ = kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "bench=guard"}) })
+	t.Cleanup(func() {
+		_ = kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "bench=guard"})
+	})
 	framework.CreatePool(t, c.Config, "worker")
 	framework.StartMCOStandInOverFiles(t, c.Config, []string{"worker-1"})
 	framework.WaitStandInPool(t, c, "worker", "pool worker rendered and updated", framework.PoolSettled)

@@ -231,7 +231,10 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	}
 	observed := map[string]PoolObservation{}
 	for _, p := range w.pools {
-		health, leftOut := "", removing(listed[p], w.nodesOf[p])
+		health, leftOut := "", []string(nil)
+		if nodes, ok := listed[p]; ok {
+			leftOut = removing(nodes, w.nodesOf[p])
+		}
 		if pool := poolOf(previous, p); pool.State == Verifying {
 			health, leftOut = c.health(ctx, listed[p], w.nodesOf[p], leftOut, job, pool.Since)
 		}

@@ -147,15 +147,13 @@ var releasePatch = []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:null},"annotati
 	GuardLabel, ScaleDownDisabledAnnotation, GuardReasonAnnotation))
 
 // placeGuards writes the plan's guards, one patch per node. A node that
-// changed or went since it was read is left to the next sync.
+// changed since it was read is read again and guarded unless it now
+// carries someone's annotation or is being removed; one that is gone is
+// left.
 func placeGuards(ctx context.Context, kube kubernetes.Interface, plan GuardPlan, versions map[string]string) error {
 	var errs []error
 	for _, name := range sortedKeys(plan.Guard) {
-		_, err := kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, guardPatch(versions[name], plan.Guard[name]), metav1.PatchOptions{})
-		switch {
-		case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
-			errs = append(errs, fmt.Errorf("node %s changed while it was being guarded; it is looked at again", name))
-		case err != nil:
+		if err := guardOne(ctx, kube, name, plan.Guard[name], versions[name]); err != nil {
 			errs = append(errs, fmt.Errorf("node %s: %w", name, err))
 		}
 	}
@@ -163,6 +161,29 @@ func placeGuards(ctx context.Context, kube kubernetes.Interface, plan GuardPlan,
 		return fmt.Errorf("guarding nodes from the cluster autoscaler's scale-down: %w", err)
 	}
 	return nil
+}
+
+func guardOne(ctx context.Context, kube kubernetes.Interface, name, pool, version string) error {
+	var err error
+	for range 3 {
+		_, err = kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, guardPatch(version, pool), metav1.PatchOptions{})
+		if !apierrors.IsConflict(err) {
+			break
+		}
+		n, getErr := kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if getErr != nil {
+			err = getErr
+			break
+		}
+		if g := guardNode(n); g.Ours || g.Others || g.Removing {
+			return nil
+		}
+		version = n.ResourceVersion
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // releaseGuards removes our guards from the named nodes.

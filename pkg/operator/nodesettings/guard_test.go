@@ -2,13 +2,16 @@ package nodesettings
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -83,6 +86,14 @@ func TestControllerGuardsNodes(t *testing.T) {
 	f, mco := newFixture(t, tracingOn(""), true, "worker")
 	kube := kubefake.NewClientset(node("worker-1", true, map[string]string{ScaleDownDisabledAnnotation: "false"}), node("worker-2", true, nil), node("worker-3", true, nil))
 	f.c.kube = kube
+	conflicted := false // worker-2 changes between the list and the guard: read again, guarded
+	kube.PrependReactor("patch", "nodes", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.(clienttesting.PatchAction).GetName() != "worker-2" || conflicted {
+			return false, nil, nil
+		}
+		conflicted = true
+		return true, nil, apierrors.NewConflict(corev1.Resource("nodes"), "worker-2", fmt.Errorf("changed"))
+	})
 	f.sync() // the policy entries
 	mco.syncPolicy()
 	f.sync() // MachineConfig written, nodes guarded
@@ -110,7 +121,7 @@ func TestControllerGuardsNodes(t *testing.T) {
 	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Done), f.poolState("worker"))
 	assert.Contains(t, poolMessage(f, "worker"), "; left out of the health gate, being removed: worker-3")
 	assert.Equal(t, map[string]string{"worker-1": "false  "}, guards(t, kube), "ours removed, another's kept")
-	assert.Equal(t, map[string]int{"worker-2": 2, "worker-3": 2, "worker-4": 2}, nodePatches(kube), "one patch per node at the step's start, one at its end")
+	assert.Equal(t, map[string]int{"worker-2": 3, "worker-3": 2, "worker-4": 2}, nodePatches(kube), "one patch per node at the step's start (worker-2's again after a conflict), one at its end")
 
 	kube.ClearActions()
 	f.quiet(3, 0, "no writes at steady state")

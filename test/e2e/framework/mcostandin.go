@@ -166,7 +166,9 @@ func StartMCOStandInOverFiles(t testing.TB, admin *rest.Config, nodes []string) 
 	for _, mc := range platformMachineConfigs(t) {
 		if mc.GetName() == "01-worker-container-runtime" {
 			p.createMachineConfig(t, Context(t, time.Minute), mc)
-			t.Cleanup(func() { p.delete(t, p.dyn.Resource(mcGVR).Delete(context.Background(), mc.GetName(), metav1.DeleteOptions{})) })
+			t.Cleanup(func() {
+				p.delete(t, p.dyn.Resource(mcGVR).Delete(context.Background(), mc.GetName(), metav1.DeleteOptions{}))
+			})
 		}
 	}
 	byName := map[string]standInNode{}
