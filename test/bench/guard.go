@@ -6,13 +6,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -25,41 +25,28 @@ import (
 var guardArgs = []string{"--node-settings-soak=5s", "--node-settings-gate=30s"}
 
 // guardWrites rolls node settings out over a worker pool of BENCH_GUARD_NODES
-// nodes (Node objects only; the MCO stand-in updates the pool through one
-// kwok node) and counts the operator's node writes in the audit log: one
+// kwok nodes (the MCO stand-in updates the pool through one of them) and
+// counts the operator's node writes in the audit log: one
 // guard per node when the step starts, one release when it ends.
 func guardWrites(t *testing.T, c *framework.Cluster, res *results) {
 	what := "node writes per rollout (scale-down guards)"
 	n := env(t, "BENCH_GUARD_NODES", 5000, strconv.Atoi)
-	cfg := *c.Config
-	cfg.QPS, cfg.Burst = 500, 1000
-	kube := kubernetes.NewForConfigOrDie(&cfg)
+	kube := kubernetes.NewForConfigOrDie(c.Config)
 	ctx := context.Background()
 	// Without the stacks' operands: a DaemonSet would put a pod on each node.
 	c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackDisabled)
 	c.SetStackState(t, nodev1alpha1.NMStateStack, nodev1alpha1.StackDisabled)
-	var wg sync.WaitGroup
-	for w := range 16 {
-		wg.Go(func() {
-			for i := w; i < n; i += 16 {
-				node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("guard-%05d", i),
-					Labels: map[string]string{"node-role.kubernetes.io/worker": "", "bench": "guard"}}}
-				if _, err := kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-					t.Errorf("creating node %s: %v", node.Name, err)
-					return
-				}
-			}
-		})
+	// kwok's nodes, Ready with their leases as a kubelet's: the Node objects change only when something writes them.
+	out, err := exec.Command(filepath.Join(framework.RepoRoot(t), "hack", "local-cluster.sh"), "nodes", strconv.Itoa(n+1)).CombinedOutput()
+	t.Logf("local-cluster.sh nodes %d:\n%s", n+1, out)
+	if err != nil {
+		t.Fatalf("scaling to %d nodes: %v", n+1, err)
 	}
-	wg.Wait()
-	t.Cleanup(func() {
-		_ = kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "bench=guard"})
-	})
 	framework.CreatePool(t, c.Config, "worker")
 	framework.StartMCOStandInOverFiles(t, c.Config, []string{"worker-1"})
 	framework.WaitStandInPool(t, c, "worker", "pool worker rendered and updated", framework.PoolSettled)
 	from := time.Now()
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": map[string]interface{}{"tracing": map[string]interface{}{"endpoint": "127.0.0.1:4317"}}})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": map[string]interface{}{"tracing": map[string]interface{}{"endpoint": "127.0.0.1:4317", "crio": map[string]interface{}{"samplingRatePerMillion": 1000}}}})
 	c.WaitForNodeOperator(t, 20*time.Minute, time.Second, func(no *nodev1alpha1.NodeOperator) string {
 		if s := no.Status.NodeSettings; s == nil || s.Phase != nodev1alpha1.NodeSettingsPhase(nodesettings.PhaseComplete) {
 			return "rollout not complete"
@@ -97,7 +84,7 @@ func guardWrites(t *testing.T, c *framework.Cluster, res *results) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := len(workers.Items) // the pool's: ours and the cluster's kwok workers
+	nodes := len(workers.Items) // the pool's: all but master-0
 	guard, release := at[split-1].Sub(at[0]), at[len(at)-1].Sub(at[split])
 	limit := time.Duration(float64(nodes)/50*1.2) * time.Second // the operator's client: 50 QPS
 	res.set(what, fmt.Sprintf("%d patches for %d nodes: %d guards in %s, %d releases in %s", len(at), nodes, split, guard.Round(time.Second), len(at)-split, release.Round(time.Second)),

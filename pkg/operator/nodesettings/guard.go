@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -151,16 +152,45 @@ var releasePatch = []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:null},"annotati
 // carries someone's annotation or is being removed; one that is gone is
 // left.
 func placeGuards(ctx context.Context, kube kubernetes.Interface, plan GuardPlan, versions map[string]string) error {
-	var errs []error
-	for _, name := range sortedKeys(plan.Guard) {
-		if err := guardOne(ctx, kube, name, plan.Guard[name], versions[name]); err != nil {
-			errs = append(errs, fmt.Errorf("node %s: %w", name, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	err := eachNode(sortedKeys(plan.Guard), func(name string) error {
+		return guardOne(ctx, kube, name, plan.Guard[name], versions[name])
+	})
+	if err != nil {
 		return fmt.Errorf("guarding nodes from the cluster autoscaler's scale-down: %w", err)
 	}
 	return nil
+}
+
+// nodeWriters is how many node writes are in flight at once: enough for
+// the client's rate limit, not its round trips, to set the pace.
+const nodeWriters = 8
+
+// eachNode runs write for each node, nodeWriters at a time.
+func eachNode(names []string, write func(string) error) error {
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	next := make(chan string)
+	for range min(nodeWriters, len(names)) {
+		wg.Go(func() {
+			for name := range next {
+				if err := write(name); err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("node %s: %w", name, err))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, name := range names {
+		next <- name
+	}
+	close(next)
+	wg.Wait()
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return errors.Join(errs...)
 }
 
 func guardOne(ctx context.Context, kube kubernetes.Interface, name, pool, version string) error {
@@ -188,13 +218,14 @@ func guardOne(ctx context.Context, kube kubernetes.Interface, name, pool, versio
 
 // releaseGuards removes our guards from the named nodes.
 func releaseGuards(ctx context.Context, kube kubernetes.Interface, names []string) error {
-	var errs []error
-	for _, name := range names {
-		if _, err := kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, releasePatch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("node %s: %w", name, err))
+	err := eachNode(names, func(name string) error {
+		_, err := kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, releasePatch, metav1.PatchOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
 		}
-	}
-	if err := errors.Join(errs...); err != nil {
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("releasing the scale-down guards: %w", err)
 	}
 	return nil
