@@ -783,7 +783,8 @@ func notReady(n *corev1.Node) string {
 			if c.Status == corev1.ConditionTrue {
 				return ""
 			}
-			return c.Message
+			// never "" for a node that is not Ready
+			return messageOr(c.Message, "Ready="+string(c.Status))
 		}
 	}
 	return "no Ready condition"

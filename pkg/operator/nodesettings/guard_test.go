@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -81,7 +82,7 @@ func guards(t *testing.T, kube *kubefake.Clientset) map[string]string {
 	return out
 }
 
-// The guard over a rollout, a restart and a removal (docs/test-behaviours.md).
+// The guard over a rollout, a restart and removals (docs/test-behaviours.md).
 func TestControllerGuardsNodes(t *testing.T) {
 	f, mco := newFixture(t, tracingOn(""), true, "worker")
 	kube := kubefake.NewClientset(node("worker-1", true, map[string]string{ScaleDownDisabledAnnotation: "false"}), node("worker-2", true, nil), node("worker-3", true, nil))
@@ -103,8 +104,16 @@ func TestControllerGuardsNodes(t *testing.T) {
 
 	// A restart mid-step: the guards are found on the nodes.
 	f.c = &Controller{clock: f.clock, nodeOperators: f.no.NodeOperators, dynamic: mco.client, kube: kube, served: f.c.served, namespace: f.c.namespace, timing: testTiming, recorder: f.c.recorder}
-	_, err := kube.CoreV1().Nodes().Create(context.Background(), node("worker-4", true, nil), metav1.CreateOptions{})
+	// worker-4 joins NotReady; its Machine is being deleted (OpenShift's autoscaler marks it).
+	_, err := kube.CoreV1().Nodes().Create(context.Background(), node("worker-4", false, map[string]string{MachineAnnotation: "openshift-machine-api/m-4"}), metav1.CreateOptions{})
 	require.NoError(t, err)
+	machine := &unstructured.Unstructured{}
+	machine.SetAPIVersion("machine.openshift.io/v1beta1")
+	machine.SetKind("Machine")
+	machine.SetNamespace("openshift-machine-api")
+	machine.SetName("m-4")
+	machine.SetAnnotations(map[string]string{DeleteMachineAnnotation: ""})
+	require.NoError(t, mco.client.Tracker().Create(machineGVR, machine, "openshift-machine-api"))
 	mco.finish("worker")
 	f.sync()
 	require.Equal(t, nodev1alpha1.NodeSettingsPoolState(Verifying), f.poolState("worker"))
@@ -119,7 +128,7 @@ func TestControllerGuardsNodes(t *testing.T) {
 	f.clock.Step(testTiming.Gate)
 	f.sync()
 	assert.Equal(t, nodev1alpha1.NodeSettingsPoolState(Done), f.poolState("worker"))
-	assert.Contains(t, poolMessage(f, "worker"), "; left out of the health gate, being removed: worker-3")
+	assert.Contains(t, poolMessage(f, "worker"), "; left out of the health gate, being removed: worker-3, worker-4")
 	assert.Equal(t, map[string]string{"worker-1": "false  "}, guards(t, kube), "ours removed, another's kept")
 	assert.Equal(t, map[string]int{"worker-2": 3, "worker-3": 2, "worker-4": 2}, nodePatches(kube), "one patch per node at the step's start (worker-2's again after a conflict), one at its end")
 
