@@ -229,11 +229,18 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 			return 0, c.recordError(ctx, current, err)
 		}
 	}
+	members := map[string][]GuardNode{}
+	for p, nodes := range listed {
+		for i := range nodes {
+			members[p] = append(members[p], guardNode(&nodes[i]))
+		}
+	}
+	removed := PlanGuards(members, nil).LeftOut
 	observed := map[string]PoolObservation{}
 	for _, p := range w.pools {
 		health, leftOut := "", []string(nil)
 		if nodes, ok := listed[p]; ok {
-			leftOut = removing(nodes, w.nodesOf[p])
+			leftOut = append(removed[p], gone(nodes, w.nodesOf[p])...)
 		}
 		if pool := poolOf(previous, p); pool.State == Verifying {
 			health, leftOut = c.health(ctx, listed[p], w.nodesOf[p], leftOut, job, pool.Since)
@@ -691,17 +698,14 @@ func (c *Controller) poolNodes(ctx context.Context, pool *mcfgv1.MachineConfigPo
 	return nodes.Items, nil
 }
 
-// removing are the pool's nodes the autoscaler is removing, and those its
-// MachineConfigNodes (names) name that are gone.
-func removing(nodes []corev1.Node, names []string) []string {
-	var out []string
+// gone are the nodes a pool's MachineConfigNodes (names) name that are
+// not among its nodes any more.
+func gone(nodes []corev1.Node, names []string) []string {
 	have := map[string]bool{}
 	for i := range nodes {
 		have[nodes[i].Name] = true
-		if guardNode(&nodes[i]).Removing {
-			out = append(out, nodes[i].Name)
-		}
 	}
+	var out []string
 	for _, n := range names {
 		if !have[n] {
 			out = append(out, n)
