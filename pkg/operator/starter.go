@@ -255,6 +255,9 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	if nodeSettings {
 		controllers = append(controllers, nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served,
 			operatorclient.OperatorNamespace, o.NodeSettingsTiming, scrapes, recorder))
+	} else {
+		// A gate switched off mid-rollout: no scale-down guard of ours stays.
+		go nodesettings.ReleaseGuardsWhenOff(ctx, kubeClient)
 	}
 
 	for _, informers := range []interface{ Start(<-chan struct{}) }{dynamicInformers, clusterConfigInformers, clusterOperatorInformers, kubeInformers, monitoringConfig, crioPlatform} {

@@ -135,7 +135,11 @@ func TestBench(t *testing.T) {
 	res := &results{path: cmp.Or(os.Getenv("BENCH_RESULTS"), filepath.Join(root, "_output", "bench", "results.md")), started: time.Now()}
 	defer t.Logf("results written to %s", res.path)
 
-	c, op := framework.Setup(t, framework.OperatorOptions{})
+	var args []string
+	if parts == "guard" {
+		args = guardArgs
+	}
+	c, op := framework.Setup(t, framework.OperatorOptions{Args: args})
 	co := c.WaitForClusterOperator(t, 4*time.Minute, settledWithVersion)
 	availableAt := time.Now()
 	t.Logf("ClusterOperator settled at version %s:\n%s", operatorVersion, framework.DescribeClusterOperator(co))
@@ -155,6 +159,9 @@ func TestBench(t *testing.T) {
 	res.note("operator RSS after settling at %d nodes: %s", nodes0, rssNote(op.Pid()))
 
 	switch parts {
+	case "guard":
+		guardWrites(t, c, res)
+		return
 	case "flips":
 		specFlips(t, c, kube, res)
 		return

@@ -84,6 +84,8 @@ var operatorNeeds = func() []request {
 	add("node settings: ours by label, rendered ones by name", "", "machineconfiguration.openshift.io", "machineconfigs", "", "get", "list")
 	add("node settings rollout: pools, node states, KubeletConfigs", "", "machineconfiguration.openshift.io", "machineconfigpools machineconfignodes kubeletconfigs", "", "list")
 	add("node settings health gate: the nodes of the pool being verified (pkg/operator/nodesettings)", "", "", "nodes", "", "list")
+	add("node settings scale-down guard: the nodes of a pool in flight (guard.go)", "", "", "nodes", "", "patch")
+	add("node settings scale-down guard: a NotReady node's Machine marked for deletion (guard.go)", "", "machine.openshift.io", "machines", "", "get")
 	add("node settings: is the OpenTelemetry collector API served (pkg/operator/nodesettings)", "", "opentelemetry.io", "opentelemetrycollectors", "", "list")
 	add("node settings: the per-node collector (nodesettings/collector.go)", operatorNamespace, "opentelemetry.io", "opentelemetrycollectors", nodesettings.CollectorName, "get", "patch", "delete")
 	add("node settings health gate: Thanos Querier's proxy authorizes queries as get namespaces (pkg/operator/nodesettings/scrape.go)", "", "", "namespaces", "", "get")

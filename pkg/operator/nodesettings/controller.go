@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -102,6 +103,10 @@ type Controller struct {
 	// grace again, unless NodeSettingsDegraded already reports it.
 	waitingSince time.Time
 	waitingFor   string
+	// guardsClear: this process found no scale-down guard of ours left and
+	// placed none since (guard.go); the cluster holds the guards, this only
+	// saves reads at steady state.
+	guardsClear bool
 }
 
 // NewController watches the NodeOperator only; while a rollout runs it
@@ -133,7 +138,11 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	if no.Spec.ManagementState != operatorv1.Managed {
+	switch no.Spec.ManagementState {
+	case operatorv1.Managed:
+	case operatorv1.Removed:
+		return 0, c.clearGuards(ctx)
+	default:
 		return 0, nil
 	}
 	spec := no.Spec.NodeSettings
@@ -145,6 +154,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		return time.Minute, nil
 	}
 	if !served.MachineConfig {
+		if err := c.clearGuards(ctx); err != nil {
+			return 0, err
+		}
 		if !traced {
 			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
 		}
@@ -169,6 +181,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 			c.noneLeft = len(ours.Items) == 0
 		}
 		if c.noneLeft {
+			if err := c.clearGuards(ctx); err != nil {
+				return 0, c.recordError(ctx, current, err)
+			}
 			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
 		}
 	} else {
@@ -204,17 +219,37 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		}
 	}
 
+	// The nodes of the pools in flight: the gate's, and the guard's.
+	listed := map[string][]corev1.Node{}
+	for _, p := range GuardedPools(previous) {
+		if w.pool[p] == nil {
+			continue
+		}
+		if listed[p], err = c.poolNodes(ctx, w.pool[p]); err != nil {
+			return 0, c.recordError(ctx, current, err)
+		}
+	}
+	members := map[string][]GuardNode{}
+	for p, nodes := range listed {
+		for i := range nodes {
+			members[p] = append(members[p], guardNode(&nodes[i]))
+		}
+	}
+	removed := PlanGuards(members, nil).LeftOut
 	observed := map[string]PoolObservation{}
 	for _, p := range w.pools {
-		health := ""
+		health, leftOut := "", []string(nil)
+		if nodes, ok := listed[p]; ok {
+			leftOut = append(removed[p], gone(nodes, w.nodesOf[p])...)
+		}
 		if pool := poolOf(previous, p); pool.State == Verifying {
-			health = c.health(ctx, w.pool[p], w.nodesOf[p], job, pool.Since)
+			health, leftOut = c.health(ctx, listed[p], w.nodesOf[p], leftOut, job, pool.Since)
 		}
 		objs := PoolObjects{Pool: w.pool[p], Ours: w.ours[p], Current: w.current[p], Nodes: w.mcns[p]}
 		if p != "worker" && inheritsWorker(w.pool[p]) {
 			objs.Inherited = w.ours["worker"]
 		}
-		observed[p] = ObservePool(objs, health)
+		observed[p] = withRemoved(ObservePool(objs, health), leftOut)
 	}
 	s := Next(targets, Order(w.pools, spec.Rollout.CanaryPool), previous, observed, c.clock.Now(), c.timing)
 
@@ -240,6 +275,10 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	c.waitingSince, c.waitingFor = time.Time{}, ""
+	done, err := c.guard(ctx, s.Rollout, w, listed)
+	if err != nil {
+		return 0, c.recordError(ctx, current, err)
+	}
 	if s.Write != nil {
 		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool]); err != nil {
 			// The factory retries an error with backoff; a persistent one
@@ -257,6 +296,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 		status.OpenTelemetryCollector = nodev1alpha1.OpenTelemetryCollectorReference{Namespace: c.namespace, Name: CollectorName}
 	}
 	if err := c.record(ctx, status, conditionsFor(s.Rollout, notes)); err != nil {
+		return 0, err
+	}
+	if err := c.release(ctx, s.Rollout, done); err != nil {
 		return 0, err
 	}
 	switch {
@@ -599,44 +641,144 @@ func getTyped[T any](ctx context.Context, dyn dynamic.Interface, gvr schema.Grou
 // kubelet reports NotReady when it or its container runtime is down), and,
 // when job is set, have had CRI-O's metrics scraped without a failure
 // since the pool was updated (since), over the last soak at most. The
-// nodes are the pool's MachineConfigNodes, or those its node selector picks
-// where MachineConfigNodes are not served. "" means healthy.
-func (c *Controller) health(ctx context.Context, pool *mcfgv1.MachineConfigPool, names []string, job string, since time.Time) string {
-	sel, err := metav1.LabelSelectorAsSelector(pool.Spec.NodeSelector)
-	if err != nil {
-		return fmt.Sprintf("the pool's node selector: %v", err)
-	}
-	nodes, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
-	if err != nil {
-		return fmt.Sprintf("cannot list the pool's nodes: %v", err)
-	}
+// nodes are the pool's MachineConfigNodes (names), or those its node
+// selector picks where MachineConfigNodes are not served; a node being
+// removed is left out, and so is a NotReady one whose Machine is marked for
+// deletion (returned with leftOut). "" means healthy.
+func (c *Controller) health(ctx context.Context, nodes []corev1.Node, names []string, leftOut []string, job string, since time.Time) (string, []string) {
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
 	}
 	var bad, members []string
-	for i := range nodes.Items {
-		n := &nodes.Items[i]
-		if len(want) > 0 && !want[n.Name] {
+	machines := map[string]string{}
+	for i := range nodes {
+		n := &nodes[i]
+		if (len(want) > 0 && !want[n.Name]) || slices.Contains(leftOut, n.Name) {
 			continue
 		}
 		members = append(members, n.Name)
 		if why := notReady(n); why != "" {
 			bad = append(bad, fmt.Sprintf("node %s is not Ready: %s", n.Name, why))
+			if m := n.Annotations[MachineAnnotation]; m != "" {
+				machines[n.Name] = m
+			}
 		}
+	}
+	if len(machines) > 0 {
+		removed := leftOutMachines(ctx, c.dynamic, machines)
+		bad = slices.DeleteFunc(bad, func(b string) bool { return removed[strings.Fields(b)[1]] })
+		leftOut = append(leftOut, sortedKeys(removed)...)
 	}
 	sort.Strings(bad)
 	if len(bad) > 3 {
 		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
 	}
 	if len(bad) > 0 || job == "" || len(members) == 0 {
-		return strings.Join(bad, "; ")
+		return strings.Join(bad, "; "), leftOut
 	}
 	scraped, err := c.scrapes.ScrapedThroughout(ctx, job, ScrapeWindow(since, c.clock.Now(), c.timing.Soak))
 	if err != nil {
-		return fmt.Sprintf("cannot tell whether CRI-O's metrics are scraped: %v", err)
+		return fmt.Sprintf("cannot tell whether CRI-O's metrics are scraped: %v", err), leftOut
 	}
-	return ScrapeVerdict(job, members, scraped)
+	return ScrapeVerdict(job, slices.DeleteFunc(members, func(m string) bool { return slices.Contains(leftOut, m) }), scraped), leftOut
+}
+
+// poolNodes lists the nodes a pool's node selector picks, from the API
+// server's cache.
+func (c *Controller) poolNodes(ctx context.Context, pool *mcfgv1.MachineConfigPool) ([]corev1.Node, error) {
+	sel, err := metav1.LabelSelectorAsSelector(pool.Spec.NodeSelector)
+	if err != nil {
+		return nil, fmt.Errorf("pool %s's node selector: %w", pool.Name, err)
+	}
+	nodes, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel.String(), ResourceVersion: "0"})
+	if err != nil {
+		return nil, fmt.Errorf("pool %s's nodes: %w", pool.Name, err)
+	}
+	return nodes.Items, nil
+}
+
+// gone are the nodes a pool's MachineConfigNodes (names) name that are
+// not among its nodes any more.
+func gone(nodes []corev1.Node, names []string) []string {
+	have := map[string]bool{}
+	for i := range nodes {
+		have[nodes[i].Name] = true
+	}
+	var out []string
+	for _, n := range names {
+		if !have[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// guard places the guards the rollout asks for (before the step's write)
+// and returns the guards to release once the step is recorded. Nothing is
+// read while no pool is guarded and this process saw no guard left.
+func (c *Controller) guard(ctx context.Context, r Rollout, w *mcoObjects, listed map[string][]corev1.Node) ([]string, error) {
+	pools := GuardedPools(r)
+	if len(pools) == 0 && c.guardsClear {
+		return nil, nil
+	}
+	members, versions := map[string][]GuardNode{}, map[string]string{}
+	for _, p := range pools {
+		nodes, ok := listed[p]
+		if !ok && w.pool[p] != nil {
+			var err error
+			if nodes, err = c.poolNodes(ctx, w.pool[p]); err != nil {
+				return nil, err
+			}
+		}
+		for i := range nodes {
+			members[p] = append(members[p], guardNode(&nodes[i]))
+			versions[nodes[i].Name] = nodes[i].ResourceVersion
+		}
+	}
+	marked, err := listGuarded(ctx, c.kube)
+	if err != nil {
+		return nil, err
+	}
+	plan := PlanGuards(members, marked)
+	if len(plan.Guard) > 0 {
+		c.guardsClear = false
+		c.recorder.Eventf("NodeSettingsScaleDownGuard", "guarding %d nodes of pools %s from the cluster autoscaler's scale-down", len(plan.Guard), strings.Join(pools, ", "))
+	}
+	return plan.Release, placeGuards(ctx, c.kube, plan, versions)
+}
+
+// release removes the guards of pools that are done; with no pool guarded,
+// this process knows none is left.
+func (c *Controller) release(ctx context.Context, r Rollout, names []string) error {
+	if err := releaseGuards(ctx, c.kube, names); err != nil {
+		return err
+	}
+	if len(names) > 0 {
+		c.recorder.Eventf("NodeSettingsScaleDownGuard", "released the scale-down guards of %d nodes", len(names))
+	}
+	c.guardsClear = len(GuardedPools(r)) == 0
+	return nil
+}
+
+// clearGuards releases every guard of ours where no rollout runs; once
+// per process while this one places none.
+func (c *Controller) clearGuards(ctx context.Context) error {
+	if c.guardsClear {
+		return nil
+	}
+	if err := ReleaseAllGuards(ctx, c.kube); err != nil {
+		return err
+	}
+	c.guardsClear = true
+	return nil
+}
+
+// withRemoved leaves the nodes being removed out of a pool's observation.
+func withRemoved(o PoolObservation, leftOut []string) PoolObservation {
+	slices.Sort(leftOut)
+	o.LeftOut = slices.Compact(leftOut)
+	return o
 }
 
 func notReady(n *corev1.Node) string {
@@ -645,7 +787,8 @@ func notReady(n *corev1.Node) string {
 			if c.Status == corev1.ConditionTrue {
 				return ""
 			}
-			return c.Message
+			// never "" for a node that is not Ready
+			return messageOr(c.Message, "Ready="+string(c.Status))
 		}
 	}
 	return "no Ready condition"

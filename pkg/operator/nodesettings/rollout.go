@@ -83,6 +83,10 @@ type PoolObservation struct {
 	// (for CRI-O: its metrics scraped on whichever path serves them).
 	Healthy          bool
 	UnhealthyMessage string
+	// LeftOut are the pool's nodes being removed (by the cluster
+	// autoscaler, or their Machine's deletion) or gone: not in Healthy,
+	// named in the pool's message.
+	LeftOut []string
 }
 
 // Timing bounds how long a pool may take.
@@ -174,6 +178,7 @@ func Next(targets map[string]Revision, order []string, previous Rollout, observe
 			p.Revision = p.Target
 			return step(r, &Write{Pool: p.Name, Revision: p.Target}, 0)
 		case Applying:
+			p.Message = withLeftOut(p.Message, obs.LeftOut)
 			if obs.Written != p.Target {
 				// Lost or overwritten: write it again, state unchanged.
 				return step(r, &Write{Pool: p.Name, Revision: p.Target}, 0)
@@ -182,19 +187,20 @@ func Next(targets map[string]Revision, order []string, previous Rollout, observe
 			case obs.Degraded:
 				return fail(r, i, now, ReasonPoolDegraded, obs.DegradedMessage, observed)
 			case obs.Updated:
-				set(p, Verifying, now, ReasonPoolUpdated, "the machine-config operator updated the pool; checking CRI-O and the kubelet on its nodes")
+				set(p, Verifying, now, ReasonPoolUpdated, withLeftOut("the machine-config operator updated the pool; checking CRI-O and the kubelet on its nodes", leftOutOf(p.Message)))
 				return step(r, nil, timing.Soak)
 			case now.Sub(p.Since) >= timing.Update:
 				return fail(r, i, now, ReasonUpdateTimedOut, fmt.Sprintf("the machine-config operator did not update the pool within %s", timing.Update), observed)
 			}
 			return step(r, nil, p.Since.Add(timing.Update).Sub(now))
 		case Verifying:
+			p.Message = withLeftOut(p.Message, obs.LeftOut)
 			elapsed := now.Sub(p.Since)
 			switch {
 			case obs.Degraded:
 				return fail(r, i, now, ReasonPoolDegraded, obs.DegradedMessage, observed)
 			case obs.Healthy && elapsed >= timing.Soak:
-				set(p, Done, now, ReasonGatePassed, "CRI-O and the kubelet stayed healthy on the pool's nodes")
+				set(p, Done, now, ReasonGatePassed, withLeftOut("CRI-O and the kubelet stayed healthy on the pool's nodes", leftOutOf(p.Message)))
 				p.LastGood = p.Target
 				continue
 			case !obs.Healthy && elapsed >= timing.Gate:

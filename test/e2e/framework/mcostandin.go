@@ -157,6 +157,37 @@ func StartMCOStandIn(t testing.TB, admin *rest.Config, nodes []*PlatformNode) *M
 	return s
 }
 
+// StartMCOStandInOverFiles runs the double over nodes without CRI-O (kwok's):
+// their files are kept in a directory of the test, a restart does nothing,
+// and the worker role gets a base MachineConfig so that its pools render.
+func StartMCOStandInOverFiles(t testing.TB, admin *rest.Config, nodes []string) *MCOStandIn {
+	t.Helper()
+	p := &PlatformObjects{dyn: dynamic.NewForConfigOrDie(admin)}
+	for _, mc := range platformMachineConfigs(t) {
+		if mc.GetName() == "01-worker-container-runtime" {
+			p.createMachineConfig(t, Context(t, time.Minute), mc)
+			t.Cleanup(func() {
+				p.delete(t, p.dyn.Resource(mcGVR).Delete(context.Background(), mc.GetName(), metav1.DeleteOptions{}))
+			})
+		}
+	}
+	byName := map[string]standInNode{}
+	for _, n := range nodes {
+		byName[n] = FileNode{Root: filepath.Join(t.TempDir(), n)}
+	}
+	s := newMCOStandIn(t, p.dyn, kubernetes.NewForConfigOrDie(admin), byName)
+	require.NoError(t, s.forget(Context(t, time.Minute)), "MCO stand-in")
+	go s.run()
+	t.Cleanup(s.cleanup)
+	return s
+}
+
+// FileNode keeps a node's files below Root; it has no CRI-O to restart.
+type FileNode struct{ Root string }
+
+func (n FileNode) HostPath(p string) string { return filepath.Join(n.Root, p) }
+func (n FileNode) RestartCRIO() error       { return nil }
+
 func (s *MCOStandIn) run() {
 	defer close(s.done)
 	tick := time.NewTicker(MCOStandInInterval)
@@ -323,9 +354,14 @@ func (s *MCOStandIn) observe(ctx context.Context) (*standInWorld, error) {
 		}
 	}
 	for _, name := range s.names {
-		if w.nodes[name], err = s.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err != nil {
+		n, err := s.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err): // removed: MCO no longer counts it
+			continue
+		case err != nil:
 			return nil, err
 		}
+		w.nodes[name] = n
 		if pool := primaryPool(w.nodes[name], w.pools); pool != "" {
 			w.poolOf[name] = pool
 			w.nodesOf[pool] = append(w.nodesOf[pool], name)
@@ -727,6 +763,9 @@ func renderedFiles(mc *unstructured.Unstructured) map[string]map[string]interfac
 // daemon is MCO's daemon on one node (docs/mco-standin.md "The daemon's update"); true if it worked.
 func (s *MCOStandIn) daemon(ctx context.Context, w *standInWorld, node string) (bool, error) {
 	n, pool := w.nodes[node], w.poolOf[node]
+	if n == nil {
+		return false, nil
+	}
 	cur, des, state := n.Annotations[mcoCurrentConfig], n.Annotations[mcoDesiredConfig], n.Annotations[mcoState]
 	if pool == "" || cur == "" || des == "" || (cur == des && state == mcoDone) || (state == mcoDegraded && s.failed[node] == des) {
 		return false, nil

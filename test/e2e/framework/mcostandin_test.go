@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -111,12 +110,6 @@ func TestMCOStandInDecisions(t *testing.T) {
 
 const standInCRIODropIn = "/etc/crio/crio.conf.d/70-e2e-standin.conf"
 
-// fakeCRIONode keeps a node's files below root.
-type fakeCRIONode struct{ root string }
-
-func (n fakeCRIONode) HostPath(p string) string { return filepath.Join(n.root, p) }
-func (n fakeCRIONode) RestartCRIO() error       { return nil }
-
 // TestMCOStandInSync: docs/test-behaviours.md.
 func TestMCOStandInSync(t *testing.T) {
 	const node = "worker-1"
@@ -129,7 +122,7 @@ func TestMCOStandInSync(t *testing.T) {
 		mcGVR: "MachineConfigList", mcpGVR: "MachineConfigPoolList", mcnGVR: "MachineConfigNodeList", MachineConfigurationGVR: "MachineConfigurationList",
 	}, mcoPoolObject("worker"), policy, testMC("01-worker-container-runtime", "worker", [2]string{MCOCRIODropIn, "default"}))
 	kube := kubefake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, Labels: map[string]string{"node-role.kubernetes.io/worker": ""}}})
-	files := fakeCRIONode{t.TempDir()}
+	files := FileNode{t.TempDir()}
 	s := newMCOStandIn(t, dyn, kube, map[string]standInNode{node: files})
 	s.SetOperatorPart(false) // the status lists nothing
 	ctx := context.Background()
