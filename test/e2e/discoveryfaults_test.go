@@ -15,6 +15,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -65,9 +66,11 @@ func testDiscoveryFaultsPlatformPath(t *testing.T, c *framework.Cluster) {
 	assert.Greater(t, refused, refusedBefore, "discovery was asked again under 429")
 
 	proxy.Fail(0)
-	c.RediscoverNow(t, op)
-	_, forwarded := proxy.Counts(optionalDiscovery[0])
-	require.Positive(t, forwarded, "discovery answered once the fault ended")
+	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+		c.ResyncNow(t, op)
+		_, forwarded := proxy.Counts(optionalDiscovery[0])
+		return forwarded > 0, nil
+	}, "discovery answered once the fault ended")
 	proxy.Fail(http.StatusServiceUnavailable, optionalDiscovery...)
 	c.RediscoverNow(t, op)
 
@@ -81,10 +84,16 @@ func testDiscoveryFaultsPlatformPath(t *testing.T, c *framework.Cluster) {
 func testDiscoveryFaultsOwnTLS(t *testing.T, c *framework.Cluster) {
 	first := framework.StartOperator(t, framework.OperatorOptions{})
 	first.WaitLeading(t, 2*time.Minute)
+	c.ResyncNow(t, first) // the status may still be the previous operator's
 	waitMetricsMode(t, c, nodev1alpha1.OperatorTLS, "")
 	c.WaitForClusterOperator(t, 4*time.Minute, framework.Settled)
-	ds, err := framework.KubeClient(t).AppsV1().DaemonSets(crioMetricsNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
-	require.NoError(t, err)
+	daemonSets := framework.KubeClient(t).AppsV1().DaemonSets(crioMetricsNamespace)
+	var ds *appsv1.DaemonSet
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		var err error
+		ds, err = daemonSets.Get(context.Background(), "crio-metrics", metav1.GetOptions{})
+		return err == nil, nil
+	}, "DaemonSet crio-metrics")
 	first.Stop()
 
 	proxy := framework.StartFaultProxy(t, c.Config)
@@ -99,7 +108,7 @@ func testDiscoveryFaultsOwnTLS(t *testing.T, c *framework.Cluster) {
 	assert.Equal(t, 0, forwarded, "discovery never answered")
 	assert.Positive(t, refused)
 
-	now, err := framework.KubeClient(t).AppsV1().DaemonSets(crioMetricsNamespace).Get(context.Background(), "crio-metrics", metav1.GetOptions{})
+	now, err := daemonSets.Get(context.Background(), "crio-metrics", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, ds.UID, now.UID, "the DaemonSet was not removed")
 	assert.Empty(t, violations(), "while discovery failed")
