@@ -712,6 +712,10 @@ func (c ruleCase) unshown() string {
 		return "only a build whose version is the placeholder reads ClusterVersion"
 	case c.has("nodes", "list"):
 		return "only the node settings rollout's health gate lists nodes, once the MCO updated a pool"
+	case c.has("nodes", "patch"):
+		return "only a node settings rollout step guards nodes from the cluster autoscaler (TestNodeSettingsAutoscaler)"
+	case c.has("machines"):
+		return "only a node that fails the health gate mid-rollout has its Machine read (TestControllerGuardsNodes)"
 	case c.namespace == "openshift-machine-config-operator":
 		return "the mirror pod cache starts only where MCO's MachineConfigs render kube-rbac-proxy-crio"
 	}
