@@ -4,7 +4,7 @@
 # local control plane as a worker, running the pods scheduled to it
 # (docs/local-control-plane.md, "The real node").
 #
-# usage: hack/node.sh up|down|status
+# usage: hack/node.sh up|down|status|metrics
 #
 #   up      load the operator's images into CRI-O's storage, start CRI-O and
 #           the kubelet in the node's network and mount namespaces, wait for
@@ -12,6 +12,10 @@
 #   down    stop every process of the node (containers included), delete
 #           their runc state and the network namespace, delete the Node.
 #   status  exit 0 if the kubelet runs.
+#   metrics curl CRI-O's metrics through the crio-metrics pod's kube-rbac-proxy
+#           at the node's address, port 9638, with a token of
+#           openshift-monitoring/prometheus-k8s (allowed get /metrics) and the
+#           operator's CA bundle; without the token it answers 401.
 #
 # The node has a network namespace of its own (the kubelet refuses a
 # loopback node IP), joined to this machine's by a veth pair with a /30 of
@@ -59,6 +63,7 @@ host_ip=10.254.$octet.1
 node_ip=10.254.$octet.2
 service_ip=10.96.0.1
 cni_plugins=${CNI_PLUGINS:-/usr/lib/cni}
+pause_image=localhost/real-node/pause:local
 
 log() { echo "node.sh [$NODE_NAME]: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -79,8 +84,19 @@ preflight() {
     [ -x "$bin/$b" ] || "$root/hack/build-tools.sh" cluster >&2
   done
   [ -x "$bin/crio" ] || "$root/hack/build-tools.sh" crio >&2
-  for b in socat skopeo conmon runc nsenter unshare ip openssl; do
-    command -v "$b" >/dev/null || die "$b not found (apt-get install socat skopeo conmon runc iproute2 util-linux openssl)"
+  # The Debian packages it misses, installed as hack/tools/crio/build.sh does.
+  local -a missing=()
+  for p in socat skopeo containernetworking-plugins; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
+  fi
+  for b in socat skopeo conmon runc nsenter unshare ip openssl gcc; do
+    command -v "$b" >/dev/null || die "$b not found (apt-get install socat skopeo conmon runc iproute2 util-linux openssl gcc)"
   done
   [ -x "$cni_plugins/loopback" ] || die "no CNI loopback plugin in $cni_plugins (apt-get install containernetworking-plugins, or set CNI_PLUGINS)"
   [ -f "$KUBECONFIG" ] || die "no control plane at $LCP_DIR: run hack/local-cluster.sh up first"
@@ -123,9 +139,18 @@ image() {
 images() {
   # cert-syncer as the operator image's build makes it: static, so that an
   # image of nothing but the binaries runs.
-  mkdir -p "$NODE_DIR/images"
-  (cd "$root" && CGO_ENABLED=0 go build -mod=vendor -trimpath -o "$NODE_DIR/images/cert-syncer" ./cmd/cert-syncer)
-  image operator "$OPERATOR_IMAGE" /usr/bin/cert-syncer "$NODE_DIR/images/cert-syncer"
+  mkdir -p "$NODE_DIR/images/bin"
+  (cd "$root" && CGO_ENABLED=0 go build -mod=vendor -trimpath -o "$NODE_DIR/images/bin/cert-syncer" ./cmd/cert-syncer)
+  # Every sandbox needs the pause image, even where CRI-O drops the infra
+  # container (drop_infra_ctr, as for our host-network pods): a static pause
+  # of our own, named in a drop-in.
+  printf '%s\n' '#include <signal.h>' '#include <unistd.h>' 'static void stop(int s) { _exit(0); }' \
+    'int main(void) { signal(SIGTERM, stop); signal(SIGINT, stop); for (;;) pause(); }' >"$NODE_DIR/images/bin/pause.c"
+  gcc -static -Os -o "$NODE_DIR/images/bin/pause" "$NODE_DIR/images/bin/pause.c"
+  image pause "$pause_image" /usr/bin/pause "$NODE_DIR/images/bin/pause"
+  mkdir -p "$crio_dir/crio.conf.d"
+  printf '[crio.image]\npause_image = "%s"\npause_command = "/usr/bin/pause"\n' "$pause_image" >"$crio_dir/crio.conf.d/20-node.conf"
+  image operator "$OPERATOR_IMAGE" /usr/bin/cert-syncer "$NODE_DIR/images/bin/cert-syncer"
   image kube-rbac-proxy "$KUBE_RBAC_PROXY_IMAGE" /usr/bin/kube-rbac-proxy "$(realpath "$bin/kube-rbac-proxy")"
 }
 
@@ -192,6 +217,34 @@ imageGCLowThresholdPercent: 99
 EOF
 }
 
+# runc_bin: runc, or where this machine withholds CAP_SYS_RESOURCE (as some
+# containers do) a wrapper of it that raises a negative oomScoreAdj to 0:
+# the kubelet gives node-critical pods -997, which only that capability may
+# set, and runc fails the container otherwise.
+runc_bin() {
+  local real
+  real=$(command -v runc)
+  if sh -c 'echo -1 >/proc/self/oom_score_adj' 2>/dev/null; then
+    echo "$real"
+    return
+  fi
+  mkdir -p "$NODE_DIR/bin"
+  cat >"$NODE_DIR/bin/runc" <<EOF
+#!/bin/sh
+# Written by hack/node.sh: this machine cannot lower oom_score_adj.
+prev=
+for a in "\$@"; do
+  if [ "\$prev" = --bundle ] || [ "\$prev" = -b ]; then
+    sed -i -E 's/"oomScoreAdj": ?-[0-9]+/"oomScoreAdj":0/' "\$a/config.json"
+  fi
+  prev=\$a
+done
+exec $real "\$@"
+EOF
+  chmod 0755 "$NODE_DIR/bin/runc"
+  echo "$NODE_DIR/bin/runc"
+}
+
 # inner: runs inside the node's network namespace, in a mount namespace of
 # its own that CRI-O, the kubelet and their containers share.
 inner() {
@@ -215,7 +268,7 @@ inner() {
   # CRI-O's metrics as the operator's drop-in sets them on a node: TLS with
   # the pair cert-syncer writes, on loopback port 9537 (a pair of hack/crio.sh's
   # until cert-syncer replaces it).
-  CRIO_DIR=$crio_dir CRIO_METRICS_HOST=127.0.0.1 CRIO_METRICS_PORT=9537 \
+  RUNC_BIN=$(runc_bin) CRIO_DIR=$crio_dir CRIO_METRICS_HOST=127.0.0.1 CRIO_METRICS_PORT=9537 \
     CRIO_METRICS_CERT=/var/lib/crio-metrics/tls.crt CRIO_METRICS_KEY=/var/lib/crio-metrics/tls.key \
     "$root/hack/crio.sh" start
   (
@@ -290,10 +343,23 @@ down() {
   log "down"
 }
 
+metrics() {
+  local ns dir
+  ns=$("$bin/kubectl" get daemonset -A --field-selector metadata.name=crio-metrics -o jsonpath='{.items[0].metadata.namespace}')
+  [ -n "$ns" ] || die "no crio-metrics DaemonSet (yet)"
+  dir=$(mktemp -d)
+  "$bin/kubectl" get configmap -n "$ns" crio-metrics-ca-bundle -o jsonpath='{.data.ca-bundle\.crt}' >"$dir/ca.crt"
+  curl -sS --fail-with-body --cacert "$dir/ca.crt" --resolve "crio-metrics.$ns.svc:9638:$node_ip" \
+    -H "Authorization: Bearer $("$bin/kubectl" create token -n openshift-monitoring prometheus-k8s)" \
+    "https://crio-metrics.$ns.svc:9638/metrics"
+  rm -rf "$dir"
+}
+
 case "${1:-}" in
   up) up ;;
   down) down ;;
   inner) inner ;;
+  metrics) metrics ;;
   status) if pid=$(kubelet_pid); then echo "running (kubelet pid $pid, node IP $node_ip)"; else echo "not running"; exit 1; fi ;;
-  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|metrics" >&2; exit 2 ;;
 esac
