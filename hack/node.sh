@@ -156,6 +156,7 @@ images() {
 
 network() {
   ip netns add "$netns"
+  echo "$netns" >"$NODE_DIR/netns"
   ip link add "$veth_host" type veth peer name "$veth_node"
   ip link set "$veth_node" netns "$netns"
   ip addr add "$host_ip/30" dev "$veth_host"
@@ -333,7 +334,7 @@ down_quiet() {
   fi
   [ ! -e "/run/netns/$netns" ] || ip netns del "$netns"
   ip link del "$veth_host" 2>/dev/null || true
-  rm -f "$NODE_DIR/kubelet.pid" "$NODE_DIR/socat.pid" "$NODE_DIR/apiserver.sock"
+  rm -f "$NODE_DIR/kubelet.pid" "$NODE_DIR/socat.pid" "$NODE_DIR/apiserver.sock" "$NODE_DIR/netns"
 }
 
 down() {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// TestRealNodeCRIOMetrics: the CRI-O metrics DaemonSet's pod on the real node (framework.StartRealNode), run by the kubelet on CRI-O, serves CRI-O's metrics over TLS at the node's address to a caller allowed get /metrics only.
+// TestRealNodeCRIOMetrics: the CRI-O metrics DaemonSet's pod on the real node (framework.StartRealNode), run by the kubelet on CRI-O, serves CRI-O's metrics over TLS at the node's address to a caller allowed get /metrics only, and a serving certificate rotation reaches CRI-O through it without a failed scrape.
 func TestRealNodeCRIOMetrics(t *testing.T) {
 	node := framework.StartRealNode(t)
 	framework.Setup(t, framework.OperatorOptions{})
@@ -49,16 +50,17 @@ func TestRealNodeCRIOMetrics(t *testing.T) {
 		}
 	})
 
+	bundle, err := kube.CoreV1().ConfigMaps(ds.Namespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
+	require.NoError(t, err)
+	roots := x509.NewCertPool()
+	require.True(t, roots.AppendCertsFromPEM([]byte(bundle.Data["ca-bundle.crt"])), "the CA bundle ConfigMap holds a certificate")
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		RootCAs: roots, ServerName: fmt.Sprintf("crio-metrics.%s.svc", ds.Namespace), MinVersion: tls.VersionTLS12}}}
+	url := "https://" + net.JoinHostPort(node.IP, "9638") + "/metrics"
+	allowed, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
+	require.NoError(t, err)
+
 	t.Run("MetricsOverTLSToAllowedCallers", func(t *testing.T) {
-		bundle, err := kube.CoreV1().ConfigMaps(ds.Namespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
-		require.NoError(t, err)
-		roots := x509.NewCertPool()
-		require.True(t, roots.AppendCertsFromPEM([]byte(bundle.Data["ca-bundle.crt"])), "the CA bundle ConfigMap holds a certificate")
-		client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
-			RootCAs: roots, ServerName: fmt.Sprintf("crio-metrics.%s.svc", ds.Namespace), MinVersion: tls.VersionTLS12}}}
-		url := "https://" + net.JoinHostPort(node.IP, "9638") + "/metrics"
-		allowed, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
-		require.NoError(t, err)
 		_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
 		nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
 		require.NoError(t, err)
@@ -79,6 +81,59 @@ func TestRealNodeCRIOMetrics(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, c.want, code, c.who)
 		}
+	})
+
+	t.Run("RotationReachesCRIOWithoutAFailedScrape", func(t *testing.T) {
+		// A scrape every 500 ms through the pod's kube-rbac-proxy, as Prometheus would, until the rotation reached CRI-O.
+		var ok, failed atomic.Int64
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(stopped)
+			tick := time.NewTicker(500 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					if code, body, err := framework.HTTPGet(client, url, allowed); err == nil && code == http.StatusOK && strings.Contains(string(body), "\ncontainer_runtime_crio_") {
+						ok.Add(1)
+					} else {
+						failed.Add(1)
+						t.Logf("failed scrape: %d %v", code, err)
+					}
+				}
+			}
+		}()
+		secrets := kube.CoreV1().Secrets(ds.Namespace)
+		old, err := secrets.Get(ctx, "crio-metrics-serving-cert", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NoError(t, secrets.Delete(ctx, old.Name, metav1.DeleteOptions{}))
+		var serial string
+		framework.Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
+			s, err := secrets.Get(ctx, old.Name, metav1.GetOptions{})
+			if err != nil || s.UID == old.UID {
+				return false, nil
+			}
+			cert, err := framework.FirstCertificate(s.Data["tls.crt"])
+			if err == nil {
+				serial = cert.SerialNumber.String()
+			}
+			return err == nil, err
+		}, "the operator issues a new serving certificate")
+		// The kubelet refreshes the Secret volume on the pod's next sync (about a minute), cert-syncer copies it, CRI-O reloads it.
+		framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+			cert, err := node.ServedCertificate("127.0.0.1:9537")
+			return err == nil && cert.SerialNumber.String() == serial, nil
+		}, "CRI-O on the real node serves serial "+serial)
+		served := ok.Load()
+		framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, error) {
+			return ok.Load() >= served+3 || failed.Load() > 0, nil
+		}, "scrapes through the new pair")
+		close(stop)
+		<-stopped
+		t.Logf("scrapes during the rotation: %d succeeded, %d failed", ok.Load(), failed.Load())
+		assert.Zero(t, failed.Load(), "failed scrapes")
 	})
 
 	// Still the same pod, every container ready and never restarted.

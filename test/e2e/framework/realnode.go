@@ -2,15 +2,22 @@ package framework
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"golang.org/x/sys/unix"
 )
 
 // RealNode is the kubelet on a real CRI-O that hack/node.sh runs in a network namespace of its own.
@@ -77,3 +84,57 @@ func StartRealNode(t testing.TB) *RealNode {
 
 // CRISocket is the CRI socket of the node's CRI-O.
 func (n *RealNode) CRISocket() string { return filepath.Join(n.Dir, "crio", "crio.sock") }
+
+// ServedCertificate is the certificate served at addr inside the node's network namespace (CRI-O's metrics on its loopback).
+func (n *RealNode) ServedCertificate(addr string) (*x509.Certificate, error) {
+	conn, err := n.dial(addr)
+	if err != nil {
+		return nil, err
+	}
+	c := tls.Client(conn, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if err := c.Handshake(); err != nil {
+		return nil, err
+	}
+	return c.ConnectionState().PeerCertificates[0], nil
+}
+
+// dial connects to addr from the node's network namespace: a goroutine's thread enters it to make the socket and goes back; a thread that cannot go back ends with its goroutine.
+func (n *RealNode) dial(addr string) (net.Conn, error) {
+	name, err := os.ReadFile(filepath.Join(n.Dir, "netns"))
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		conn net.Conn
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		node, err := os.Open(filepath.Join("/run/netns", strings.TrimSpace(string(name))))
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer node.Close()
+		own, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer own.Close()
+		if err := unix.Setns(int(node.Fd()), unix.CLONE_NEWNET); err != nil {
+			done <- result{nil, err}
+			return
+		}
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread()
+		}
+		done <- result{conn, err}
+	}()
+	r := <-done
+	return r.conn, r.err
+}
