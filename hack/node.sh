@@ -311,7 +311,10 @@ up() {
 }
 
 down_quiet() {
-  local pids p
+  local pids p ids=
+  [ ! -d "$crio_dir/run/runc" ] || ids=$(runc --root "$crio_dir/run/runc" list -q 2>/dev/null || true)
+  # (pod sandboxes without an infra container have no runc state, only storage)
+  ids+=" $(ls "$crio_dir/storage/vfs-containers" 2>/dev/null | grep -E '^[0-9a-f]{64}$' || true)"
   if [ -e "/run/netns/$netns" ]; then
     # Every process of the node is in its network namespace: the kubelet,
     # CRI-O, conmon, the containers (host-network) and socat.
@@ -328,6 +331,11 @@ down_quiet() {
       runc --root "$crio_dir/run/runc" delete --force "$p" >/dev/null 2>&1 || true
     done
   fi
+  # The cgroups CRI-O made for the sandboxes, containers and their conmon
+  # (cgroupfs), empty by now.
+  for p in $ids; do
+    rmdir /sys/fs/cgroup/*/"crio-$p" /sys/fs/cgroup/*/"crio-conmon-$p" 2>/dev/null || true
+  done
   [ ! -d "$crio_dir" ] || CRIO_DIR=$crio_dir "$root/hack/crio.sh" stop >/dev/null 2>&1 || true
   if p=$(cat "$NODE_DIR/socat.pid" 2>/dev/null) && [ -d "/proc/$p" ] && grep -qF "$NODE_DIR/apiserver.sock" "/proc/$p/cmdline"; then
     kill "$p" 2>/dev/null || true
