@@ -92,8 +92,8 @@ preflight() {
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing Debian packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
+    apt-get update -qq -o DPkg::Lock::Timeout=300
+    apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null
   fi
   for b in socat skopeo conmon runc nsenter unshare ip openssl gcc; do
     command -v "$b" >/dev/null || die "$b not found (apt-get install socat skopeo conmon runc iproute2 util-linux openssl gcc)"
