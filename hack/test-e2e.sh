@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestRules|TestSecurityCRIOMetricsEndToEnd)$'
-release_shard='^(TestInstallAsCVO|TestInstallAsCVOHostedProfile|TestUpgradeWithRealCVO)$'
+release_shard='^(TestInstallAsCVO|TestInstallAsCVOHostedProfile|TestUpgradeWithRealCVO|TestInstallNNCPFromManifests)$'
 
 # The suite's clusters run the feature set that serves node settings, which
 # most node settings tests need; TestFeatureGateNodeSettings switches to
