@@ -40,7 +40,7 @@ var nodeNetworkCRDs = []string{"nodenetworkconfigurationpolicies.nmstate.io", "n
 func TestInstallNNCPFromManifests(t *testing.T) {
 	t.Run("BareMetal", func(t *testing.T) {
 		in, _ := installWithNNCP(t, "", configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode, time.Hour, false)
-		framework.StartNMStateOperatorDouble(t, in.cfg)
+		double := framework.StartNMStateOperatorDouble(t, in.cfg)
 		framework.Eventually(t, 5*time.Minute, 2*time.Second, func() (bool, error) {
 			p, err := in.dyn.Resource(nncpGVR).Get(context.Background(), "install-time-bond", metav1.GetOptions{})
 			if err != nil {
@@ -48,6 +48,9 @@ func TestInstallNNCPFromManifests(t *testing.T) {
 			}
 			return nncpCondition(p.Object, "Available") == "True/SuccessfullyConfigured", nil
 		}, "the NNCP to be Available (SuccessfullyConfigured) through the handler's double")
+		if r := double.Refused(); len(r) > 0 {
+			t.Errorf("the API server refused the NMState operator's or handler's requests: %v", r)
+		}
 		t.Run("NoWritesToTheNodeCRDsAtSteadyState", func(t *testing.T) { noCRDWrites(t, in, 5*time.Minute) })
 	})
 	t.Run("SingleNodeBootstrapInPlace", func(t *testing.T) {
@@ -78,18 +81,19 @@ func installWithNNCP(t *testing.T, profile string, platform configv1.PlatformTyp
 	monitor := framework.StartClusterOperatorMonitor(t, in.cfg, nodeClusterOperator)
 
 	created := make(chan error, 1)
-	start := time.Now()
+	start, took := time.Now(), time.Duration(0)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), window)
 		defer cancel()
-		created <- create.EnsureManifestsCreated(ctx, dir, in.cfg, create.CreateOptions{})
+		err := create.EnsureManifestsCreated(ctx, dir, in.cfg, create.CreateOptions{})
+		took = time.Since(start)
+		created <- err
 	}()
-	var err error
 	waitCreated := func() {
-		if err = <-created; err != nil {
+		if err := <-created; err != nil {
 			t.Fatalf("bootkube would fail: the NNCP was not created within %s: %v", window, err)
 		}
-		t.Logf("the NNCP was created %s into the %s window", time.Since(start).Round(time.Second), window)
+		t.Logf("the NNCP was created %s into the %s window", took.Round(time.Second), window)
 	}
 	if pivot {
 		in.installWithCVO(func() {
