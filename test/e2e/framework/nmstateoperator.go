@@ -353,11 +353,11 @@ var (
 	nnceGVR = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1beta1", Resource: "nodenetworkconfigurationenactments"}
 )
 
-// enact plays the handler (pkg/policyconditions and the policy controller at nmstateoperand.Commit), applying no
-// network state: on each node that runs a handler pod and matches a policy's spec.nodeSelector, an enactment
+// enact plays the handler (pkg/policyconditions, pkg/node and the policy controller at nmstateoperand.Commit),
+// applying no network state: on each node whose handler pod runs and that matches spec.nodeSelector, an enactment
 // <node>.<policy> (label nmstate.io/policy) at once Available (SuccessfullyConfigured); the policy is Ignored
-// (NoMatchingNode) without such a node, Progressing (ConfigurationProgressing) while fewer enactments than
-// ready matching nodes finished, else Available (SuccessfullyConfigured, "<n>/<n> nodes successfully configured").
+// (NoMatchingNode) without a matching node that has a handler pod, Progressing (ConfigurationProgressing)
+// while fewer of those finished (the handler counts Ready nodes only; kwok's are), else Available (SuccessfullyConfigured, "<n>/<n> nodes successfully configured").
 // It writes as the handler's ServiceAccount, only what changed.
 func (d *NMStateOperatorDouble) enact(ctx context.Context, namespace string) error {
 	cfg := rest.CopyConfig(d.admin)
@@ -383,18 +383,19 @@ func (d *NMStateOperatorDouble) enact(ctx context.Context, namespace string) err
 		selector, _, _ := unstructured.NestedStringMap(policy.Object, "spec", "nodeSelector")
 		matching, done := 0, 0
 		for _, n := range nodes.Items {
-			if !handled[n.Name] || !labels.SelectorFromSet(selector).Matches(labels.Set(n.Labels)) {
+			running, pod := handled[n.Name]
+			if !pod || !labels.SelectorFromSet(selector).Matches(labels.Set(n.Labels)) {
 				continue
 			}
 			matching++
-			if d.enactOn(ctx, dyn, n.Name, policy) == nil {
+			if running && d.enactOn(ctx, dyn, n.Name, policy) == nil {
 				done++
 			}
 		}
 		var want []nmstateCondition
 		switch {
 		case matching == 0:
-			want = policyConditions("False", "False", "Unknown", "True", "NoMatchingNode", "Policy does not match any node")
+			want = policyConditions("False", "False", "False", "True", "NoMatchingNode", "Policy does not match any node")
 		case done < matching:
 			want = policyConditions("Unknown", "Unknown", "True", "False", "ConfigurationProgressing", fmt.Sprintf("Policy is progressing %d/%d nodes finished", done, matching))
 		default:
