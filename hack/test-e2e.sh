@@ -21,7 +21,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestRealNodeCRIOMetrics|TestRules|TestSecurityCRIOMetricsEndToEnd)$'
-release_shard='^(TestInstallAsCVO|TestInstallAsCVOHostedProfile|TestUpgradeWithRealCVO|TestExtensionSuites)$'
+release_shard='^(TestInstallAsCVO|TestInstallAsCVOHostedProfile|TestUpgradeWithRealCVO|TestExtensionSuites|TestInstallNNCPFromManifests)$'
 
 # The suite's clusters run the feature set that serves node settings, which
 # most node settings tests need; TestFeatureGateNodeSettings switches to
