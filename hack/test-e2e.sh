@@ -9,8 +9,9 @@
 # for zero writes, rollouts, leader leases), so the whole suite runs as three
 # shards at once, each on a control plane of its own (own LCP_DIR and ports):
 # "nodes" runs the tests that start node-level programs (CRI-O,
-# kube-rbac-proxy, Prometheus, an OTLP receiver; simulated nodes share this
-# machine's loopback addresses, so only one shard may run them); "release"
+# kube-rbac-proxy, Prometheus, an OTLP receiver, the real node's kubelet;
+# simulated nodes share this machine's loopback addresses, so only one shard
+# may run them); "release"
 # runs the tests that install and upgrade through the real CVO; "api" runs
 # every other test, so a new test lands there unless it is named below (it
 # starts first: it needs neither CRI-O nor the CVO).
@@ -19,8 +20,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestRules|TestSecurityCRIOMetricsEndToEnd)$'
-release_shard='^(TestInstallAsCVO|TestInstallAsCVOHostedProfile|TestUpgradeWithRealCVO|TestExtensionSuites)$'
+nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestRealNodeCRIOMetrics|TestRules|TestSecurityCRIOMetricsEndToEnd)$'
+release_shard='^(TestInstallAsCVO|TestInstallAsCVOHostedProfile|TestUpgradeWithRealCVO|TestExtensionSuites|TestInstallNNCPFromManifests)$'
 
 # The suite's clusters run the feature set that serves node settings, which
 # most node settings tests need; TestFeatureGateNodeSettings switches to

@@ -885,6 +885,11 @@ func scenarioFor(c ruleCase) scenario {
 			framework.ServeOpenTelemetryCollectors(t)
 			in.patchNodeOperator(t, ctx, `{"spec":{"nodeSettings":{"tracing":{"endpoint":"otel.example.com:4317","crio":{"samplingRatePerMillion":1000}}}}}`)
 		}}
+	case c.has("nodenetworkconfigurationpolicies", "list"):
+		return scenario{name: "NMState opted out", prepare: func(in *installation, t *testing.T, ctx context.Context) {
+			in.installed(t, ctx)
+			in.patchNodeOperator(t, ctx, `{"spec":{"nmstate":{"state":"Disabled"}}}`)
+		}}
 	case c.has("nodeoperators", "patch"):
 		// A failed conversion shows as the spelling left unconverted.
 		return scenario{name: "NodeOperator in the previous release's spelling", prepare: func(in *installation, t *testing.T, ctx context.Context) {

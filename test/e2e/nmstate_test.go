@@ -252,7 +252,7 @@ func (e *nmstateEnv) leftovers() string {
 	return "left over: " + strings.Join(left, ", ")
 }
 
-// nncpCRD is the NodeNetworkConfigurationPolicy CRD the NMState operator applies (the fixture's stand-in).
+// nncpCRD is the NodeNetworkConfigurationPolicy CRD the NMState operator applies (the fixture, as the operand has it).
 func nncpCRD(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	for _, o := range framework.ReadManifests(t, filepath.Join(framework.RepoRoot(t), "test", "fixtures", "nmstateoperand", "10-crds.yaml")) {

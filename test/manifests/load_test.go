@@ -73,6 +73,12 @@ func (o *object) resource() string {
 	return plural.Resource
 }
 
+// crdGroup is the API group a CRD defines; "" for other kinds.
+func (o *object) crdGroup() string {
+	g, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+	return map[bool]string{true: g}[o.GetKind() == "CustomResourceDefinition"]
+}
+
 // object is one YAML document of a manifest file (File relative to the
 // repository).
 type object struct {

@@ -79,6 +79,7 @@ var operatorNeeds = func() []request {
 	add("platform CRI-O metrics path: kube-rbac-proxy-crio mirror pods (crioplatform)", "openshift-machine-config-operator", "", "pods", "", "list", "watch")
 	add("CRI-O metrics collection profile, cached by name (criometrics/collectionprofile.go)", "openshift-monitoring", "", "configmaps", "cluster-monitoring-config", "list", "watch")
 	add("NMState: an OLM-installed NMState operator, or a Subscription to its package, anywhere (nmstate/provider.go)", "", "operators.coreos.com", "clusterserviceversions subscriptions", "", "list")
+	add("NMState: whether policies exist while the stack is off (nmstate/controller.go policiesExist)", "", "nmstate.io", "nodenetworkconfigurationpolicies", "", "list")
 	add("status.stacks[*].containers: NMState's DaemonSets (versioncontroller)", "openshift-nmstate", "apps", "daemonsets", "", "list", "watch")
 	add("node settings: our MachineConfig per pool", "", "machineconfiguration.openshift.io", "machineconfigs", nodesettings.MachineConfigName("${POOL}"), "patch", "delete")
 	add("node settings: ours by label, rendered ones by name", "", "machineconfiguration.openshift.io", "machineconfigs", "", "get", "list")
@@ -302,13 +303,7 @@ func checkNarrow(t *testing.T, where string, r rbacv1.PolicyRule, roles map[stri
 // handler (test/fixtures/nmstateoperand), which its own may bind and
 // escalate.
 func nmstateHandlerRoles(t *testing.T) map[string]bool {
-	phases, err := nmstateoperand.Phases(nmstateoperand.Env{
-		"HANDLER_NAMESPACE": nmstateNamespace, "OPERATOR_NAMESPACE": nmstateNamespace, "MONITORING_NAMESPACE": "openshift-monitoring",
-		"HANDLER_IMAGE": "handler", "KUBE_RBAC_PROXY_IMAGE": "proxy", "PLUGIN_IMAGE": "plugin",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	phases := nmstatePhases(t)
 	roles := map[string]bool{}
 	for _, p := range phases {
 		for _, o := range p.Objects {
@@ -436,4 +431,16 @@ func readConfinement(t *testing.T, tr *tree, written map[string]map[string]bool)
 		assert.Truef(t, maps.Equal(exceptions, want), "%s: lets %v through, want the operands outside its namespaces %v", o, slices.Sorted(maps.Keys(exceptions)), slices.Sorted(maps.Keys(want)))
 	}
 	return out
+}
+
+// nmstatePhases is what the NMState operator applies, in its order.
+func nmstatePhases(t *testing.T) []nmstateoperand.Phase {
+	phases, err := nmstateoperand.Phases(nmstateoperand.Env{
+		"HANDLER_NAMESPACE": nmstateNamespace, "OPERATOR_NAMESPACE": nmstateNamespace, "MONITORING_NAMESPACE": "openshift-monitoring",
+		"HANDLER_IMAGE": "handler", "KUBE_RBAC_PROXY_IMAGE": "proxy", "PLUGIN_IMAGE": "plugin",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return phases
 }

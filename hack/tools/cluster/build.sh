@@ -32,6 +32,7 @@ go build -trimpath -ldflags "$ldflags" -o "$OUT/" \
   k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler \
   k8s.io/kubernetes/cmd/kubectl \
+  k8s.io/kubernetes/cmd/kubelet \
   sigs.k8s.io/kwok/cmd/kwok \
   sigs.k8s.io/kwok/cmd/kwokctl \
   ./etcd

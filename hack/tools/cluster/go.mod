@@ -3,10 +3,11 @@
 // graph so that those libraries compile once: built apart, they were most of
 // a cold CI run (docs/testing.md, "CI time"). CRI-O (cgo), the CVO and oc adm
 // inspect, whose dependency sets differ, keep modules of their own.
-//   - kube-apiserver, kube-controller-manager, kube-scheduler and kubectl
-//     from k8s.io/kubernetes. It refers to its staging modules with relative
-//     replace directives, which do not apply to dependents, so every staging
-//     module is pinned to its v0.x release below, and the others follow.
+//   - kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and
+//     the kubelet of the real node (hack/node.sh) from k8s.io/kubernetes.
+//     It refers to its staging modules with relative replace directives,
+//     which do not apply to dependents, so every staging module is pinned
+//     to its v0.x release below, and the others follow.
 //   - kwok and kwokctl, which run the control plane and simulate its nodes
 //     (kwok v0.8.0 asks for v0.36.1 of the libraries).
 //   - etcd (./etcd), at the etcd client version of k8s.io/kubernetes.
@@ -26,6 +27,7 @@ tool (
 	k8s.io/kubernetes/cmd/kube-controller-manager
 	k8s.io/kubernetes/cmd/kube-scheduler
 	k8s.io/kubernetes/cmd/kubectl
+	k8s.io/kubernetes/cmd/kubelet
 	sigs.k8s.io/kwok/cmd/kwok
 	sigs.k8s.io/kwok/cmd/kwokctl
 )
@@ -53,6 +55,7 @@ require (
 	github.com/Masterminds/semver/v3 v3.4.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
+	github.com/Microsoft/hnslib v0.1.2 // indirect
 	github.com/NYTimes/gziphandler v1.1.1 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

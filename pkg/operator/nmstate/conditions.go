@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
+	"github.com/openshift/cluster-node-operator/pkg/operator/platform"
 	"github.com/openshift/cluster-node-operator/pkg/operator/stack"
 )
 
@@ -73,6 +74,10 @@ type observation struct {
 	CR crState
 	// Operand is what the NMState operator reports in the CR's status.
 	Operand operandStatus
+
+	// Policies is true when NodeNetworkConfigurationPolicies exist while the
+	// stack is off: nothing applies them then.
+	Policies bool
 
 	// Remaining lists the objects that are still being removed while the
 	// stack is off.
@@ -237,6 +242,9 @@ func removalConditions(o observation, out conditions) conditions {
 	if o.CR == crAdopted {
 		kept = fmt.Sprintf("NMState %s, created by an administrator, is kept", CRName)
 	}
+	if o.Policies {
+		kept = stack.Join(kept, unappliedPolicies(o.Decision.Reason))
+	}
 	if len(o.Remaining) == 0 && o.Waiting == "" {
 		out.Available = condition{Status: true, Reason: o.Decision.Reason, Message: stack.Join(o.Decision.Message, kept)}
 		return out
@@ -248,6 +256,16 @@ func removalConditions(o observation, out conditions) conditions {
 	out.Available = condition{Status: true, Reason: ReasonRemoving, Message: stack.Join(o.Decision.Message, "removing: "+waiting, kept)}
 	out.Progressing = condition{Status: true, Reason: ReasonRemoving, Message: "removing the NMState stack: " + waiting}
 	return out
+}
+
+// unappliedPolicies says that policies wait for NMState, and how to deploy it
+// where it can be.
+func unappliedPolicies(reason string) string {
+	msg := "NodeNetworkConfigurationPolicies exist and nothing applies them while NMState is not deployed; they are kept"
+	if reason == platform.ReasonHostedControlPlane {
+		return msg + " (nodes of a hosted control plane are configured by the hosting cluster)"
+	}
+	return msg + "; to apply them, set spec.nmstate.state=Enabled (oc patch nodeoperator cluster --type=merge -p '{\"spec\":{\"nmstate\":{\"state\":\"Enabled\"}}}')"
 }
 
 func deployConditions(o observation, out conditions) conditions {

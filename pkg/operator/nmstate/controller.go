@@ -71,6 +71,10 @@ type controller struct {
 	// wrote its status in between. Only the sync goroutine uses it (one
 	// worker).
 	applied *operatorv1.GenerationStatus
+
+	// policies is the last answer of policiesExist: a failed LIST keeps it,
+	// so that an API hiccup changes no more than NMStateDegraded.
+	policies bool
 }
 
 // NewController returns the controller that deploys and removes the stack.
@@ -127,6 +131,11 @@ func (c *controller) syncNMState(ctx context.Context, syncCtx factory.SyncContex
 		o, syncErr = c.look(ctx)
 	default:
 		o, syncErr = c.remove(ctx)
+		exist, err := c.policiesExist(ctx)
+		if err == nil {
+			c.policies = exist
+		}
+		o.Policies, syncErr = c.policies, errors.Join(syncErr, err)
 	}
 	if len(o.deleted) > 0 {
 		// One event per sync: the recorder writes synchronously.
@@ -170,6 +179,17 @@ func nextStep(enabled bool, other provider, lookErr error) step {
 		return stepLook
 	}
 	return stepDeploy
+}
+
+// policiesExist says whether any NodeNetworkConfigurationPolicy exists: one
+// LIST of at most one item on the syncs of a stack that is off. Where the
+// CRD is not served it answers NotFound: none.
+func (c *controller) policiesExist(ctx context.Context) (bool, error) {
+	l, err := c.dynamic.Resource(PolicyGVR).List(ctx, metav1.ListOptions{Limit: 1})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil && len(l.Items) > 0, err
 }
 
 // look observes the deployed stack without writing anything.

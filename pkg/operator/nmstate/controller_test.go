@@ -73,7 +73,7 @@ func newFixture(t *testing.T, decision nodev1alpha1.StackStatus, kubeObjs []runt
 	}
 	f.dynamic = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		// Listed: what findProvider looks for; the rest is read by name.
-		csvGVR: "ClusterServiceVersionList", subscriptionGVR: "SubscriptionList",
+		csvGVR: "ClusterServiceVersionList", subscriptionGVR: "SubscriptionList", PolicyGVR: "NodeNetworkConfigurationPolicyList",
 	}, dynObjs...)
 	for _, c := range []interface {
 		PrependReactor(verb, resource string, reaction clienttesting.ReactionFunc)
@@ -243,7 +243,7 @@ func TestRemoveInOrderKeepsCRDAndUserData(t *testing.T) {
 	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Progressing").Status, "until the namespace is gone")
 
 	assert.Empty(t, f.sync(), "once removed, syncs only read")
-	assert.Equal(t, offOnAWS.Message, f.condition("Available").Message)
+	assert.Equal(t, offOnAWS.Message+"; "+unappliedPolicies(offOnAWS.Reason), f.condition("Available").Message, "the policy is there")
 	assert.Equal(t, operatorv1.ConditionFalse, f.condition("Progressing").Status)
 }
 
@@ -519,6 +519,12 @@ func TestConditionsFor(t *testing.T) {
 	}{{name: "removing: progressing, still available", obs: observation{Decision: offOnAWS, Remaining: []string{"Namespace openshift-nmstate"}},
 		want: conditions{condition{true, ReasonRemoving, offOnAWS.Message + "; removing: deleting Namespace openshift-nmstate"},
 			condition{true, ReasonRemoving, "removing the NMState stack: deleting Namespace openshift-nmstate"}, calm},
+	}, {name: "off with policies: available, says nothing applies them and how to opt in", obs: observation{Decision: offOnAWS, Policies: true},
+		want: conditions{condition{true, "NotDefaultOnPlatform", offOnAWS.Message + "; NodeNetworkConfigurationPolicies exist and nothing applies them while NMState is not deployed; they are kept; " +
+			`to apply them, set spec.nmstate.state=Enabled (oc patch nodeoperator cluster --type=merge -p '{"spec":{"nmstate":{"state":"Enabled"}}}')`}, calm, calm}, stable: true,
+	}, {name: "off on a hosted control plane with policies: no opt-in offered", obs: observation{Decision: nodev1alpha1.StackStatus{Reason: "HostedControlPlane", Message: "not deployed"}, Policies: true},
+		want: conditions{condition{true, "HostedControlPlane", "not deployed; NodeNetworkConfigurationPolicies exist and nothing applies them while NMState is not deployed; they are kept" +
+			" (nodes of a hosted control plane are configured by the hosting cluster)"}, calm, calm},
 	}, {name: "on, nothing created yet", obs: observation{Decision: onByDefault},
 		want: conditions{notYet(true, "Deployment openshift-nmstate/nmstate-operator not created yet"),
 			condition{true, ReasonDeploying, "deploying the NMState stack: creating Deployment openshift-nmstate/nmstate-operator"}, calm},

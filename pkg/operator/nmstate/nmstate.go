@@ -82,6 +82,10 @@ var rbacFiles = []string{
 // NMStateGVR is the NMState API.
 var NMStateGVR = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nmstates"}
 
+// PolicyGVR is the NodeNetworkConfigurationPolicy API (its CRD is in the
+// payload, so policies from install-time manifests can be created anywhere).
+var PolicyGVR = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nodenetworkconfigurationpolicies"}
+
 // RelatedObjects lists the CRD, namespace, RBAC, Deployment and the NMState
 // CR, derived from the manifests. It also reads the manifests the controller
 // renders, so that a broken one fails at start, not at the first sync.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -31,9 +32,10 @@ type NMStateOperatorDouble struct {
 	admin *rest.Config
 	kube  kubernetes.Interface
 
-	mu      sync.Mutex
-	refused []string
-	applied string // the NMState generation and environment last applied
+	mu          sync.Mutex
+	refused     []string
+	applied     string    // the NMState generation and environment last applied
+	crdsApplied time.Time // when the CRDs were applied last
 
 	stop func()
 }
@@ -149,19 +151,24 @@ func (d *NMStateOperatorDouble) reconcile(ctx context.Context) error {
 	d.mu.Lock()
 	done := d.applied == key
 	d.mu.Unlock()
-	if !done {
-		if err := d.apply(ctx, cfg, p, cr); err != nil {
+	// The operator applies its CRDs on every reconcile: so does the double, every 30 s, so that a
+	// difference from the payload's would show as writes.
+	if crdsOnly := done && time.Since(d.crdsApplied) > 30*time.Second; !done || crdsOnly {
+		if err := d.apply(ctx, cfg, p, cr, crdsOnly); err != nil {
 			return err // Refused has it: the tests want no refusal
 		}
 		d.mu.Lock()
-		d.applied = key
+		d.applied, d.crdsApplied = key, time.Now()
 		d.mu.Unlock()
 	}
-	return d.reportStatus(ctx, dyn, cr)
+	if err := d.reportStatus(ctx, dyn, cr); err != nil {
+		return err
+	}
+	return d.enact(ctx, p.env["HANDLER_NAMESPACE"])
 }
 
 // apply asks about the operator's own requests and applies its phases.
-func (d *NMStateOperatorDouble) apply(ctx context.Context, cfg *rest.Config, p *nmstatePod, cr *unstructured.Unstructured) error {
+func (d *NMStateOperatorDouble) apply(ctx context.Context, cfg *rest.Config, p *nmstatePod, cr *unstructured.Unstructured, crdsOnly bool) error {
 	requests, err := nmstateoperand.Requests(p.env)
 	if err != nil {
 		return err
@@ -182,6 +189,9 @@ func (d *NMStateOperatorDouble) apply(ctx context.Context, cfg *rest.Config, p *
 	owner := metav1.OwnerReference{APIVersion: "nmstate.io/v1", Kind: "NMState", Name: cr.GetName(), UID: cr.GetUID(),
 		Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
 	for _, phase := range phases {
+		if crdsOnly && phase.Name != "crds" {
+			return nil
+		}
 		for _, obj := range phase.Objects {
 			if phase.Name != "crds" && phase.Name != "namespace" {
 				obj.SetOwnerReferences([]metav1.OwnerReference{owner})
@@ -276,14 +286,14 @@ func (d *NMStateOperatorDouble) reportStatus(ctx context.Context, dyn dynamic.In
 	}
 	if len(progressing) > 0 {
 		msg := strings.Join(progressing, "\n")
-		return d.setConditions(ctx, dyn, cr, []nmstateCondition{
+		return d.setConditions(ctx, dyn, nmstatesGVR, cr, []nmstateCondition{
 			{"Progressing", "True", "Deploying", msg},
 			{"Available", "False", "Deploying", "Deploying is in progress"},
 			{"Degraded", "False", "Deploying", "Deploying is in progress"},
 		})
 	}
 	const ok = "All components are available and ready"
-	return d.setConditions(ctx, dyn, cr, []nmstateCondition{
+	return d.setConditions(ctx, dyn, nmstatesGVR, cr, []nmstateCondition{
 		{"Progressing", "False", "SuccessfullyDeployed", ok},
 		{"Available", "True", "SuccessfullyDeployed", ok},
 		{"Degraded", "False", "SuccessfullyDeployed", ok},
@@ -291,7 +301,7 @@ func (d *NMStateOperatorDouble) reportStatus(ctx context.Context, dyn dynamic.In
 }
 
 // setConditions writes the conditions when one of them changed, with a transition time where its status changed.
-func (d *NMStateOperatorDouble) setConditions(ctx context.Context, dyn dynamic.Interface, cr *unstructured.Unstructured, want []nmstateCondition) error {
+func (d *NMStateOperatorDouble) setConditions(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, cr *unstructured.Unstructured, want []nmstateCondition) error {
 	old := map[string]map[string]interface{}{}
 	list, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
 	for _, c := range list {
@@ -317,15 +327,121 @@ func (d *NMStateOperatorDouble) setConditions(ctx context.Context, dyn dynamic.I
 	if !changed {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]interface{}{"apiVersion": "nmstate.io/v1", "kind": "NMState",
+	if gvr != nmstatesGVR { // the handler updates its status (its RBAC grants no patch)
+		if err := unstructured.SetNestedSlice(cr.Object, conds, "status", "conditions"); err != nil {
+			return err
+		}
+		_, err := dyn.Resource(gvr).UpdateStatus(ctx, cr, metav1.UpdateOptions{})
+		d.record("update "+gvr.Resource+"/status "+cr.GetName(), err)
+		return err
+	}
+	patch, err := json.Marshal(map[string]interface{}{"apiVersion": cr.GetAPIVersion(), "kind": cr.GetKind(),
 		"metadata": map[string]interface{}{"name": cr.GetName()}, "status": map[string]interface{}{"conditions": conds}})
 	if err != nil {
 		return err
 	}
-	_, err = dyn.Resource(nmstatesGVR).Patch(ctx, cr.GetName(), types.ApplyPatchType, patch,
+	_, err = dyn.Resource(gvr).Patch(ctx, cr.GetName(), types.ApplyPatchType, patch,
 		metav1.PatchOptions{FieldManager: nmstateFieldOwner, Force: ptr(true)}, "status")
-	d.record("patch nmstates/status "+cr.GetName(), err)
+	d.record("patch "+gvr.Resource+"/status "+cr.GetName(), err)
 	return err
 }
 
 func ptr[T any](v T) *T { return &v }
+
+var (
+	nncpGVR = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1", Resource: "nodenetworkconfigurationpolicies"}
+	nnceGVR = schema.GroupVersionResource{Group: "nmstate.io", Version: "v1beta1", Resource: "nodenetworkconfigurationenactments"}
+)
+
+// enact plays the handler (pkg/policyconditions, pkg/node and the policy controller at nmstateoperand.Commit),
+// applying no network state: on each node whose handler pod runs and that matches spec.nodeSelector, an enactment
+// <node>.<policy> (label nmstate.io/policy) at once Available (SuccessfullyConfigured); the policy is Ignored
+// (NoMatchingNode) without a matching node that has a handler pod, Progressing (ConfigurationProgressing)
+// while fewer of those finished (the handler counts Ready nodes only; kwok's are), else Available (SuccessfullyConfigured, "<n>/<n> nodes successfully configured").
+// It writes as the handler's ServiceAccount, only what changed.
+func (d *NMStateOperatorDouble) enact(ctx context.Context, namespace string) error {
+	cfg := rest.CopyConfig(d.admin)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + namespace + ":nmstate-handler",
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}}
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	pods, err := d.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "component=kubernetes-nmstate-handler"})
+	if err != nil {
+		return err
+	}
+	handled := map[string]bool{}
+	for _, p := range pods.Items {
+		handled[p.Spec.NodeName] = p.Status.Phase == corev1.PodRunning
+	}
+	nodes, err := d.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	policies, err2 := dyn.Resource(nncpGVR).List(ctx, metav1.ListOptions{})
+	if err = cmp.Or(err, err2); err != nil {
+		d.record("list nodes and policies", err)
+		return err
+	}
+	for i := range policies.Items {
+		policy := &policies.Items[i]
+		selector, _, _ := unstructured.NestedStringMap(policy.Object, "spec", "nodeSelector")
+		matching, done := 0, 0
+		for _, n := range nodes.Items {
+			running, pod := handled[n.Name]
+			if !pod || !labels.SelectorFromSet(selector).Matches(labels.Set(n.Labels)) {
+				continue
+			}
+			matching++
+			if running && d.enactOn(ctx, dyn, n.Name, policy) == nil {
+				done++
+			}
+		}
+		var want []nmstateCondition
+		switch {
+		case matching == 0:
+			want = policyConditions("False", "False", "False", "True", "NoMatchingNode", "Policy does not match any node")
+		case done < matching:
+			want = policyConditions("Unknown", "Unknown", "True", "False", "ConfigurationProgressing", fmt.Sprintf("Policy is progressing %d/%d nodes finished", done, matching))
+		default:
+			want = policyConditions("True", "False", "False", "False", "SuccessfullyConfigured", fmt.Sprintf("%d/%d nodes successfully configured", done, matching))
+		}
+		if err := d.setConditions(ctx, dyn, nncpGVR, policy, want); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// policyConditions: Available, Degraded, Progressing, Ignored with one reason; the message on the one that is True.
+func policyConditions(available, degraded, progressing, ignored, reason, message string) []nmstateCondition {
+	out := []nmstateCondition{{"Available", available, reason, ""}, {"Degraded", degraded, reason, ""},
+		{"Progressing", progressing, reason, ""}, {"Ignored", ignored, reason, ""}}
+	for i := range out {
+		if out[i].status == "True" {
+			out[i].message = message
+		}
+	}
+	return out
+}
+
+// enactOn creates the node's enactment for the policy's generation, reported Available.
+func (d *NMStateOperatorDouble) enactOn(ctx context.Context, dyn dynamic.Interface, node string, policy *unstructured.Unstructured) error {
+	name := node + "." + policy.GetName()
+	e, err := dyn.Resource(nnceGVR).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		e = &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "nmstate.io/v1beta1", "kind": "NodeNetworkConfigurationEnactment",
+			"metadata": map[string]interface{}{"name": name, "labels": map[string]interface{}{"nmstate.io/policy": policy.GetName(), "nmstate.io/node": node}}}}
+		e.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "nmstate.io/v1", Kind: "NodeNetworkConfigurationPolicy", Name: policy.GetName(), UID: policy.GetUID()}})
+		e, err = dyn.Resource(nnceGVR).Create(ctx, e, metav1.CreateOptions{})
+	}
+	if err != nil {
+		d.record("create nodenetworkconfigurationenactments "+name, err)
+		return err
+	}
+	if g, _, _ := unstructured.NestedInt64(e.Object, "status", "policyGeneration"); g == policy.GetGeneration() {
+		return nil
+	}
+	if err := unstructured.SetNestedField(e.Object, policy.GetGeneration(), "status", "policyGeneration"); err != nil {
+		return err
+	}
+	unstructured.RemoveNestedField(e.Object, "status", "conditions") // written anew with the generation
+	return d.setConditions(ctx, dyn, nnceGVR, e, []nmstateCondition{{"Available", "True", "SuccessfullyConfigured", "successfully reconciled"},
+		{"Failing", "False", "SuccessfullyConfigured", ""}, {"Progressing", "False", "SuccessfullyConfigured", ""},
+		{"Pending", "False", "SuccessfullyConfigured", ""}, {"Aborted", "False", "SuccessfullyConfigured", ""}})
+}

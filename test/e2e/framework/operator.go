@@ -40,6 +40,12 @@ const (
 	CRIOMetricsNamespace = "openshift-crio-metrics"
 )
 
+// The images the operator is told of; StartRealNode loads them into its CRI-O under these names.
+const (
+	OperatorImage      = "quay.io/openshift/origin-cluster-node-operator:e2e"
+	KubeRBACProxyImage = "quay.io/openshift/origin-kube-rbac-proxy:e2e"
+)
+
 // RepoRoot is the repository's top directory.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
@@ -245,8 +251,8 @@ func StartOperator(t testing.TB, opts OperatorOptions) *Process {
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(),
 		"OPERATOR_IMAGE_VERSION="+opts.Version,
-		"OPERATOR_IMAGE=quay.io/openshift/origin-cluster-node-operator:e2e",
-		"KUBE_RBAC_PROXY_IMAGE=quay.io/openshift/origin-kube-rbac-proxy:e2e",
+		"OPERATOR_IMAGE="+OperatorImage,
+		"KUBE_RBAC_PROXY_IMAGE="+KubeRBACProxyImage,
 		"NMSTATE_OPERATOR_IMAGE=quay.io/openshift/origin-kubernetes-nmstate-operator:e2e",
 		"NMSTATE_HANDLER_IMAGE=quay.io/openshift/origin-kubernetes-nmstate-handler:e2e",
 		"NMSTATE_CONSOLE_PLUGIN_IMAGE=quay.io/openshift/origin-nmstate-console-plugin:e2e",

@@ -1,0 +1,140 @@
+package framework
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"golang.org/x/sys/unix"
+)
+
+// RealNode is the kubelet on a real CRI-O that hack/node.sh runs in a network namespace of its own.
+type RealNode struct {
+	Name, IP string
+	// Dir holds the node's state and logs (NODE_DIR).
+	Dir string
+}
+
+// StartRealNode brings the real node up beside the simulated ones, with the operator's images loaded, and takes it down when the test ends, keeping its logs.
+func StartRealNode(t testing.TB) *RealNode {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Unavailable(t, "the real node needs root (network and mount namespaces, CRI-O, runc)")
+	}
+	for _, tool := range []string{"kubelet", "crio", "kube-rbac-proxy"} {
+		if err := EnsureTool(t, tool); err != nil {
+			Unavailable(t, "%s is not available: %v", tool, err)
+		}
+	}
+	for _, program := range []string{"socat", "skopeo", "conmon", "runc"} {
+		if _, err := exec.LookPath(program); err != nil {
+			Unavailable(t, "%s is not installed (apt-get install %s)", program, program)
+		}
+	}
+	lcp := filepath.Dir(resolve(os.Getenv("KUBECONFIG")))
+	n := &RealNode{Name: "real-worker-0", Dir: lcp + "-node"}
+	env := append(os.Environ(), "LCP_DIR="+lcp, "NODE_DIR="+n.Dir, "NODE_NAME="+n.Name,
+		"OPERATOR_IMAGE="+OperatorImage, "KUBE_RBAC_PROXY_IMAGE="+KubeRBACProxyImage)
+	script := func(action string) error {
+		cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "node.sh"), action)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Logf("hack/node.sh %s:\n%s", action, out)
+		}
+		return err
+	}
+	t.Cleanup(func() {
+		if err := script("down"); err != nil {
+			t.Error(err)
+		}
+		for name, p := range map[string]string{"kubelet": "kubelet.log", "real-node-crio": "crio/crio.log"} {
+			if log, err := os.ReadFile(filepath.Join(n.Dir, p)); err == nil {
+				if dst := e2eLogPath(t, name); os.WriteFile(dst, log, 0o644) == nil {
+					t.Logf("%s log: %s", name, dst)
+				}
+			}
+		}
+	})
+	start := time.Now()
+	require.NoError(t, script("up"), "hack/node.sh up")
+	node, err := KubeClient(t).CoreV1().Nodes().Get(context.Background(), n.Name, metav1.GetOptions{})
+	require.NoError(t, err)
+	for _, a := range node.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			n.IP = a.Address
+		}
+	}
+	require.NotEmpty(t, n.IP, "node %s has no InternalIP", n.Name)
+	t.Logf("real node %s Ready at %s in %s (kubelet log %s)", n.Name, n.IP, time.Since(start).Round(time.Second), filepath.Join(n.Dir, "kubelet.log"))
+	return n
+}
+
+// CRISocket is the CRI socket of the node's CRI-O.
+func (n *RealNode) CRISocket() string { return filepath.Join(n.Dir, "crio", "crio.sock") }
+
+// ServedCertificate is the certificate served at addr inside the node's network namespace (CRI-O's metrics on its loopback).
+func (n *RealNode) ServedCertificate(addr string) (*x509.Certificate, error) {
+	conn, err := n.dial(addr)
+	if err != nil {
+		return nil, err
+	}
+	c := tls.Client(conn, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if err := c.Handshake(); err != nil {
+		return nil, err
+	}
+	return c.ConnectionState().PeerCertificates[0], nil
+}
+
+// dial connects to addr from the node's network namespace: a goroutine's thread enters it to make the socket and goes back; a thread that cannot go back ends with its goroutine.
+func (n *RealNode) dial(addr string) (net.Conn, error) {
+	name, err := os.ReadFile(filepath.Join(n.Dir, "netns"))
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		conn net.Conn
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		node, err := os.Open(filepath.Join("/run/netns", strings.TrimSpace(string(name))))
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer node.Close()
+		own, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer own.Close()
+		if err := unix.Setns(int(node.Fd()), unix.CLONE_NEWNET); err != nil {
+			done <- result{nil, err}
+			return
+		}
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread()
+		}
+		done <- result{conn, err}
+	}()
+	r := <-done
+	return r.conn, r.err
+}

@@ -1,0 +1,187 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
+	"github.com/openshift/cluster-node-operator/test/e2e/framework"
+)
+
+// TestRealNodeCRIOMetrics: the CRI-O metrics DaemonSet's pod on the real node (framework.StartRealNode), run by the kubelet on CRI-O, serves CRI-O's metrics over TLS at the node's address to a caller allowed get /metrics only, and a serving certificate rotation reaches CRI-O through it without a failed scrape.
+func TestRealNodeCRIOMetrics(t *testing.T) {
+	node := framework.StartRealNode(t)
+	framework.Setup(t, framework.OperatorOptions{})
+	ctx, kube := context.Background(), framework.KubeClient(t)
+	ds := crioMetricsDaemonSet(t)
+	pod := readyPodOn(t, ds, node.Name)
+
+	t.Run("ContainersOfCRIO", func(t *testing.T) {
+		cri := framework.DialCRI(t, node.CRISocket())
+		listed, err := cri.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
+			LabelSelector: map[string]string{"io.kubernetes.pod.uid": string(pod.UID)}}})
+		require.NoError(t, err)
+		running := map[string]string{}
+		for _, c := range listed.Containers {
+			if c.State == runtimeapi.ContainerState_CONTAINER_RUNNING {
+				running["cri-o://"+c.Id] = c.Metadata.Name
+			}
+		}
+		for _, s := range pod.Status.ContainerStatuses {
+			assert.Equal(t, s.Name, running[s.ContainerID], "container %s (%s) runs in the node's CRI-O", s.Name, s.ContainerID)
+		}
+	})
+
+	bundle, err := kube.CoreV1().ConfigMaps(ds.Namespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
+	require.NoError(t, err)
+	roots := x509.NewCertPool()
+	require.True(t, roots.AppendCertsFromPEM([]byte(bundle.Data["ca-bundle.crt"])), "the CA bundle ConfigMap holds a certificate")
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		RootCAs: roots, ServerName: fmt.Sprintf("crio-metrics.%s.svc", ds.Namespace), MinVersion: tls.VersionTLS12}}}
+	url := "https://" + net.JoinHostPort(node.IP, "9638") + "/metrics"
+	allowed, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
+	require.NoError(t, err)
+
+	t.Run("MetricsOverTLSToAllowedCallers", func(t *testing.T) {
+		_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+		nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
+		require.NoError(t, err)
+		// CRI-O serves the pair cert-syncer wrote a moment ago: the proxy's upstream may need one reload.
+		var body []byte
+		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+			code, b, err := framework.HTTPGet(client, url, allowed)
+			body = b
+			return err == nil && code == http.StatusOK, nil
+		}, "prometheus-k8s's token reads "+url)
+		assert.Contains(t, string(body), "\ncontainer_runtime_crio_", "CRI-O's own metrics")
+		for _, c := range []struct {
+			who   string
+			token string
+			want  int
+		}{{"no token", "", http.StatusUnauthorized}, {"a token of a user without get /metrics", nobody, http.StatusForbidden}} {
+			code, _, err := framework.HTTPGet(client, url, c.token)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, code, c.who)
+		}
+	})
+
+	t.Run("RotationReachesCRIOWithoutAFailedScrape", func(t *testing.T) {
+		// A scrape every 500 ms through the pod's kube-rbac-proxy, as Prometheus would, until the rotation reached CRI-O.
+		var ok, failed atomic.Int64
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(stopped)
+			tick := time.NewTicker(500 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					if code, body, err := framework.HTTPGet(client, url, allowed); err == nil && code == http.StatusOK && strings.Contains(string(body), "\ncontainer_runtime_crio_") {
+						ok.Add(1)
+					} else {
+						failed.Add(1)
+						t.Logf("failed scrape: %d %v", code, err)
+					}
+				}
+			}
+		}()
+		secrets := kube.CoreV1().Secrets(ds.Namespace)
+		old, err := secrets.Get(ctx, "crio-metrics-serving-cert", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NoError(t, secrets.Delete(ctx, old.Name, metav1.DeleteOptions{}))
+		var serial string
+		framework.Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
+			s, err := secrets.Get(ctx, old.Name, metav1.GetOptions{})
+			if err != nil || s.UID == old.UID {
+				return false, nil
+			}
+			cert, err := framework.FirstCertificate(s.Data["tls.crt"])
+			if err == nil {
+				serial = cert.SerialNumber.String()
+			}
+			return err == nil, err
+		}, "the operator issues a new serving certificate")
+		// The kubelet refreshes the Secret volume on the pod's next sync (about a minute), cert-syncer copies it, CRI-O reloads it.
+		framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+			cert, err := node.ServedCertificate("127.0.0.1:9537")
+			return err == nil && cert.SerialNumber.String() == serial, nil
+		}, "CRI-O on the real node serves serial "+serial)
+		served := ok.Load()
+		framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, error) {
+			return ok.Load() >= served+3 || failed.Load() > 0, nil
+		}, "scrapes through the new pair")
+		close(stop)
+		<-stopped
+		t.Logf("scrapes during the rotation: %d succeeded, %d failed", ok.Load(), failed.Load())
+		assert.Zero(t, failed.Load(), "failed scrapes")
+	})
+
+	// Still the same pod, every container ready and never restarted.
+	assert.Equal(t, pod.UID, readyPodOn(t, ds, node.Name).UID, "the pod was not replaced")
+}
+
+// crioMetricsDaemonSet finds the operator's CRI-O metrics DaemonSet by name, in whichever namespace the operator puts it.
+func crioMetricsDaemonSet(t *testing.T) *appsv1.DaemonSet {
+	t.Helper()
+	var ds *appsv1.DaemonSet
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		list, err := framework.KubeClient(t).AppsV1().DaemonSets("").List(context.Background(),
+			metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", criometrics.DaemonSetName).String()})
+		if err != nil || len(list.Items) != 1 {
+			return false, err
+		}
+		ds = &list.Items[0]
+		return true, nil
+	}, "the operator creates DaemonSet "+criometrics.DaemonSetName)
+	return ds
+}
+
+// readyPodOn waits for the DaemonSet's pod on node with every container ready and none restarted.
+func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
+	t.Helper()
+	var pod *corev1.Pod
+	last := ""
+	framework.Eventually(t, 5*time.Minute, 2*time.Second, func() (bool, error) {
+		pods, err := framework.KubeClient(t).CoreV1().Pods(ds.Namespace).List(context.Background(), metav1.ListOptions{
+			LabelSelector: metav1.FormatLabelSelector(ds.Spec.Selector), FieldSelector: "spec.nodeName=" + node})
+		if err != nil || len(pods.Items) != 1 {
+			return false, err
+		}
+		pod = &pods.Items[0]
+		var states []string
+		ready := len(pod.Status.ContainerStatuses) == len(pod.Spec.Containers)
+		for _, s := range pod.Status.ContainerStatuses {
+			if s.RestartCount != 0 {
+				return false, fmt.Errorf("container %s of %s restarted %d times: %+v", s.Name, pod.Name, s.RestartCount, s.LastTerminationState)
+			}
+			ready = ready && s.Ready
+			states = append(states, fmt.Sprintf("%s ready=%t %+v", s.Name, s.Ready, s.State))
+		}
+		if now := strings.Join(states, "; "); now != last {
+			t.Logf("pod %s: %s", pod.Name, now)
+			last = now
+		}
+		return ready, nil
+	}, fmt.Sprintf("the %s pod on %s has every container ready", ds.Name, node))
+	return pod
+}
