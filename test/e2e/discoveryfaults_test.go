@@ -42,13 +42,19 @@ func TestDiscoveryFaults(t *testing.T) {
 	t.Run("OwnTLS", func(t *testing.T) { testDiscoveryFaultsOwnTLS(t, c) })
 }
 
-// testDiscoveryFaultsPlatformPath: MCO's kube-rbac-proxy-crio serves; the
-// operator starts while discovery answers 503, runs through 429, one
-// answer, and 503 again: PlatformProxy throughout, never our DaemonSet or
-// drop-in, never Degraded (the suite monitor).
+// testDiscoveryFaultsPlatformPath: MCO's kube-rbac-proxy-crio serves and
+// the operator has recorded it; the operator restarts while discovery
+// answers 503, runs through 429, one answer, and 503 again: PlatformProxy
+// throughout, never our DaemonSet or drop-in, never Degraded (the suite
+// monitor).
 func testDiscoveryFaultsPlatformPath(t *testing.T, c *framework.Cluster) {
-	deleteOperatorStack(t, c)
 	framework.InstallPlatformCRIOMetrics(t, c.Config, nodeNames(t, c))
+	first := framework.StartOperator(t, framework.OperatorOptions{})
+	first.WaitLeading(t, 2*time.Minute)
+	c.ResyncNow(t, first) // the status may still be the previous operator's
+	waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
+	first.Stop()
+	deleteOperatorStack(t, c) // what an earlier test's own stack left
 	never := neverCreated(t, c, operatorStackRefs)
 	proxy := framework.StartFaultProxy(t, c.Config)
 	proxy.Fail(http.StatusServiceUnavailable, optionalDiscovery...)
