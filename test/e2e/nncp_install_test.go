@@ -70,6 +70,7 @@ func TestInstallNNCPFromManifests(t *testing.T) {
 func installWithNNCP(t *testing.T, profile string, platform configv1.PlatformType, topology configv1.TopologyMode, window time.Duration, pivot bool) (*installation, *framework.Cluster) {
 	c := framework.NewCluster(t)
 	c.SetInfrastructure(t, platform, topology)
+	t.Cleanup(func() { c.SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode) })
 	in := newInstallation(t, profile)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "99_nncp.yaml"), []byte(installNNCP), 0o644); err != nil {

@@ -27,6 +27,8 @@ type extResult struct {
 // extension binary then runs as openshift-tests runs it: list with the environment flags,
 // one run-test process per test of the parallel suite, then the serial and disruptive suites.
 func TestExtensionSuites(t *testing.T) {
+	// An earlier test may have left another platform.
+	framework.NewCluster(t).SetInfrastructure(t, configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)
 	in := newInstallation(t, "")
 	in.installWithCVO(nil)
 	// The NMState operator's part: it reports the handler Available.
