@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"golang.org/x/sys/unix"
@@ -60,6 +61,22 @@ func StartRealNode(t testing.TB) *RealNode {
 		if err := script("down"); err != nil {
 			t.Error(err)
 		}
+		// The Node is gone; its pods are force-deleted as an administrator
+		// does for a removed node, so that the next test sees none of them.
+		kube := KubeClient(t)
+		Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+			if _, err := kube.CoreV1().Nodes().Get(context.Background(), n.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			pods, err := kube.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Name})
+			if err != nil {
+				return false, err
+			}
+			for _, p := range pods.Items {
+				_ = kube.CoreV1().Pods(p.Namespace).Delete(context.Background(), p.Name, *metav1.NewDeleteOptions(0))
+			}
+			return len(pods.Items) == 0, nil
+		}, "the real node and its pods gone")
 		for name, p := range map[string]string{"kubelet": "kubelet.log", "real-node-crio": "crio/crio.log"} {
 			if log, err := os.ReadFile(filepath.Join(n.Dir, p)); err == nil {
 				if dst := e2eLogPath(t, name); os.WriteFile(dst, log, 0o644) == nil {
