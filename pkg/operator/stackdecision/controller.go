@@ -4,8 +4,6 @@ package stackdecision
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -123,8 +121,11 @@ func (c *controller) lookUpPlatformPath(ctx context.Context, served platform.Ser
 	}
 	path := c.platformPath(ctx, served.MaybeServed(platform.MachineConfigGVR), fresh)
 	if !served.Known(platform.MachineConfigGVR) && !path.Exists() {
-		path.Problem = strings.Join(slices.DeleteFunc([]string{platform.NotAnswered(platform.MachineConfigGVR), path.Problem},
-			func(s string) bool { return s == "" }), "; ")
+		problem := platform.NotAnswered(platform.MachineConfigGVR)
+		if path.Problem != "" {
+			problem += "; " + path.Problem
+		}
+		path.Problem = problem
 	}
 	return path
 }
