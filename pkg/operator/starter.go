@@ -237,10 +237,12 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 			stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), recorder),
 
 		// CRI-O metrics.
-		criometrics.NewController(clk, nodeOperators, operatorClient, kubeClient, dynamicClient, served,
-			criometrics.NewScrapeAuthLookup(kubeClient, configClient.ConfigV1().ClusterOperators(), clk, criometrics.ScrapeAuthTTL), crioPlatform,
-			operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-			operatorNamespace.Apps().V1().DaemonSets(), clusterConfigInformers.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), images, o.CertTiming, recorder),
+		criometrics.NewController(criometrics.Options{Clock: clk, NodeOperators: nodeOperators, OperatorClient: operatorClient,
+			Kube: kubeClient, Dynamic: dynamicClient, Served: served, CRIOPlatform: crioPlatform,
+			ScrapeAuth: criometrics.NewScrapeAuthLookup(kubeClient, configClient.ConfigV1().ClusterOperators(), clk, criometrics.ScrapeAuthTTL),
+			DaemonSets: operands.Apps().V1().DaemonSets(), Secrets: operands.Core().V1().Secrets(), ConfigMaps: operands.Core().V1().ConfigMaps(),
+			LegacyDaemonSets: operatorNamespace.Apps().V1().DaemonSets(), APIServers: clusterConfigInformers.Config().V1().APIServers(),
+			MonitoringConfigs: monitoringConfig.Core().V1().ConfigMaps(), Images: images, Timing: o.CertTiming, Recorder: recorder}),
 
 		// The client CA of the operator's own metrics endpoint.
 		metricsclientca.NewController(kubeClient, nodeOperators, operatorNamespace.Core().V1().ConfigMaps(), recorder),

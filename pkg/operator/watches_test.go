@@ -108,9 +108,11 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, nil, operatorClient, recorder))
 	check("OperatorVersion", versioncontroller.New(operatorClient, nodeOperators, config.Config().V1().ClusterOperators(), versions, "1.0.0", nil,
 		stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder))
-	check("CRIOMetrics", criometrics.NewController(clk, nodeOperators, operatorClient, kube, no.Dynamic, served, nil, crioPlatform,
-		operands.Apps().V1().DaemonSets(), operands.Core().V1().Secrets(), operands.Core().V1().ConfigMaps(),
-		operatorNamespace.Apps().V1().DaemonSets(), config.Config().V1().APIServers(), monitoringConfig.Core().V1().ConfigMaps(), stack.Images{}, certrotation.DefaultTiming, recorder))
+	check("CRIOMetrics", criometrics.NewController(criometrics.Options{Clock: clk, NodeOperators: nodeOperators, OperatorClient: operatorClient,
+		Kube: kube, Dynamic: no.Dynamic, Served: served, CRIOPlatform: crioPlatform,
+		DaemonSets: operands.Apps().V1().DaemonSets(), Secrets: operands.Core().V1().Secrets(), ConfigMaps: operands.Core().V1().ConfigMaps(),
+		LegacyDaemonSets: operatorNamespace.Apps().V1().DaemonSets(), APIServers: config.Config().V1().APIServers(),
+		MonitoringConfigs: monitoringConfig.Core().V1().ConfigMaps(), Timing: certrotation.DefaultTiming, Recorder: recorder}))
 	check("MetricsClientCA", metricsclientca.NewController(kube, nodeOperators, operatorNamespace.Core().V1().ConfigMaps(), recorder))
 	check("NMState", nmstate.NewController(nodeOperators, operatorClient, kube, no.Dynamic, nil, nmstateNamespace.Apps().V1().Deployments(), stack.Images{}, recorder))
 	check("NodeSettings", nodesettings.NewController(clk, nodeOperators, no.Dynamic, kube, served, operatorclient.OperatorNamespace,

@@ -111,70 +111,87 @@ type controller struct {
 	monitoringConfigs corev1listers.ConfigMapLister
 }
 
+// Options are what the CRI-O metrics controller reads and writes through.
+type Options struct {
+	// Clock times the first rollout's grace and the disruption policy wait.
+	Clock          clock.PassiveClock
+	NodeOperators  *operatorclient.NodeOperators
+	OperatorClient v1helpers.OperatorClient
+	Kube           kubernetes.Interface
+	Dynamic        dynamic.Interface
+	Served         *platform.ServedCache
+	// ScrapeAuth says how the platform Prometheus authenticates
+	// (scrapeauth.go): the copy of CMO's metrics client CA, the DaemonSet's
+	// --client-ca-file and the ServiceMonitor follow it; nil means a bearer
+	// token.
+	ScrapeAuth *ScrapeAuthLookup
+	// CRIOPlatform counts the nodes where the platform's proxy serves.
+	CRIOPlatform *crioplatform.Detector
+
+	// Informers of the stack's namespace.
+	DaemonSets appsinformers.DaemonSetInformer
+	Secrets    corev1informers.SecretInformer
+	ConfigMaps corev1informers.ConfigMapInformer
+	// LegacyDaemonSets is an informer of the operator's namespace
+	// (legacy.go).
+	LegacyDaemonSets appsinformers.DaemonSetInformer
+	APIServers       configinformersv1.APIServerInformer
+	// MonitoringConfigs is an informer of MonitoringConfigNamespace that
+	// holds only the ConfigMap MonitoringConfigName (its collection profile
+	// is in the status).
+	MonitoringConfigs corev1informers.ConfigMapInformer
+
+	Images stack.Images
+	// Timing is the certificates' validity and refresh. Rotation is
+	// time-driven: the resync honours a short test validity.
+	Timing   certrotation.Timing
+	Recorder events.Recorder
+}
+
 // NewController returns the one controller of the CRI-O metrics stack. It
 // builds, keeps and tears down, in the order path.go explains, on either
 // path: RBAC, Service, SCC, certificates (library-go certrotation), the
 // DaemonSet, the drop-in MachineConfigs (once MCO's node disruption policy
 // lists our entry), the ServiceMonitor, and the alerts and dashboard; and
-// it owns the Metrics conditions. scrapeAuth says how the platform
-// Prometheus authenticates (scrapeauth.go): the copy of CMO's metrics client
-// CA, the DaemonSet's --client-ca-file and the ServiceMonitor follow it;
-// nil means a bearer token.
-//
-// daemonSets, secrets and configMaps are informers of the stack's
-// namespace, legacyDaemonSets of the operator's (legacy.go);
-// monitoringConfigs is an informer of MonitoringConfigNamespace that holds
-// only the ConfigMap MonitoringConfigName (its collection profile is in the
-// status); crioPlatform counts the nodes where the platform's proxy
-// serves; clk times the first rollout's grace and the disruption policy
-// wait. Rotation is time-driven: the resync honours a short test validity.
-func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, scrapeAuth *ScrapeAuthLookup, crioPlatform *crioplatform.Detector,
-	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	legacyDaemonSets appsinformers.DaemonSetInformer, apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
-	images stack.Images, timing certrotation.Timing, recorder events.Recorder) factory.Controller {
-	c := newController(clk, nodeOperators, operatorClient, kube, dyn, served, scrapeAuth, crioPlatform, daemonSets, secrets, configMaps, legacyDaemonSets, apiServers, monitoringConfigs, images, timing, recorder)
+// it owns the Metrics conditions.
+func NewController(o Options) factory.Controller {
+	c := newController(o)
 	resync := resync
-	if timing.ServingRefresh/4 < resync {
-		resync = timing.ServingRefresh / 4
+	if o.Timing.ServingRefresh/4 < resync {
+		resync = o.Timing.ServingRefresh / 4
 	}
 	return factory.New().
-		WithInformers(nodeOperators.Informer(), apiServers.Informer(), monitoringConfigs.Informer()).
+		WithInformers(o.NodeOperators.Informer(), o.APIServers.Informer(), o.MonitoringConfigs.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(certrotation.SignerSecretName, certrotation.ServingSecretName, certrotation.CABundleName, ClientCAConfigMap),
-			secrets.Informer(), configMaps.Informer()).
+			o.Secrets.Informer(), o.ConfigMaps.Informer()).
 		WithFilteredEventsInformersQueueKeyFunc(func(runtime.Object) string { return rolloutKey },
-			factory.NamesFilter(DaemonSetName), daemonSets.Informer(), legacyDaemonSets.Informer()).
+			factory.NamesFilter(DaemonSetName), o.DaemonSets.Informer(), o.LegacyDaemonSets.Informer()).
 		ResyncEvery(resync).
 		WithSync(c.sync).
-		ToController(ControllerName, recorder)
+		ToController(ControllerName, o.Recorder)
 }
 
-func newController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, operatorClient v1helpers.OperatorClient,
-	kube kubernetes.Interface, dyn dynamic.Interface, served *platform.ServedCache, scrapeAuth *ScrapeAuthLookup, crioPlatform *crioplatform.Detector,
-	daemonSets appsinformers.DaemonSetInformer, secrets corev1informers.SecretInformer, configMaps corev1informers.ConfigMapInformer,
-	legacyDaemonSets appsinformers.DaemonSetInformer, apiServers configinformersv1.APIServerInformer, monitoringConfigs corev1informers.ConfigMapInformer,
-	images stack.Images, timing certrotation.Timing, recorder events.Recorder) *controller {
+func newController(o Options) *controller {
 	return &controller{
-		clock:            clk,
-		nodeOperators:    nodeOperators,
-		operatorClient:   operatorClient,
-		kube:             kube,
-		dynamic:          dyn,
-		clients:          resourceapply.NewClientHolder().WithKubernetes(kube).WithDynamicClient(dyn),
-		cache:            resourceapply.NewResourceCache(),
-		served:           served,
-		scrapeAuth:       scrapeAuth,
-		crioPlatform:     crioPlatform,
-		rotation:         certrotation.New(namespace, serviceName, timing, kube, secrets, configMaps, recorder),
-		images:           images,
-		conditions:       stack.Conditions{Prefix: Prefix},
-		daemonSets:       daemonSets.Lister(),
-		legacyDaemonSets: legacyDaemonSets.Lister(),
-		secrets:          secrets.Lister(),
-		configMaps:       configMaps.Lister(),
-		apiServers:       apiServers.Lister(),
-
-		monitoringConfigs: monitoringConfigs.Lister(),
+		clock:             o.Clock,
+		nodeOperators:     o.NodeOperators,
+		operatorClient:    o.OperatorClient,
+		kube:              o.Kube,
+		dynamic:           o.Dynamic,
+		clients:           resourceapply.NewClientHolder().WithKubernetes(o.Kube).WithDynamicClient(o.Dynamic),
+		cache:             resourceapply.NewResourceCache(),
+		served:            o.Served,
+		scrapeAuth:        o.ScrapeAuth,
+		crioPlatform:      o.CRIOPlatform,
+		rotation:          certrotation.New(namespace, serviceName, o.Timing, o.Kube, o.Secrets, o.ConfigMaps, o.Recorder),
+		images:            o.Images,
+		conditions:        stack.Conditions{Prefix: Prefix},
+		daemonSets:        o.DaemonSets.Lister(),
+		legacyDaemonSets:  o.LegacyDaemonSets.Lister(),
+		secrets:           o.Secrets.Lister(),
+		configMaps:        o.ConfigMaps.Lister(),
+		apiServers:        o.APIServers.Lister(),
+		monitoringConfigs: o.MonitoringConfigs.Lister(),
 	}
 }
 
@@ -334,18 +351,17 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 		}
 	}
 
-	var generation *applyoperatorv1.GenerationStatusApplyConfiguration
-	var clientCA bool
+	var ds appliedDaemonSet
 	if hold {
-		o.DaemonSet, _ = c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
+		ds.DaemonSet, _ = c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
 		o.Moving = true
 	} else {
 		var err error
-		o.DaemonSet, generation, clientCA, o.WaitingForCertificates, err = c.applyDaemonSet(ctx, recorder, o, wroteCopy)
-		if err != nil {
+		if ds, err = c.applyDaemonSet(ctx, recorder, o, wroteCopy); err != nil {
 			errs = append(errs, err)
 		}
 	}
+	o.DaemonSet, o.WaitingForCertificates = ds.DaemonSet, ds.WaitingForCertificates
 	if o.DaemonSet != nil {
 		o.TLS.DaemonSet, o.TLS.DaemonSetServes = true, serves(o.DaemonSet)
 	}
@@ -368,14 +384,14 @@ func (c *controller) build(ctx context.Context, recorder events.Recorder, state 
 	if served.Monitoring && (o.TLS.ServiceMonitor || o.TLS.MayCreateServiceMonitor(served.MaybeServed(platform.MachineConfigGVR))) {
 		// A client certificate only where kube-rbac-proxy is told to trust
 		// it: otherwise every scrape would be refused.
-		auth.ClientCertificate = auth.ClientCertificate && clientCA
+		auth.ClientCertificate = auth.ClientCertificate && ds.ClientCA
 		if err := c.applyFiles(ctx, recorder, scrapeAuthAsset(auth), serviceMonitorFile); err != nil {
 			fail(ReasonApplyFailed, err)
 		} else {
 			o.TLS.ServiceMonitor = true
 		}
 	}
-	return generation, errs
+	return ds.Generation, errs
 }
 
 // tearDown takes the next step of the own TLS stack's removal, the first
@@ -652,42 +668,56 @@ func (c *controller) removeRest(ctx context.Context, recorder events.Recorder) e
 	return errors.Join(errs...)
 }
 
+// appliedDaemonSet is what applying the DaemonSet came to.
+type appliedDaemonSet struct {
+	// DaemonSet as applied or, when a problem stopped it, as cached; nil
+	// when there is none.
+	DaemonSet *appsv1.DaemonSet
+	// Generation goes to status.generations, for the next apply's
+	// expected generation; nil when nothing was applied.
+	Generation *applyoperatorv1.GenerationStatusApplyConfiguration
+	// ClientCA: rendered with --client-ca-file.
+	ClientCA bool
+	// WaitingForCertificates: the CA bundle does not exist yet.
+	WaitingForCertificates bool
+}
+
 // applyDaemonSet renders and applies the DaemonSet once the CA bundle
-// exists; clientCA says it was rendered with --client-ca-file. A problem
-// that stops it goes to the status, with the cached DaemonSet; err is for a
-// failed request, retried.
+// exists. A problem that stops it goes to the status, with the cached
+// DaemonSet; the error is for a failed request, retried.
 //
 // wroteCopy: this sync applied the copy of CMO's client CA, holding a
 // certificate, which the ConfigMap cache may not hold yet. So the choice
 // follows from this sync and the caches alone, the same after a restart.
-func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation, wroteCopy bool) (
-	ds *appsv1.DaemonSet, generation *applyoperatorv1.GenerationStatusApplyConfiguration, clientCA, waiting bool, err error) {
+func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorder, o *observation, wroteCopy bool) (appliedDaemonSet, error) {
 	cached, _ := c.daemonSets.DaemonSets(namespace).Get(DaemonSetName)
+	kept := appliedDaemonSet{DaemonSet: cached}
 	caBundle, err := c.configMaps.ConfigMaps(namespace).Get(certrotation.CABundleName)
 	switch {
 	case apierrors.IsNotFound(err):
-		return cached, nil, false, true, nil
+		kept.WaitingForCertificates = true
+		return kept, nil
 	case err != nil:
-		return cached, nil, false, false, err
+		return kept, err
 	}
 	tlsArgs, err := TLSArgs(c.tlsProfile())
 	if err != nil {
 		o.addProblem(ReasonInvalidTLSSecurityProfile,
 			"apiserver.config.openshift.io/cluster spec.tlsSecurityProfile cannot be used: %v; kube-rbac-proxy keeps its previous settings", err)
-		return cached, nil, false, false, nil
+		return kept, nil
 	}
 	// kube-rbac-proxy exits without the file: only once the copy holds a
 	// certificate.
 	copied, _ := c.configMaps.ConfigMaps(namespace).Get(ClientCAConfigMap)
-	clientCA = wroteCopy || copied != nil && holdsCertificate(copied.Data[ClientCAKey])
+	clientCA := wroteCopy || copied != nil && holdsCertificate(copied.Data[ClientCAKey])
 	required, err := RenderDaemonSet(c.images, tlsArgs, caBundle.Data[certrotation.CABundleKey], clientCA)
 	if err != nil {
 		o.addProblem(ReasonInvalidConfiguration, "%v", err)
-		return cached, nil, false, false, nil
+		return kept, nil
 	}
 	_, opStatus, _, err := c.operatorClient.GetOperatorState()
 	if err != nil {
-		return cached, nil, false, false, err
+		return kept, err
 	}
 	expected := resourcemerge.ExpectedDaemonSetGeneration(required, opStatus.Generations)
 	applied := cached
@@ -695,13 +725,16 @@ func (c *controller) applyDaemonSet(ctx context.Context, recorder events.Recorde
 		applied, _, err = resourceapply.ApplyDaemonSet(ctx, c.kube.AppsV1(), recorder, required, expected)
 		if err != nil {
 			o.addProblem(ReasonApplyFailed, "unable to apply DaemonSet %s/%s: %v", namespace, DaemonSetName, err)
-			return cached, nil, false, false, err
+			return kept, err
 		}
 	}
-	generation = applyoperatorv1.GenerationStatus().
-		WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
-		WithLastGeneration(applied.Generation)
-	return applied, generation, clientCA, false, nil
+	return appliedDaemonSet{
+		DaemonSet: applied,
+		Generation: applyoperatorv1.GenerationStatus().
+			WithGroup("apps").WithResource("daemonsets").WithNamespace(namespace).WithName(DaemonSetName).
+			WithLastGeneration(applied.Generation),
+		ClientCA: clientCA,
+	}, nil
 }
 
 // tlsProfile is the cluster's TLS security profile; nil (Intermediate) when

@@ -121,10 +121,12 @@ func newFixture(t *testing.T, nodeOperator *nodev1alpha1.NodeOperator, served pl
 	configInformers := configinformers.NewSharedInformerFactory(
 		configclient.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"}), 0) // never started
 	f.apiServers = configInformers.Config().V1().APIServers().Informer().GetIndexer()
-	f.c = newController(f.clock, f.no.NodeOperators, f.operator, f.kube, f.dyn, platform.FixedServed(served), nil,
-		crioplatform.NewDetector(f.kube, f.dyn, f.clock, time.Minute),
-		f.informers.Apps().V1().DaemonSets(), f.informers.Core().V1().Secrets(), f.informers.Core().V1().ConfigMaps(),
-		f.legacy.Apps().V1().DaemonSets(), configInformers.Config().V1().APIServers(), f.informers.Core().V1().ConfigMaps(), testImages, certrotation.DefaultTiming, events.NewInMemoryRecorder("test", f.clock))
+	f.c = newController(Options{Clock: f.clock, NodeOperators: f.no.NodeOperators, OperatorClient: f.operator, Kube: f.kube, Dynamic: f.dyn,
+		Served: platform.FixedServed(served), CRIOPlatform: crioplatform.NewDetector(f.kube, f.dyn, f.clock, time.Minute),
+		DaemonSets: f.informers.Apps().V1().DaemonSets(), Secrets: f.informers.Core().V1().Secrets(), ConfigMaps: f.informers.Core().V1().ConfigMaps(),
+		LegacyDaemonSets: f.legacy.Apps().V1().DaemonSets(), APIServers: configInformers.Config().V1().APIServers(),
+		MonitoringConfigs: f.informers.Core().V1().ConfigMaps(), Images: testImages, Timing: certrotation.DefaultTiming,
+		Recorder: events.NewInMemoryRecorder("test", f.clock)})
 	return f
 }
 
