@@ -71,7 +71,8 @@ const (
 var DefaultTiming = Timing{Update: 2 * time.Hour, Soak: 2 * time.Minute, Gate: 10 * time.Minute}
 
 // Controller rolls the node settings out pool by pool (rollout.go) through
-// our MachineConfigs.
+// our MachineConfigs. A sync observes, decides (idleFor and planRollout,
+// both pure) and acts.
 type Controller struct {
 	clock         clock.PassiveClock
 	nodeOperators *operatorclient.NodeOperators
@@ -83,30 +84,48 @@ type Controller struct {
 	scrapes       ScrapeProbe // nil: the gate does not check CRI-O's scrapes
 	recorder      events.Recorder
 
+	mem memory
+}
+
+// memory is what one sync leaves the next. Each field is something the
+// cluster cannot tell a sync (the informer lags our own write; no field
+// records when a wait began) or tells only at the cost of reads every
+// minute on every cluster, which the steady-state read budget has no room
+// for (docs/benchmarks.md). A restarted process starts with none of it and
+// reads once what it needs.
+type memory struct {
 	// recorded is the rollout this process last wrote to
 	// status.nodeSettings (it is the field's only writer): the informer
 	// may not have it yet when the next sync runs, and a step taken on an
 	// older record would repeat a write the rollout has moved past (write
 	// a failed revision again right after reverting it). nil until the
-	// first write, and after a restart: then the cache is all there is.
-	recorded *nodev1alpha1.NodeSettingsStatus
-	haveOwn  bool
+	// first write: then the cache is all there is.
+	recorded *record
+	// wait is the MachineConfig write held back for MCO's node disruption
+	// policy, and since when: a restarted operator gives a wait its grace
+	// again, unless NodeSettingsDegraded already reports it.
+	wait disruptionWait
 	// noneLeft: this process listed our MachineConfigs, with no settings
 	// asked for or recorded, and found none.
 	noneLeft bool
 	// collectorGone: this process saw that our OpenTelemetryCollector does
 	// not exist, so a finished rollout need not look again each minute.
 	collectorGone bool
-	// waitingSince is when the next MachineConfig write began to wait for
-	// MCO's node disruption policy for the reason waitingFor (zero: not
-	// waiting). In memory only: a restarted operator gives a wait its
-	// grace again, unless NodeSettingsDegraded already reports it.
-	waitingSince time.Time
-	waitingFor   string
 	// guardsClear: this process found no scale-down guard of ours left and
-	// placed none since (guard.go); the cluster holds the guards, this only
-	// saves reads at steady state.
+	// placed none since (guard.go).
 	guardsClear bool
+}
+
+// record is one write of status.nodeSettings; a nil status removed it.
+type record struct {
+	status *nodev1alpha1.NodeSettingsStatus
+}
+
+// disruptionWait is why the next MachineConfig write waits, and since when;
+// the zero value: it does not.
+type disruptionWait struct {
+	since  time.Time
+	reason string
 }
 
 // NewController watches the NodeOperator only; while a rollout runs it
@@ -138,131 +157,250 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	switch no.Spec.ManagementState {
-	case operatorv1.Managed:
-	case operatorv1.Removed:
-		return 0, c.clearGuards(ctx)
-	default:
-		return 0, nil
+	current := no.Status.NodeSettings
+	if c.mem.recorded != nil {
+		current = c.mem.recorded.status
 	}
-	spec := no.Spec.NodeSettings
-	// The zero value is "no tracing": the schema requires an endpoint.
-	traced := spec.Tracing != (nodev1alpha1.NodeTracing{})
-	served := c.served.Get()
-	if !served.Known(platform.MachineConfigGVR) {
+	in := idleInput{State: no.Spec.ManagementState, Traced: traced(no.Spec.NodeSettings), Served: c.served.Get(),
+		Recorded: current != nil, NoneLeft: c.mem.noneLeft}
+	idle := idleFor(in)
+	if idle == listOurs {
+		// One labelled list tells whether anything of ours is left to
+		// remove, of an earlier process: this one writes a MachineConfig
+		// only for settings, and then records them. So once per process.
+		ours, err := c.dynamic.Resource(platform.MachineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
+		if err != nil {
+			return 0, c.recordError(ctx, current, fmt.Errorf("MachineConfigs: %w", err))
+		}
+		c.mem.noneLeft = len(ours.Items) == 0
+		in.NoneLeft = c.mem.noneLeft
+		idle = idleFor(in)
+	}
+	switch idle {
+	case idleUnmanaged:
+		return 0, nil
+	case idleRemoved:
+		return 0, c.clearGuards(ctx)
+	case idleDiscovery:
 		// Nothing is concluded, nothing written: looked at again.
 		return time.Minute, nil
-	}
-	if !served.MachineConfig {
+	case idleNotServed:
 		if err := c.clearGuards(ctx); err != nil {
 			return 0, err
 		}
-		if !traced {
-			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
+		if !in.Traced {
+			return 0, c.record(ctx, nil, noSettings)
 		}
-		return 0, c.record(ctx, no.Status.NodeSettings, conditions(false, ReasonNotServed,
-			"node settings not applied: machineconfiguration.openshift.io/v1 is not served, so there are no pools to configure", false, "", ""))
-	}
-
-	current := no.Status.NodeSettings
-	if c.haveOwn {
-		current = c.recorded
-	}
-	if !traced && current == nil {
-		// Most clusters: nothing asked for, nothing recorded. One labelled
-		// list tells whether anything of ours is left to remove, of an
-		// earlier process: this one writes a MachineConfig only for
-		// settings, and then records them. So once per process.
-		if !c.noneLeft {
-			ours, err := c.dynamic.Resource(platform.MachineConfigGVR).List(ctx, metav1.ListOptions{LabelSelector: ownedLabel})
-			if err != nil {
-				return 0, c.recordError(ctx, current, fmt.Errorf("MachineConfigs: %w", err))
-			}
-			c.noneLeft = len(ours.Items) == 0
+		return 0, c.record(ctx, current, notServed)
+	case idleNoSettings:
+		if err := c.clearGuards(ctx); err != nil {
+			return 0, c.recordError(ctx, current, err)
 		}
-		if c.noneLeft {
-			if err := c.clearGuards(ctx); err != nil {
-				return 0, c.recordError(ctx, current, err)
-			}
-			return 0, c.record(ctx, nil, conditions(false, ReasonNoSettings, "no node settings", false, "", ""))
-		}
-	} else {
-		c.noneLeft = false
+		return 0, c.record(ctx, nil, noSettings)
 	}
-	previous := rolloutFromStatus(current)
-	w, err := c.observe(ctx, previous, traced)
+	c.mem.noneLeft = false
+	o, err := c.observeRollout(ctx, no, current)
 	if err != nil {
 		return 0, c.recordError(ctx, current, err)
 	}
+	return c.act(ctx, planRollout(o, c.namespace, c.timing), o, current)
+}
 
-	targets, rendered, notes := map[string]Revision{}, map[string][]File{}, []string{}
-	tracing := tracingFrom(spec.Tracing)
-	var collector *unstructured.Unstructured
-	if tracing != nil && w.collector {
-		// Spans go through a collector on each node; it is in place before
-		// a MachineConfig points a node at it (write).
-		collector = Collector(c.namespace, tracing.Endpoint)
-		tracing.Endpoint = CollectorEndpoint
-	}
-	for _, p := range w.pools {
-		files, skipped := Render(tracing, w.facts[p])
-		targets[p], rendered[p] = RevisionOf(files), files
-		for _, s := range skipped {
-			notes = append(notes, fmt.Sprintf("pool %s: %s", p, s))
-		}
-	}
-	job, noScrapes := c.scrapeJob(no.Status.Stacks)
-	if tracing != nil {
-		notes = append(notes, destinationNote(spec.Tracing.Endpoint, collector))
-		if noScrapes != "" {
-			notes = append(notes, "the health gate checks node readiness but not CRI-O's metrics: "+noScrapes)
-		}
-	}
+// idle says what a sync does when there is no rollout to look at;
+// rollout: there is one.
+type idle int
 
-	// The nodes of the pools in flight: the gate's, and the guard's.
-	listed := map[string][]corev1.Node{}
-	for _, p := range GuardedPools(previous) {
+const (
+	rollout idle = iota
+	// idleUnmanaged: managementState is neither Managed nor Removed.
+	idleUnmanaged
+	// idleRemoved: no rollout, and no scale-down guard of ours stays.
+	idleRemoved
+	// idleDiscovery: discovery has not answered for MachineConfigs.
+	idleDiscovery
+	// idleNotServed: there are no pools to configure.
+	idleNotServed
+	// listOurs: nothing asked for, nothing recorded; whether anything of
+	// ours is left must be looked up.
+	listOurs
+	// idleNoSettings: nothing asked for, recorded or left.
+	idleNoSettings
+)
+
+// idleInput is what idleFor decides from.
+type idleInput struct {
+	State operatorv1.ManagementState
+	// Traced: the spec asks for node tracing.
+	Traced bool
+	Served platform.ServedAPIs
+	// Recorded: status.nodeSettings holds a rollout.
+	Recorded bool
+	// NoneLeft: a list found no MachineConfig of ours.
+	NoneLeft bool
+}
+
+// idleFor decides whether a sync has a rollout to look at.
+func idleFor(in idleInput) idle {
+	switch {
+	case in.State == operatorv1.Removed:
+		return idleRemoved
+	case in.State != operatorv1.Managed:
+		return idleUnmanaged
+	case !in.Served.Known(platform.MachineConfigGVR):
+		return idleDiscovery
+	case !in.Served.MachineConfig:
+		return idleNotServed
+	case in.Traced || in.Recorded:
+		return rollout
+	case in.NoneLeft:
+		return idleNoSettings
+	}
+	return listOurs
+}
+
+// traced: the spec asks for node tracing. The zero value is "no tracing":
+// the schema requires an endpoint.
+func traced(s nodev1alpha1.NodeSettings) bool { return s.Tracing != (nodev1alpha1.NodeTracing{}) }
+
+// rolloutObservation is what a sync read for a rollout.
+type rolloutObservation struct {
+	Spec nodev1alpha1.NodeSettings
+	// Previous is the recorded rollout; Recorded its collector.
+	Previous          Rollout
+	CollectorRecorded bool
+	// CollectorGone: this process saw our OpenTelemetryCollector gone.
+	CollectorGone bool
+	MCO           *mcoObjects
+	// Pools are the pools' observations (ObservePool).
+	Pools map[string]PoolObservation
+	// Listed are the nodes of the pools in flight: the gate's, and the
+	// guard's.
+	Listed map[string][]corev1.Node
+	// NoScrapes says why the gate cannot check CRI-O's scrapes, if it
+	// cannot.
+	NoScrapes string
+	Now       time.Time
+}
+
+// observeRollout reads MCO's objects, and the nodes and their health for
+// the pools in flight.
+func (c *Controller) observeRollout(ctx context.Context, no *nodev1alpha1.NodeOperator, current *nodev1alpha1.NodeSettingsStatus) (rolloutObservation, error) {
+	spec := no.Spec.NodeSettings
+	_, collectorRecorded := collectorOf(current)
+	o := rolloutObservation{Spec: spec, Previous: rolloutFromStatus(current), CollectorRecorded: collectorRecorded,
+		CollectorGone: c.mem.collectorGone, Listed: map[string][]corev1.Node{}, Pools: map[string]PoolObservation{}}
+	var err error
+	if o.MCO, err = c.observe(ctx, o.Previous, traced(spec)); err != nil {
+		return o, err
+	}
+	w := o.MCO
+	for _, p := range GuardedPools(o.Previous) {
 		if w.pool[p] == nil {
 			continue
 		}
-		if listed[p], err = c.poolNodes(ctx, w.pool[p]); err != nil {
-			return 0, c.recordError(ctx, current, err)
+		if o.Listed[p], err = c.poolNodes(ctx, w.pool[p]); err != nil {
+			return o, err
 		}
 	}
 	members := map[string][]GuardNode{}
-	for p, nodes := range listed {
+	for p, nodes := range o.Listed {
 		for i := range nodes {
 			members[p] = append(members[p], guardNode(&nodes[i]))
 		}
 	}
 	removed := PlanGuards(members, nil).LeftOut
-	observed := map[string]PoolObservation{}
+	var job string
+	job, o.NoScrapes = c.scrapeJob(no.Status.Stacks)
 	for _, p := range w.pools {
 		health, leftOut := "", []string(nil)
-		if nodes, ok := listed[p]; ok {
+		if nodes, ok := o.Listed[p]; ok {
 			leftOut = append(removed[p], gone(nodes, w.nodesOf[p])...)
 		}
-		if pool := poolOf(previous, p); pool.State == Verifying {
-			health, leftOut = c.health(ctx, listed[p], w.nodesOf[p], leftOut, job, pool.Since)
+		if pool := poolOf(o.Previous, p); pool.State == Verifying {
+			health, leftOut = c.health(ctx, o.Listed[p], w.nodesOf[p], leftOut, job, pool.Since)
 		}
 		objs := PoolObjects{Pool: w.pool[p], Ours: w.ours[p], Current: w.current[p], Nodes: w.mcns[p]}
 		if p != "worker" && inheritsWorker(w.pool[p]) {
 			objs.Inherited = w.ours["worker"]
 		}
-		observed[p] = withRemoved(ObservePool(objs, health), leftOut)
+		o.Pools[p] = withRemoved(ObservePool(objs, health), leftOut)
 	}
-	s := Next(targets, Order(w.pools, spec.Rollout.CanaryPool), previous, observed, c.clock.Now(), c.timing)
+	o.Now = c.clock.Now()
+	return o, nil
+}
 
-	if collector != nil {
-		// Before any MachineConfig that points nodes at it, and kept in
-		// step with the spec whatever the phase: a new destination
-		// reaches every node's collector at once (the nodes' files do not
-		// change).
-		if err := c.applyCollector(ctx, collector); err != nil {
+// rolloutPlan is one sync's step of a rollout, in the order act takes it.
+type rolloutPlan struct {
+	// Collector is our OpenTelemetryCollector, put in place before any
+	// MachineConfig that points nodes at it; nil: none is wanted.
+	Collector *unstructured.Unstructured
+	// Step is the rollout's next step; Files what today's spec renders for
+	// the pool its Write names.
+	Step  Step
+	Files []File
+	// RemoveCollector: a complete rollout has no pool pointing at our
+	// collector.
+	RemoveCollector bool
+	Status          *nodev1alpha1.NodeSettingsStatus
+	Conditions      nodeConditions
+	// Recheck is when to look again once the step is recorded.
+	Recheck time.Duration
+}
+
+// planRollout decides a rollout's step from what a sync read.
+func planRollout(o rolloutObservation, namespace string, timing Timing) rolloutPlan {
+	var p rolloutPlan
+	w := o.MCO
+	targets, rendered, notes := map[string]Revision{}, map[string][]File{}, []string{}
+	tracing := tracingFrom(o.Spec.Tracing)
+	if tracing != nil && w.collector {
+		// Spans go through a collector on each node. Kept in step with the
+		// spec whatever the phase: a new destination reaches every node's
+		// collector at once (the nodes' files do not change).
+		p.Collector = Collector(namespace, tracing.Endpoint)
+		tracing.Endpoint = CollectorEndpoint
+	}
+	for _, pool := range w.pools {
+		files, skipped := Render(tracing, w.facts[pool])
+		targets[pool], rendered[pool] = RevisionOf(files), files
+		for _, s := range skipped {
+			notes = append(notes, fmt.Sprintf("pool %s: %s", pool, s))
+		}
+	}
+	if tracing != nil {
+		notes = append(notes, destinationNote(o.Spec.Tracing.Endpoint, p.Collector))
+		if o.NoScrapes != "" {
+			notes = append(notes, "the health gate checks node readiness but not CRI-O's metrics: "+o.NoScrapes)
+		}
+	}
+	p.Step = Next(targets, Order(w.pools, o.Spec.Rollout.CanaryPool), o.Previous, o.Pools, o.Now, timing)
+	if p.Step.Write != nil {
+		p.Files = rendered[p.Step.Write.Pool]
+	}
+	p.RemoveCollector = p.Collector == nil && p.Step.Rollout.Phase == PhaseComplete
+	p.Status = statusFromRollout(p.Step.Rollout)
+	if p.Collector != nil || (o.CollectorRecorded && !o.CollectorGone && !p.RemoveCollector) {
+		p.Status.OpenTelemetryCollector = nodev1alpha1.OpenTelemetryCollectorReference{Namespace: namespace, Name: CollectorName}
+	}
+	p.Conditions = conditionsFor(p.Step.Rollout, notes)
+	p.Recheck = p.Step.RecheckAfter
+	if p.Step.Write != nil || p.Step.Rollout.Phase == PhaseRollingOut || p.Step.Rollout.Phase == PhaseRollingBack {
+		p.Recheck = pollInterval
+	}
+	return p
+}
+
+// act takes the planned step: the collector, the node disruption policy
+// entries (a write waits for MCO's status to list them), the scale-down
+// guards, the MachineConfig write, the collector's removal, the record,
+// and the guards' release.
+func (c *Controller) act(ctx context.Context, p rolloutPlan, o rolloutObservation, current *nodev1alpha1.NodeSettingsStatus) (time.Duration, error) {
+	if p.Collector != nil {
+		if err := c.applyCollector(ctx, p.Collector); err != nil {
 			return 0, c.recordError(ctx, current, err)
 		}
 	}
-	if s.Write != nil {
+	if p.Step.Write != nil {
 		wait, err := c.ensureDisruptionPolicy(ctx)
 		if err != nil {
 			return 0, c.recordError(ctx, current, err)
@@ -274,38 +412,30 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 			return c.recordWait(ctx, current, wait)
 		}
 	}
-	c.waitingSince, c.waitingFor = time.Time{}, ""
-	done, err := c.guard(ctx, s.Rollout, w, listed)
+	c.mem.wait = disruptionWait{}
+	done, err := c.guard(ctx, p.Step.Rollout, o.MCO, o.Listed)
 	if err != nil {
 		return 0, c.recordError(ctx, current, err)
 	}
-	if s.Write != nil {
-		if err := c.write(ctx, *s.Write, rendered[s.Write.Pool]); err != nil {
+	if p.Step.Write != nil {
+		if err := c.write(ctx, *p.Step.Write, p.Files); err != nil {
 			// The factory retries an error with backoff; a persistent one
 			// must not be polled every 2 s too.
 			return 0, c.recordError(ctx, current, err)
 		}
 	}
-	if collector == nil && s.Rollout.Phase == PhaseComplete {
+	if p.RemoveCollector {
 		if err := c.removeCollector(ctx); err != nil {
 			return 0, c.recordError(ctx, current, err)
 		}
 	}
-	status := statusFromRollout(s.Rollout)
-	if _, recorded := collectorOf(current); collector != nil || (recorded && !c.collectorGone) {
-		status.OpenTelemetryCollector = nodev1alpha1.OpenTelemetryCollectorReference{Namespace: c.namespace, Name: CollectorName}
-	}
-	if err := c.record(ctx, status, conditionsFor(s.Rollout, notes)); err != nil {
+	if err := c.record(ctx, p.Status, p.Conditions); err != nil {
 		return 0, err
 	}
-	if err := c.release(ctx, s.Rollout, done); err != nil {
+	if err := c.release(ctx, p.Step.Rollout, done); err != nil {
 		return 0, err
 	}
-	switch {
-	case s.Write != nil || s.Rollout.Phase == PhaseRollingOut || s.Rollout.Phase == PhaseRollingBack:
-		return pollInterval, nil
-	}
-	return s.RecheckAfter, nil
+	return p.Recheck, nil
 }
 
 // ensureDisruptionPolicy applies our node disruption policy entries when
@@ -334,15 +464,15 @@ func (c *Controller) ensureDisruptionPolicy(ctx context.Context) (string, error)
 // rollout's pace; past it, at the resync's.
 func (c *Controller) recordWait(ctx context.Context, current *nodev1alpha1.NodeSettingsStatus, wait string) (time.Duration, error) {
 	now := c.clock.Now()
-	if wait != c.waitingFor {
+	if wait != c.mem.wait.reason {
 		// A new reason (MCO created the object; our entries went in):
 		// the wait moved on, and has its grace again.
-		c.waitingSince, c.waitingFor = now, wait
+		c.mem.wait = disruptionWait{since: now, reason: wait}
 	}
 	msg := waitMessage(wait)
 	// The time of the wait is kept in memory only: a Degraded condition
 	// that already reports this wait (an earlier process wrote it) stays.
-	persists := nodedisruption.Persists(c.waitingSince, now) || c.reportedPersisting(msg)
+	persists := nodedisruption.Persists(c.mem.wait.since, now) || c.reportedPersisting(msg)
 	if err := c.record(ctx, current, waitConditions(wait, persists)); err != nil {
 		return 0, err
 	}
@@ -370,12 +500,13 @@ func (c *Controller) reportedPersisting(msg string) bool {
 }
 
 // waitConditions are the conditions while a MachineConfig write waits.
-func waitConditions(wait string, persists bool) []*conditionArgs {
+func waitConditions(wait string, persists bool) nodeConditions {
 	msg := waitMessage(wait)
+	out := nodeConditions{Progressing: condition{true, ReasonWaitingForPolicy, msg}, Degraded: asExpected}
 	if persists {
-		return conditions(true, ReasonWaitingForPolicy, msg, true, ReasonPolicyNotReady, msg)
+		out.Degraded = condition{true, ReasonPolicyNotReady, msg}
 	}
-	return conditions(true, ReasonWaitingForPolicy, msg, false, ReasonAsExpected, "")
+	return out
 }
 
 // write puts our MachineConfig for a pool at a revision, or deletes it;
@@ -719,7 +850,7 @@ func gone(nodes []corev1.Node, names []string) []string {
 // read while no pool is guarded and this process saw no guard left.
 func (c *Controller) guard(ctx context.Context, r Rollout, w *mcoObjects, listed map[string][]corev1.Node) ([]string, error) {
 	pools := GuardedPools(r)
-	if len(pools) == 0 && c.guardsClear {
+	if len(pools) == 0 && c.mem.guardsClear {
 		return nil, nil
 	}
 	members, versions := map[string][]GuardNode{}, map[string]string{}
@@ -742,7 +873,7 @@ func (c *Controller) guard(ctx context.Context, r Rollout, w *mcoObjects, listed
 	}
 	plan := PlanGuards(members, marked)
 	if len(plan.Guard) > 0 {
-		c.guardsClear = false
+		c.mem.guardsClear = false
 		c.recorder.Eventf("NodeSettingsScaleDownGuard", "guarding %d nodes of pools %s from the cluster autoscaler's scale-down", len(plan.Guard), strings.Join(pools, ", "))
 	}
 	return plan.Release, placeGuards(ctx, c.kube, plan, versions)
@@ -757,20 +888,20 @@ func (c *Controller) release(ctx context.Context, r Rollout, names []string) err
 	if len(names) > 0 {
 		c.recorder.Eventf("NodeSettingsScaleDownGuard", "released the scale-down guards of %d nodes", len(names))
 	}
-	c.guardsClear = len(GuardedPools(r)) == 0
+	c.mem.guardsClear = len(GuardedPools(r)) == 0
 	return nil
 }
 
 // clearGuards releases every guard of ours where no rollout runs; once
 // per process while this one places none.
 func (c *Controller) clearGuards(ctx context.Context) error {
-	if c.guardsClear {
+	if c.mem.guardsClear {
 		return nil
 	}
 	if err := ReleaseAllGuards(ctx, c.kube); err != nil {
 		return err
 	}
-	c.guardsClear = true
+	c.mem.guardsClear = true
 	return nil
 }
 
@@ -808,7 +939,7 @@ func (c *Controller) applyCollector(ctx context.Context, collector *unstructured
 	if err != nil {
 		return fmt.Errorf("OpenTelemetryCollector %s/%s: %w; the MachineConfigs that point nodes at it are held back", collector.GetNamespace(), CollectorName, err)
 	}
-	c.collectorGone = false
+	c.mem.collectorGone = false
 	if changed {
 		c.recorder.Eventf("NodeSettingsCollector", "applied OpenTelemetryCollector %s/%s exporting to the node tracing destination", collector.GetNamespace(), CollectorName)
 	}
@@ -819,7 +950,7 @@ func (c *Controller) applyCollector(ctx context.Context, collector *unstructured
 // rollout has no pool pointing at it; once this process saw it gone, it
 // does not look again.
 func (c *Controller) removeCollector(ctx context.Context) error {
-	if c.collectorGone {
+	if c.mem.collectorGone {
 		return nil
 	}
 	obj := &unstructured.Unstructured{}
@@ -832,7 +963,7 @@ func (c *Controller) removeCollector(ctx context.Context) error {
 	case deleted:
 		c.recorder.Eventf("NodeSettingsCollector", "deleted OpenTelemetryCollector %s/%s: no node sends spans to it any more", c.namespace, CollectorName)
 	}
-	c.collectorGone = true
+	c.mem.collectorGone = true
 	return nil
 }
 
@@ -884,46 +1015,54 @@ func tracingFrom(t nodev1alpha1.NodeTracing) *Tracing {
 	return out
 }
 
+// condition is the value of one NodeSettings condition.
+type condition struct {
+	Status  bool
+	Reason  string
+	Message string
+}
+
+// nodeConditions are the controller's conditions, NodeSettingsProgressing
+// and NodeSettingsDegraded.
+type nodeConditions struct {
+	Progressing, Degraded condition
+}
+
+var (
+	asExpected = condition{Reason: ReasonAsExpected}
+	noSettings = nodeConditions{Progressing: condition{false, ReasonNoSettings, "no node settings"}, Degraded: asExpected}
+	notServed  = nodeConditions{Progressing: condition{false, ReasonNotServed,
+		"node settings not applied: machineconfiguration.openshift.io/v1 is not served, so there are no pools to configure"}, Degraded: asExpected}
+)
+
 // conditionsFor says what the rollout means for the ClusterOperator:
 // Progressing while pools change, Degraded once a failed gate has rolled
 // the pools back (the administrator must correct the settings).
-func conditionsFor(r Rollout, notes []string) []*conditionArgs {
+func conditionsFor(r Rollout, notes []string) nodeConditions {
 	msg := r.Message
 	if len(notes) > 0 {
 		msg = stack.Join(append([]string{msg}, notes...)...)
 	}
+	rolledBack := condition{true, ReasonRolledBackCond, r.Message}
 	switch r.Phase {
 	case PhaseRollingOut:
-		return conditions(true, ReasonRollingOut, msg, false, ReasonAsExpected, "")
+		return nodeConditions{Progressing: condition{true, ReasonRollingOut, msg}, Degraded: asExpected}
 	case PhaseRollingBack:
-		return conditions(true, ReasonRollingBackCond, msg, true, ReasonRolledBackCond, r.Message)
+		return nodeConditions{Progressing: condition{true, ReasonRollingBackCond, msg}, Degraded: rolledBack}
 	case PhaseStopped:
-		return conditions(false, ReasonRolledBackCond, msg, true, ReasonRolledBackCond, r.Message)
+		return nodeConditions{Progressing: condition{false, ReasonRolledBackCond, msg}, Degraded: rolledBack}
 	}
-	return conditions(false, ReasonAsExpected, msg, false, ReasonAsExpected, "")
+	return nodeConditions{Progressing: condition{false, ReasonAsExpected, msg}, Degraded: asExpected}
 }
 
-type conditionArgs struct {
-	kind    string
-	status  bool
-	reason  string
-	message string
-}
-
-func conditions(progressing bool, reason, message string, degraded bool, degradedReason, degradedMessage string) []*conditionArgs {
-	if degradedReason == "" {
-		degradedReason = ReasonAsExpected
-	}
-	return []*conditionArgs{
-		{"Progressing", progressing, reason, message},
-		{"Degraded", degraded, degradedReason, degradedMessage},
-	}
-}
-
+// recordError reports a failed sync: Degraded, and Progressing while a
+// rollout was in progress.
 func (c *Controller) recordError(ctx context.Context, previous *nodev1alpha1.NodeSettingsStatus, syncErr error) error {
-	conds := conditions(previous != nil && (previous.Phase == nodev1alpha1.NodeSettingsPhase(PhaseRollingOut) || previous.Phase == nodev1alpha1.NodeSettingsPhase(PhaseRollingBack)),
-		ReasonSyncError, syncErr.Error(), true, ReasonSyncError, syncErr.Error())
-	if err := c.record(ctx, previous, conds); err != nil {
+	inProgress := previous != nil && (previous.Phase == nodev1alpha1.NodeSettingsPhase(PhaseRollingOut) || previous.Phase == nodev1alpha1.NodeSettingsPhase(PhaseRollingBack))
+	failed := condition{true, ReasonSyncError, syncErr.Error()}
+	progressing := failed
+	progressing.Status = inProgress
+	if err := c.record(ctx, previous, nodeConditions{Progressing: progressing, Degraded: failed}); err != nil {
 		return err
 	}
 	return syncErr
@@ -931,14 +1070,17 @@ func (c *Controller) recordError(ctx context.Context, previous *nodev1alpha1.Nod
 
 // record applies status.nodeSettings and the conditions; nothing is
 // written when they are what we last applied.
-func (c *Controller) record(ctx context.Context, s *nodev1alpha1.NodeSettingsStatus, conds []*conditionArgs) error {
+func (c *Controller) record(ctx context.Context, s *nodev1alpha1.NodeSettingsStatus, conds nodeConditions) error {
 	desired := applynodev1alpha1.NodeOperatorStatus()
-	for _, a := range conds {
+	for _, a := range []struct {
+		kind string
+		condition
+	}{{"Progressing", conds.Progressing}, {"Degraded", conds.Degraded}} {
 		status := operatorv1.ConditionFalse
-		if a.status {
+		if a.Status {
 			status = operatorv1.ConditionTrue
 		}
-		desired.WithConditions(operatorclient.Condition(Prefix+a.kind, status, a.reason, a.message))
+		desired.WithConditions(operatorclient.Condition(Prefix+a.kind, status, a.Reason, a.Message))
 	}
 	if s != nil {
 		desired.WithNodeSettings(applyStatus(s))
@@ -946,7 +1088,7 @@ func (c *Controller) record(ctx context.Context, s *nodev1alpha1.NodeSettingsSta
 	if err := c.nodeOperators.ApplyStatus(ctx, FieldManager, desired); err != nil {
 		return err
 	}
-	c.recorded, c.haveOwn = s, true
+	c.mem.recorded = &record{status: s}
 	return nil
 }
 

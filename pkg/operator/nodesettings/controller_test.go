@@ -331,7 +331,7 @@ func TestControllerWaitsForMachineConfiguration(t *testing.T) {
 	// A restarted operator: the wait's start was kept in memory only, but
 	// the Degraded condition that reports it is not taken back.
 	restarted := *f.c
-	restarted.waitingSince, restarted.waitingFor, restarted.recorded, restarted.haveOwn = time.Time{}, "", nil, false
+	restarted.mem = memory{}
 	f.c = &restarted
 	f.sync()
 	assert.Equal(t, operatorv1.ConditionTrue, f.condition("Degraded").Status)

@@ -139,7 +139,7 @@ func TestControllerGuardsNodes(t *testing.T) {
 	// A guard left behind is released where node settings do not run.
 	_, err = kube.CoreV1().Nodes().Patch(context.Background(), "worker-2", "application/merge-patch+json", guardPatch("", "worker"), metav1.PatchOptions{})
 	require.NoError(t, err)
-	f.c.guardsClear = false
+	f.c.mem.guardsClear = false
 	f.no.Update(func(no *nodev1alpha1.NodeOperator) { no.Spec.ManagementState = operatorv1.Removed })
 	f.sync()
 	assert.Equal(t, map[string]string{"worker-1": "false  "}, guards(t, kube), "managementState Removed")
