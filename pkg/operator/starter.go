@@ -233,8 +233,10 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 		// versions[operator], and Progressing while a new one rolls out;
 		// status.stacks[*].observedVersion and containers, and the
 		// one-line summary.
-		versioncontroller.New(operatorClient, nodeOperators, clusterOperatorInformers.Config().V1().ClusterOperators(), versionRecorder, operatorVersion, stackNames(stacks),
-			stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), recorder),
+		versioncontroller.New(versioncontroller.Options{OperatorClient: operatorClient, NodeOperators: nodeOperators,
+			ClusterOperators: clusterOperatorInformers.Config().V1().ClusterOperators(), VersionRecorder: versionRecorder,
+			Version: operatorVersion, StackPrefixes: stackNames(stacks),
+			Operands: stackOperands(operands, nmstateNamespace, clusterConfigInformers.Config().V1().Infrastructures()), Recorder: recorder}),
 
 		// CRI-O metrics.
 		criometrics.NewController(criometrics.Options{Clock: clk, NodeOperators: nodeOperators, OperatorClient: operatorClient,
@@ -255,8 +257,9 @@ func (o *Options) RunOperator(ctx context.Context, cc *launcher.Context) error {
 	// Node settings (CRI-O and kubelet tracing), pool by pool through our
 	// MachineConfigs: only where their feature gate is on.
 	if nodeSettings {
-		controllers = append(controllers, nodesettings.NewController(clk, nodeOperators, dynamicClient, kubeClient, served,
-			operatorclient.OperatorNamespace, o.NodeSettingsTiming, scrapes, recorder))
+		controllers = append(controllers, nodesettings.NewController(nodesettings.Options{Clock: clk, NodeOperators: nodeOperators,
+			Dynamic: dynamicClient, Kube: kubeClient, Served: served, Namespace: operatorclient.OperatorNamespace,
+			Timing: o.NodeSettingsTiming, Scrapes: scrapes, Recorder: recorder}))
 	} else {
 		// A gate switched off mid-rollout: no scale-down guard of ours stays.
 		go nodesettings.ReleaseGuardsWhenOff(ctx, kubeClient)

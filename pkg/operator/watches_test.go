@@ -106,8 +106,9 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		loglevel.NewClusterOperatorLoggingController(operatorClient, recorder),
 		unsupportedconfigoverridescontroller.NewUnsupportedConfigOverridesController(operatorclient.ClusterOperatorName, operatorClient, recorder),
 		staleconditions.NewRemoveStaleConditionsController(operatorclient.ClusterOperatorName, nil, operatorClient, recorder))
-	check("OperatorVersion", versioncontroller.New(operatorClient, nodeOperators, config.Config().V1().ClusterOperators(), versions, "1.0.0", nil,
-		stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), recorder))
+	check("OperatorVersion", versioncontroller.New(versioncontroller.Options{OperatorClient: operatorClient, NodeOperators: nodeOperators,
+		ClusterOperators: config.Config().V1().ClusterOperators(), VersionRecorder: versions, Version: "1.0.0",
+		Operands: stackOperands(operands, nmstateNamespace, config.Config().V1().Infrastructures()), Recorder: recorder}))
 	check("CRIOMetrics", criometrics.NewController(criometrics.Options{Clock: clk, NodeOperators: nodeOperators, OperatorClient: operatorClient,
 		Kube: kube, Dynamic: no.Dynamic, Served: served, CRIOPlatform: crioPlatform,
 		DaemonSets: operands.Apps().V1().DaemonSets(), Secrets: operands.Core().V1().Secrets(), ConfigMaps: operands.Core().V1().ConfigMaps(),
@@ -115,8 +116,8 @@ func TestControllerTableMatchesInformers(t *testing.T) {
 		MonitoringConfigs: monitoringConfig.Core().V1().ConfigMaps(), Timing: certrotation.DefaultTiming, Recorder: recorder}))
 	check("MetricsClientCA", metricsclientca.NewController(kube, nodeOperators, operatorNamespace.Core().V1().ConfigMaps(), recorder))
 	check("NMState", nmstate.NewController(nodeOperators, operatorClient, kube, no.Dynamic, nil, nmstateNamespace.Apps().V1().Deployments(), stack.Images{}, recorder))
-	check("NodeSettings", nodesettings.NewController(clk, nodeOperators, no.Dynamic, kube, served, operatorclient.OperatorNamespace,
-		nodesettings.DefaultTiming, nil, recorder))
+	check("NodeSettings", nodesettings.NewController(nodesettings.Options{Clock: clk, NodeOperators: nodeOperators, Dynamic: no.Dynamic,
+		Kube: kube, Served: served, Namespace: operatorclient.OperatorNamespace, Timing: nodesettings.DefaultTiming, Recorder: recorder}))
 	newFeatureGateAccess("1.0.0", config.Config().V1().FeatureGates(), config.Config().V1().ClusterVersions(), recorder)
 	require.NoError(t, exitOnFeatureSetChange(config.Config().V1().FeatureGates(), "Default", func() {}))
 	check("FeatureGates (library-go's accessor)")

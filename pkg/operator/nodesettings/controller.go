@@ -128,19 +128,34 @@ type disruptionWait struct {
 	reason string
 }
 
+// Options are what the node settings controller reads and writes through.
+type Options struct {
+	Clock         clock.PassiveClock
+	NodeOperators *operatorclient.NodeOperators
+	Dynamic       dynamic.Interface
+	Kube          kubernetes.Interface
+	Served        *platform.ServedCache
+	// Namespace holds our OpenTelemetryCollector.
+	Namespace string
+	Timing    Timing
+	// Scrapes asks Prometheus whether CRI-O's metrics are scraped; nil
+	// where no Prometheus is configured.
+	Scrapes  ScrapeProbe
+	Recorder events.Recorder
+}
+
 // NewController watches the NodeOperator only; while a rollout runs it
 // looks at MCO's pools, MachineConfigs and MachineConfigNodes every
 // pollInterval, and at the nodes of the pool being verified and their
-// CRI-O scrapes (scrapes; nil where no Prometheus is configured).
-func NewController(clk clock.PassiveClock, nodeOperators *operatorclient.NodeOperators, dyn dynamic.Interface,
-	kube kubernetes.Interface, served *platform.ServedCache, namespace string, timing Timing, scrapes ScrapeProbe, recorder events.Recorder) factory.Controller {
-	c := &Controller{clock: clk, nodeOperators: nodeOperators, dynamic: dyn, kube: kube, served: served, namespace: namespace,
-		timing: timing, scrapes: scrapes, recorder: recorder}
+// CRI-O scrapes.
+func NewController(o Options) factory.Controller {
+	c := &Controller{clock: o.Clock, nodeOperators: o.NodeOperators, dynamic: o.Dynamic, kube: o.Kube, served: o.Served,
+		namespace: o.Namespace, timing: o.Timing, scrapes: o.Scrapes, recorder: o.Recorder}
 	return factory.New().
-		WithInformers(nodeOperators.Informer()).
+		WithInformers(o.NodeOperators.Informer()).
 		ResyncEvery(time.Minute).
 		WithSync(c.sync).
-		ToController("NodeSettings", recorder)
+		ToController("NodeSettings", o.Recorder)
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {

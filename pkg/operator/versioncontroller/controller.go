@@ -68,33 +68,48 @@ type noWait struct{ factory.Informer }
 
 func (noWait) HasSynced() bool { return true }
 
+// Options are what the version controller reads and writes through.
+type Options struct {
+	OperatorClient v1helpers.OperatorClient
+	NodeOperators  *operatorclient.NodeOperators
+	// ClusterOperators tells which version the ClusterOperator reports
+	// already: a restart at the same version is no upgrade.
+	ClusterOperators configinformersv1.ClusterOperatorInformer
+	VersionRecorder  status.VersionGetter
+	// Version is this operator's.
+	Version string
+	// StackPrefixes name the stack controllers whose Available condition
+	// the version waits for.
+	StackPrefixes []string
+	Operands      Operands
+	Recorder      events.Recorder
+}
+
 // New returns a controller that sets version "operator" once no condition
 // says that something is still progressing or unavailable, and every stack
-// controller named in stackPrefixes has reported its Available condition.
-// clusterOperators tells which version the ClusterOperator reports already:
-// a restart at the same version is no upgrade. It also records, per stack
-// in status.stacks, the version and the containers of the last complete
-// rollout, and the one-line summary condition (StacksFieldManager).
-func New(operatorClient v1helpers.OperatorClient, nodeOperators *operatorclient.NodeOperators, clusterOperators configinformersv1.ClusterOperatorInformer,
-	versionRecorder status.VersionGetter, version string, stackPrefixes []string, operands Operands, recorder events.Recorder) factory.Controller {
+// controller named in StackPrefixes has reported its Available condition.
+// It also records, per stack in status.stacks, the version and the
+// containers of the last complete rollout, and the one-line summary
+// condition (StacksFieldManager).
+func New(o Options) factory.Controller {
 	c := &controller{
-		operatorClient:   operatorClient,
-		nodeOperators:    nodeOperators,
-		clusterOperators: clusterOperators.Lister(),
-		versionRecorder:  versionRecorder,
-		version:          version,
-		stackPrefixes:    stackPrefixes,
-		operands:         operands,
+		operatorClient:   o.OperatorClient,
+		nodeOperators:    o.NodeOperators,
+		clusterOperators: o.ClusterOperators.Lister(),
+		versionRecorder:  o.VersionRecorder,
+		version:          o.Version,
+		stackPrefixes:    o.StackPrefixes,
+		operands:         o.Operands,
 		clock:            clock.RealClock{},
 	}
-	informers := []factory.Informer{operatorClient.Informer(), clusterOperators.Informer()}
-	for _, i := range operands.Informers {
+	informers := []factory.Informer{o.OperatorClient.Informer(), o.ClusterOperators.Informer()}
+	for _, i := range o.Operands.Informers {
 		informers = append(informers, noWait{i})
 	}
 	return factory.New().
 		WithInformers(informers...).
 		WithSync(c.sync).
-		ToController("OperatorVersion", recorder)
+		ToController("OperatorVersion", o.Recorder)
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
