@@ -121,6 +121,11 @@ type StackDecision struct {
 	// Skipped describes parts of an enabled stack left out because an
 	// optional API is not served.
 	Skipped []string
+	// Kept: the Infrastructure cannot be read, and the last decision
+	// stands whole (state, reason, message, mode), as the status records
+	// it: nothing in it is decided again, so nothing on the nodes changes
+	// until the Infrastructure is back.
+	Kept bool
 }
 
 // Decision is the outcome for every stack.
@@ -156,12 +161,8 @@ func Decide(in Input) Decision {
 	out.Metrics = decideStack(in, nodev1alpha1.MetricsStack, in.Spec.Metrics.State, platform, topology, problem, true)
 	out.NMState = decideStack(in, nodev1alpha1.NMStateStack, in.Spec.NMState.State, platform, topology, problem, nmstateDefaultPlatforms[platform])
 
-	if out.Metrics.Enabled {
+	if out.Metrics.Enabled && !out.Metrics.Kept {
 		out.Metrics.Mode, out.Metrics.Message = metricsMode(in, out.Metrics.Message)
-		// Served APIs are re-evaluated even for a kept decision.
-		for _, note := range []string{SkippedMonitoring, SkippedMachineConfig, HeldMonitoring, HeldMachineConfig} {
-			out.Metrics.Message = strings.ReplaceAll(out.Metrics.Message, "; "+note, "")
-		}
 		switch {
 		case !in.Served.Known(ServiceMonitorGVR):
 			out.Metrics.Skipped = append(out.Metrics.Skipped, HeldMonitoring)
@@ -183,8 +184,7 @@ func Decide(in Input) Decision {
 }
 
 // Message prefixes of the metrics stack that say which path serves CRI-O
-// metrics. A kept decision is re-evaluated, so the prefix is replaced, never
-// stacked.
+// metrics.
 const (
 	servedByPlatform = "CRI-O metrics served by the platform: the machine-config operator's kube-rbac-proxy-crio static pod (job=\"crio\"), with the node operator's alerts and dashboard on top"
 	servedByOperator = "CRI-O metrics served by the node operator's TLS stack (kube-rbac-proxy DaemonSet crio-metrics, job=\"crio-metrics\"): the platform runs no kube-rbac-proxy-crio"
@@ -196,12 +196,10 @@ const (
 // would break job="crio" on every node. A failed lookup keeps the last
 // mode; with none recorded, nothing node-side is deployed until the lookup
 // works, because guessing "no platform path" could break the platform's.
+//
+// The last mode is status.stacks[].mode; message is the decision's own,
+// never one read back from the status.
 func metricsMode(in Input, message string) (nodev1alpha1.StackMode, string) {
-	for _, prefix := range []string{servedByPlatform, servedByOperator, pathUnknown} {
-		if _, rest, ok := strings.Cut(message, "; "); ok && strings.HasPrefix(message, prefix) {
-			message = rest
-		}
-	}
 	p := in.PlatformCRIOMetrics
 	mode := nodev1alpha1.OperatorTLS
 	switch {
@@ -282,7 +280,9 @@ func decideStack(in Input, name nodev1alpha1.StackName, knob nodev1alpha1.StackS
 	if problem != "" {
 		for _, prev := range in.Previous {
 			if prev.Name == name {
-				return d(prev.State == nodev1alpha1.StackEnabled, prev.Reason, prev.Message)
+				kept := d(prev.State == nodev1alpha1.StackEnabled, prev.Reason, prev.Message)
+				kept.Mode, kept.Kept = prev.Mode, true
+				return kept
 			}
 		}
 		return d(false, ReasonInfrastructureUnavailable, fmt.Sprintf("not deployed yet: %s; the platform decides whether this stack is deployed", problem))

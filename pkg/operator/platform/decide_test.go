@@ -133,12 +133,15 @@ func TestDecidePlatformOf(t *testing.T) {
 	}
 }
 
-// No Infrastructure, or none with status.platformStatus: the last decision stands.
+// No Infrastructure, or none with status.platformStatus: the last decision
+// stands whole, as recorded, even where the platform path or the served
+// APIs changed meanwhile.
 func TestDecideMissingInfrastructureKeepsLastDecision(t *testing.T) {
 	previous := Decide(Input{Infrastructure: infra(configv1.BareMetalPlatformType, configv1.HighlyAvailableTopologyMode)})
 	prevStatus := []nodev1alpha1.StackStatus{previous.Metrics.StackStatus, previous.NMState.StackStatus}
 	for problem, in := range map[string]*configv1.Infrastructure{"missing": nil, "no status.platformStatus": {}} {
-		got := Decide(Input{Infrastructure: in, Previous: prevStatus})
+		got := Decide(Input{Infrastructure: in, Previous: prevStatus,
+			PlatformCRIOMetrics: PlatformCRIOMetrics{MirrorPods: 3}, Served: ServedAPIs{Monitoring: true, MachineConfig: true}})
 		assert.Contains(t, got.InfrastructureProblem, problem)
 		assert.Equal(t, previous.Metrics.StackStatus, got.Metrics.StackStatus)
 		assert.Equal(t, previous.NMState.StackStatus, got.NMState.StackStatus)
