@@ -280,19 +280,33 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err := c.operatorClient.ApplyOperatorStatus(ctx, ControllerName, status); err != nil {
 		return err
 	}
-	switch {
-	case tookStep:
+	switch again, after := lookAgain(tookStep, o, len(errs) > 0); {
+	case again && after == 0:
 		syncCtx.Queue().Add(syncCtx.QueueKey())
-	case o.Waiting != "" && !o.WaitPersists && len(errs) == 0:
-		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), waitRecheck)
-	case o.Waiting != "" && len(errs) == 0:
-		// No informer reports MCO's policy status: a wait past its
-		// grace is looked at again sooner than the resync.
-		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), time.Minute)
+	case again:
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), after)
 	}
 	// A failed request is retried with the queue's backoff; the status
 	// already says it, and says it once.
 	return errors.Join(errs...)
+}
+
+// lookAgain says whether, and how soon, a sync is followed by another
+// before the resync: at once after a removal step, which takes one step
+// per sync; while the drop-in MachineConfigs wait for MCO's policy, which
+// no informer reports, every waitRecheck within the grace and every
+// minute past it. A failed sync is retried with the queue's backoff
+// instead.
+func lookAgain(tookStep bool, o observation, failed bool) (bool, time.Duration) {
+	switch {
+	case tookStep:
+		return true, 0
+	case o.Waiting == "" || failed:
+		return false, 0
+	case !o.WaitPersists:
+		return true, waitRecheck
+	}
+	return true, time.Minute
 }
 
 // heldBackSince is when the drop-in MachineConfigs began to wait, as the
