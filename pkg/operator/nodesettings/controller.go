@@ -188,8 +188,9 @@ func (c *Controller) Sync(ctx context.Context) (time.Duration, error) {
 			return 0, c.recordError(ctx, current, fmt.Errorf("MachineConfigs: %w", err))
 		}
 		c.mem.noneLeft = len(ours.Items) == 0
-		in.NoneLeft = c.mem.noneLeft
-		idle = idleFor(in)
+		if idle = rollout; c.mem.noneLeft {
+			idle = idleNoSettings
+		}
 	}
 	switch idle {
 	case idleUnmanaged:
