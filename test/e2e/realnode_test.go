@@ -10,10 +10,12 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -32,7 +34,7 @@ func TestRealNodeCRIOMetrics(t *testing.T) {
 	framework.Setup(t, framework.OperatorOptions{})
 	ctx, kube := context.Background(), framework.KubeClient(t)
 	ds := crioMetricsDaemonSet(t)
-	pod := readyPodOn(t, ds, node.Name)
+	pod := readyPodOn(t, ds, node.Name, false)
 
 	t.Run("ContainersOfCRIO", func(t *testing.T) {
 		cri := framework.DialCRI(t, node.CRISocket())
@@ -137,7 +139,7 @@ func TestRealNodeCRIOMetrics(t *testing.T) {
 	})
 
 	// Still the same pod, every container ready and never restarted.
-	assert.Equal(t, pod.UID, readyPodOn(t, ds, node.Name).UID, "the pod was not replaced")
+	assert.Equal(t, pod.UID, readyPodOn(t, ds, node.Name, false).UID, "the pod was not replaced")
 }
 
 // crioMetricsDaemonSet finds the operator's CRI-O metrics DaemonSet by name, in whichever namespace the operator puts it.
@@ -156,8 +158,8 @@ func crioMetricsDaemonSet(t *testing.T) *appsv1.DaemonSet {
 	return ds
 }
 
-// readyPodOn waits for the DaemonSet's pod on node with every container ready and none restarted.
-func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
+// readyPodOn waits for the DaemonSet's pod on node with every container ready and, unless restartsAllowed, none restarted.
+func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string, restartsAllowed bool) *corev1.Pod {
 	t.Helper()
 	var pod *corev1.Pod
 	last := ""
@@ -171,7 +173,7 @@ func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
 		var states []string
 		ready := len(pod.Status.ContainerStatuses) == len(pod.Spec.Containers)
 		for _, s := range pod.Status.ContainerStatuses {
-			if s.RestartCount != 0 {
+			if s.RestartCount != 0 && !restartsAllowed {
 				return false, fmt.Errorf("container %s of %s restarted %d times: %+v", s.Name, pod.Name, s.RestartCount, s.LastTerminationState)
 			}
 			ready = ready && s.Ready
@@ -184,4 +186,156 @@ func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
 		return ready, nil
 	}, fmt.Sprintf("the %s pod on %s has every container ready", ds.Name, node))
 	return pod
+}
+
+// TestRealNodeStatusFromRealPods: the crio-metrics pod's kube-rbac-proxy on
+// the real node crash-loops while another program of the node holds its
+// port; the kubelet's restarts and containerStatuses reach the DaemonSet's
+// status, the operator's conditions say one node lacks metrics (within
+// MetricsDegraded's maxUnavailable and inertia), and a new version is
+// reported only once the pod is ready again.
+func TestRealNodeStatusFromRealPods(t *testing.T) {
+	node := framework.StartRealNode(t)
+	c, op := framework.Setup(t, framework.OperatorOptions{})
+	ds := crioMetricsDaemonSet(t)
+	readyPodOn(t, ds, node.Name, false)
+
+	t.Run("CrashLoopShowsInConditionsAndRecovers", func(t *testing.T) {
+		readyPodOn(t, ds, node.Name, true)
+		release := occupyProxyPort(t, node, ds)
+		desired := crashLooping(t, ds, node.Name)
+		co := c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
+			return metricsServedOn(co, desired-1, desired)
+		})
+		// One node of four is within maxUnavailable (10%, at least one): not Degraded, at once or after inertia.
+		assert.Equal(t, configv1.ConditionFalse, framework.COCondition(co, configv1.OperatorDegraded).Status, framework.DescribeClusterOperator(co))
+		release()
+		readyPodOn(t, ds, node.Name, true)
+		c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
+			if msg := metricsServedOn(co, desired, desired); msg != "" {
+				return msg
+			}
+			return framework.Settled(co)
+		})
+	})
+
+	t.Run("NewVersionWaitsForTheRealPod", func(t *testing.T) {
+		readyPodOn(t, ds, node.Name, true)
+		op.Stop()
+		release := occupyProxyPort(t, node, ds)
+		crashLooping(t, ds, node.Name)
+		const version = "0.0.2-e2e"
+		op = framework.StartOperator(t, framework.OperatorOptions{Version: version})
+		op.WaitLeading(t, 2*time.Minute)
+		c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+			if p := framework.COCondition(co, configv1.OperatorProgressing); p == nil || p.Status != configv1.ConditionTrue || !strings.Contains(p.Message, "rolling out version "+version) {
+				return "Progressing does not announce " + version
+			}
+			return ""
+		})
+		// Held past the announcement (10 s) while every other condition says rolled out: only the pod's readiness holds it.
+		held := time.Now()
+		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+			co, err := c.ClusterOperator(context.Background())
+			if err != nil {
+				return false, err
+			}
+			if operatorVersion(co) == version {
+				return false, fmt.Errorf("version %s reported while the real node's pod crash-loops: %s", version, framework.DescribeClusterOperator(co))
+			}
+			return time.Since(held) > 30*time.Second, nil
+		}, "the version held while the pod is not ready")
+		release()
+		readyPodOn(t, ds, node.Name, true)
+		c.WaitForClusterOperator(t, 3*time.Minute, func(co *configv1.ClusterOperator) string {
+			if v := operatorVersion(co); v != version {
+				return "versions[operator] is " + v
+			}
+			return framework.Settled(co)
+		})
+	})
+}
+
+// occupyProxyPort stops the node's kube-rbac-proxy container through CRI (as
+// an OOM kill would) and binds its address first from the node's network
+// namespace, as another program of the node could; the kubelet's restarts
+// then fail until release (also at the test's end).
+func occupyProxyPort(t *testing.T, node *framework.RealNode, ds *appsv1.DaemonSet) (release func()) {
+	t.Helper()
+	ctx, cri := context.Background(), framework.DialCRI(t, node.CRISocket())
+	addr := net.JoinHostPort(node.IP, "9638")
+	var l net.Listener
+	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		var err error
+		if l, err = node.Listen(addr); err == nil {
+			return true, nil
+		}
+		running, err := cri.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
+			State:         &runtimeapi.ContainerStateValue{State: runtimeapi.ContainerState_CONTAINER_RUNNING},
+			LabelSelector: map[string]string{"io.kubernetes.pod.namespace": ds.Namespace, "io.kubernetes.container.name": "kube-rbac-proxy"}}})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range running.Containers {
+			if _, err := cri.StopContainer(ctx, &runtimeapi.StopContainerRequest{ContainerId: c.Id}); err != nil {
+				return false, err
+			}
+		}
+		// Before the kubelet's next relist (every second) restarts it.
+		l, err = node.Listen(addr)
+		return err == nil, nil
+	}, "binding "+addr+" on the node before the kubelet restarts kube-rbac-proxy")
+	t.Logf("%s held on node %s", addr, node.Name)
+	var once sync.Once
+	release = func() { once.Do(func() { _ = l.Close(); t.Logf("%s released", addr) }) }
+	t.Cleanup(release)
+	return release
+}
+
+// crashLooping waits until the kubelet reports the node's kube-rbac-proxy
+// failed on its taken address and not ready, and the DaemonSet's status
+// counts the pod unavailable; it returns the DaemonSet's desired count.
+func crashLooping(t *testing.T, ds *appsv1.DaemonSet, node string) int32 {
+	t.Helper()
+	ctx, kube := context.Background(), framework.KubeClient(t)
+	var desired int32
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		pods, err := kube.CoreV1().Pods(ds.Namespace).List(ctx, metav1.ListOptions{
+			LabelSelector: metav1.FormatLabelSelector(ds.Spec.Selector), FieldSelector: "spec.nodeName=" + node})
+		if err != nil || len(pods.Items) != 1 {
+			return false, err
+		}
+		failed := false
+		for _, s := range pods.Items[0].Status.ContainerStatuses {
+			if last := s.LastTerminationState.Terminated; s.Name == "kube-rbac-proxy" && !s.Ready && s.RestartCount > 0 && last != nil {
+				failed = last.ExitCode != 0 && strings.Contains(last.Message, "address already in use")
+			}
+		}
+		now, err := kube.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		desired = now.Status.DesiredNumberScheduled
+		return failed && now.Status.NumberUnavailable == 1 && now.Status.NumberAvailable == desired-1, nil
+	}, "the kubelet reports kube-rbac-proxy failing on its taken port, and the DaemonSet one pod unavailable")
+	return desired
+}
+
+// metricsServedOn checks the ClusterOperator's Available=True message for MetricsAvailable's "served on ready of desired nodes".
+func metricsServedOn(co *configv1.ClusterOperator, ready, desired int32) string {
+	want := fmt.Sprintf("MetricsAvailable: CRI-O metrics served over TLS on %d of %d nodes", ready, desired)
+	if a := framework.COCondition(co, configv1.OperatorAvailable); a == nil || a.Status != configv1.ConditionTrue || !strings.Contains(a.Message, want) {
+		return "Available=True does not say " + want
+	}
+	return ""
+}
+
+// operatorVersion is the ClusterOperator's versions[operator].
+func operatorVersion(co *configv1.ClusterOperator) string {
+	for _, v := range co.Status.Versions {
+		if v.Name == "operator" {
+			return v.Version
+		}
+	}
+	return ""
 }
