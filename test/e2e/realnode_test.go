@@ -4,14 +4,10 @@ package e2e
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,118 +24,22 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// TestRealNodeCRIOMetrics: the CRI-O metrics DaemonSet's pod on the real node (framework.StartRealNode), run by the kubelet on CRI-O, serves CRI-O's metrics over TLS at the node's address to a caller allowed get /metrics only, and a serving certificate rotation reaches CRI-O through it without a failed scrape.
-func TestRealNodeCRIOMetrics(t *testing.T) {
-	node := framework.StartRealNode(t)
-	framework.Setup(t, framework.OperatorOptions{})
-	ctx, kube := context.Background(), framework.KubeClient(t)
-	ds := crioMetricsDaemonSet(t)
-	pod := readyPodOn(t, ds, node.Name, false)
-
-	t.Run("ContainersOfCRIO", func(t *testing.T) {
-		cri := framework.DialCRI(t, node.CRISocket())
-		listed, err := cri.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
-			LabelSelector: map[string]string{"io.kubernetes.pod.uid": string(pod.UID)}}})
-		require.NoError(t, err)
-		running := map[string]string{}
-		for _, c := range listed.Containers {
-			if c.State == runtimeapi.ContainerState_CONTAINER_RUNNING {
-				running["cri-o://"+c.Id] = c.Metadata.Name
-			}
-		}
-		for _, s := range pod.Status.ContainerStatuses {
-			assert.Equal(t, s.Name, running[s.ContainerID], "container %s (%s) runs in the node's CRI-O", s.Name, s.ContainerID)
-		}
-	})
-
-	bundle, err := kube.CoreV1().ConfigMaps(ds.Namespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
+// containersOfCRIO: every container of pod on the real node is a running CRI-O container of that node, the one its containerStatuses name.
+func containersOfCRIO(t *testing.T, node *framework.RealNode, pod *corev1.Pod) {
+	cri := framework.DialCRI(t, node.CRISocket())
+	listed, err := cri.ListContainers(context.Background(), &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
+		LabelSelector: map[string]string{"io.kubernetes.pod.uid": string(pod.UID)}}})
 	require.NoError(t, err)
-	roots := x509.NewCertPool()
-	require.True(t, roots.AppendCertsFromPEM([]byte(bundle.Data["ca-bundle.crt"])), "the CA bundle ConfigMap holds a certificate")
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
-		RootCAs: roots, ServerName: fmt.Sprintf("crio-metrics.%s.svc", ds.Namespace), MinVersion: tls.VersionTLS12}}}
-	url := "https://" + net.JoinHostPort(node.IP, "9638") + "/metrics"
-	allowed, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
-	require.NoError(t, err)
-
-	t.Run("MetricsOverTLSToAllowedCallers", func(t *testing.T) {
-		_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
-		nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
-		require.NoError(t, err)
-		// CRI-O serves the pair cert-syncer wrote a moment ago: the proxy's upstream may need one reload.
-		var body []byte
-		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-			code, b, err := framework.HTTPGet(client, url, allowed)
-			body = b
-			return err == nil && code == http.StatusOK, nil
-		}, "prometheus-k8s's token reads "+url)
-		assert.Contains(t, string(body), "\ncontainer_runtime_crio_", "CRI-O's own metrics")
-		for _, c := range []struct {
-			who   string
-			token string
-			want  int
-		}{{"no token", "", http.StatusUnauthorized}, {"a token of a user without get /metrics", nobody, http.StatusForbidden}} {
-			code, _, err := framework.HTTPGet(client, url, c.token)
-			require.NoError(t, err)
-			assert.Equal(t, c.want, code, c.who)
+	running := map[string]string{}
+	for _, c := range listed.Containers {
+		if c.State == runtimeapi.ContainerState_CONTAINER_RUNNING {
+			running["cri-o://"+c.Id] = c.Metadata.Name
 		}
-	})
-
-	t.Run("RotationReachesCRIOWithoutAFailedScrape", func(t *testing.T) {
-		// A scrape every 500 ms through the pod's kube-rbac-proxy, as Prometheus would, until the rotation reached CRI-O.
-		var ok, failed atomic.Int64
-		stop, stopped := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(stopped)
-			tick := time.NewTicker(500 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					if code, body, err := framework.HTTPGet(client, url, allowed); err == nil && code == http.StatusOK && strings.Contains(string(body), "\ncontainer_runtime_crio_") {
-						ok.Add(1)
-					} else {
-						failed.Add(1)
-						t.Logf("failed scrape: %d %v", code, err)
-					}
-				}
-			}
-		}()
-		secrets := kube.CoreV1().Secrets(ds.Namespace)
-		old, err := secrets.Get(ctx, "crio-metrics-serving-cert", metav1.GetOptions{})
-		require.NoError(t, err)
-		require.NoError(t, secrets.Delete(ctx, old.Name, metav1.DeleteOptions{}))
-		var serial string
-		framework.Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
-			s, err := secrets.Get(ctx, old.Name, metav1.GetOptions{})
-			if err != nil || s.UID == old.UID {
-				return false, nil
-			}
-			cert, err := framework.FirstCertificate(s.Data["tls.crt"])
-			if err == nil {
-				serial = cert.SerialNumber.String()
-			}
-			return err == nil, err
-		}, "the operator issues a new serving certificate")
-		// The kubelet refreshes the Secret volume on the pod's next sync (about a minute), cert-syncer copies it, CRI-O reloads it.
-		framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
-			cert, err := node.ServedCertificate("127.0.0.1:9537")
-			return err == nil && cert.SerialNumber.String() == serial, nil
-		}, "CRI-O on the real node serves serial "+serial)
-		served := ok.Load()
-		framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, error) {
-			return ok.Load() >= served+3 || failed.Load() > 0, nil
-		}, "scrapes through the new pair")
-		close(stop)
-		<-stopped
-		t.Logf("scrapes during the rotation: %d succeeded, %d failed", ok.Load(), failed.Load())
-		assert.Zero(t, failed.Load(), "failed scrapes")
-	})
-
-	// Still the same pod, every container ready and never restarted.
-	assert.Equal(t, pod.UID, readyPodOn(t, ds, node.Name, false).UID, "the pod was not replaced")
+	}
+	require.Len(t, pod.Status.ContainerStatuses, len(pod.Spec.Containers))
+	for _, s := range pod.Status.ContainerStatuses {
+		assert.Equal(t, s.Name, running[s.ContainerID], "container %s (%s) runs in the node's CRI-O", s.Name, s.ContainerID)
+	}
 }
 
 // crioMetricsDaemonSet finds the operator's CRI-O metrics DaemonSet by name, in whichever namespace the operator puts it.
@@ -158,8 +58,19 @@ func crioMetricsDaemonSet(t *testing.T) *appsv1.DaemonSet {
 	return ds
 }
 
-// readyPodOn waits for the DaemonSet's pod on node with every container ready and, unless restartsAllowed, none restarted.
-func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string, restartsAllowed bool) *corev1.Pod {
+// readyPodOn waits for the DaemonSet's pod on node with every container ready and none restarted.
+func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
+	t.Helper()
+	return waitPodReady(t, ds, node, false)
+}
+
+// readyAgainOn waits for the DaemonSet's pod on node with every container ready, restarted or not.
+func readyAgainOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
+	t.Helper()
+	return waitPodReady(t, ds, node, true)
+}
+
+func waitPodReady(t *testing.T, ds *appsv1.DaemonSet, node string, restartsAllowed bool) *corev1.Pod {
 	t.Helper()
 	var pod *corev1.Pod
 	last := ""
@@ -198,10 +109,10 @@ func TestRealNodeStatusFromRealPods(t *testing.T) {
 	node := framework.StartRealNode(t)
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	ds := crioMetricsDaemonSet(t)
-	readyPodOn(t, ds, node.Name, false)
+	readyPodOn(t, ds, node.Name)
 
 	t.Run("CrashLoopShowsInConditionsAndRecovers", func(t *testing.T) {
-		readyPodOn(t, ds, node.Name, true)
+		readyAgainOn(t, ds, node.Name)
 		release := occupyProxyPort(t, node, ds)
 		desired := crashLooping(t, ds, node.Name)
 		co := c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
@@ -210,7 +121,7 @@ func TestRealNodeStatusFromRealPods(t *testing.T) {
 		// One node of four is within maxUnavailable (10%, at least one): not Degraded, at once or after inertia.
 		assert.Equal(t, configv1.ConditionFalse, framework.COCondition(co, configv1.OperatorDegraded).Status, framework.DescribeClusterOperator(co))
 		release()
-		readyPodOn(t, ds, node.Name, true)
+		readyAgainOn(t, ds, node.Name)
 		c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
 			if msg := metricsServedOn(co, desired, desired); msg != "" {
 				return msg
@@ -220,7 +131,7 @@ func TestRealNodeStatusFromRealPods(t *testing.T) {
 	})
 
 	t.Run("NewVersionWaitsForTheRealPod", func(t *testing.T) {
-		readyPodOn(t, ds, node.Name, true)
+		readyAgainOn(t, ds, node.Name)
 		op.Stop()
 		release := occupyProxyPort(t, node, ds)
 		crashLooping(t, ds, node.Name)
@@ -246,7 +157,7 @@ func TestRealNodeStatusFromRealPods(t *testing.T) {
 			return time.Since(held) > 30*time.Second, nil
 		}, "the version held while the pod is not ready")
 		release()
-		readyPodOn(t, ds, node.Name, true)
+		readyAgainOn(t, ds, node.Name)
 		c.WaitForClusterOperator(t, 3*time.Minute, func(co *configv1.ClusterOperator) string {
 			if v := operatorVersion(co); v != version {
 				return "versions[operator] is " + v

@@ -55,6 +55,7 @@ func TestSecurityCRIOMetricsEndToEnd(t *testing.T) {
 	target := scrapeTarget(t, pod)
 	require.Equal(t, net.JoinHostPort(node.IP, "9638"), target, "the Service's target is where the node's kube-rbac-proxy listens")
 	prom, caFile, trusted := prometheusFromServiceMonitor(t, c, pki, target, node.Name)
+	t.Run("ContainersOfCRIO", func(t *testing.T) { containersOfCRIO(t, node, pod) })
 	t.Run("WhoMayScrape", func(t *testing.T) { whoMayScrape(t, pki, target, caFile, trusted) })
 	t.Run("WhoMayConnect", func(t *testing.T) { whoMayConnect(t, node, target, trusted) })
 	t.Run("RotationsWithoutAFailedScrape", func(t *testing.T) { rotationsWithoutAFailedScrape(t, prom, ds, node, target, rotations) })
@@ -189,7 +190,7 @@ func rotationsWithoutAFailedScrape(t *testing.T, prom *framework.Prometheus, ds 
 	after, err := crio.Pid()
 	assert.NoError(t, err)
 	assert.Equal(t, pid, after, "CRI-O was not restarted")
-	readyPodOn(t, ds, node.Name, false) // no container restarted
+	readyPodOn(t, ds, node.Name) // no container restarted
 	assert.Equal(t, before, crioMetricsRollout(t), "rotations change neither the CA bundle nor the DaemonSet nor its pods")
 }
 
@@ -267,7 +268,7 @@ func rolledOutPodWith(t *testing.T, ds *appsv1.DaemonSet, node, arg string) *cor
 		return slices.Contains(d.Spec.Template.Spec.Containers[0].Args, arg) && st.ObservedGeneration == d.Generation &&
 			st.UpdatedNumberScheduled == st.DesiredNumberScheduled && st.NumberAvailable == st.DesiredNumberScheduled, nil
 	}, "the DaemonSet's kube-rbac-proxy rolled out with "+arg)
-	pod := readyPodOn(t, ds, node, false)
+	pod := readyPodOn(t, ds, node)
 	require.Contains(t, pod.Spec.Containers[0].Args, arg, "the pod on %s", node)
 	return pod
 }
