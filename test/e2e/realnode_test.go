@@ -4,16 +4,14 @@ package e2e
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -26,118 +24,22 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// TestRealNodeCRIOMetrics: the CRI-O metrics DaemonSet's pod on the real node (framework.StartRealNode), run by the kubelet on CRI-O, serves CRI-O's metrics over TLS at the node's address to a caller allowed get /metrics only, and a serving certificate rotation reaches CRI-O through it without a failed scrape.
-func TestRealNodeCRIOMetrics(t *testing.T) {
-	node := framework.StartRealNode(t)
-	framework.Setup(t, framework.OperatorOptions{})
-	ctx, kube := context.Background(), framework.KubeClient(t)
-	ds := crioMetricsDaemonSet(t)
-	pod := readyPodOn(t, ds, node.Name)
-
-	t.Run("ContainersOfCRIO", func(t *testing.T) {
-		cri := framework.DialCRI(t, node.CRISocket())
-		listed, err := cri.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
-			LabelSelector: map[string]string{"io.kubernetes.pod.uid": string(pod.UID)}}})
-		require.NoError(t, err)
-		running := map[string]string{}
-		for _, c := range listed.Containers {
-			if c.State == runtimeapi.ContainerState_CONTAINER_RUNNING {
-				running["cri-o://"+c.Id] = c.Metadata.Name
-			}
-		}
-		for _, s := range pod.Status.ContainerStatuses {
-			assert.Equal(t, s.Name, running[s.ContainerID], "container %s (%s) runs in the node's CRI-O", s.Name, s.ContainerID)
-		}
-	})
-
-	bundle, err := kube.CoreV1().ConfigMaps(ds.Namespace).Get(ctx, "crio-metrics-ca-bundle", metav1.GetOptions{})
+// containersOfCRIO: every container of pod on the real node is a running CRI-O container of that node, the one its containerStatuses name.
+func containersOfCRIO(t *testing.T, node *framework.RealNode, pod *corev1.Pod) {
+	cri := framework.DialCRI(t, node.CRISocket())
+	listed, err := cri.ListContainers(context.Background(), &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
+		LabelSelector: map[string]string{"io.kubernetes.pod.uid": string(pod.UID)}}})
 	require.NoError(t, err)
-	roots := x509.NewCertPool()
-	require.True(t, roots.AppendCertsFromPEM([]byte(bundle.Data["ca-bundle.crt"])), "the CA bundle ConfigMap holds a certificate")
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
-		RootCAs: roots, ServerName: fmt.Sprintf("crio-metrics.%s.svc", ds.Namespace), MinVersion: tls.VersionTLS12}}}
-	url := "https://" + net.JoinHostPort(node.IP, "9638") + "/metrics"
-	allowed, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
-	require.NoError(t, err)
-
-	t.Run("MetricsOverTLSToAllowedCallers", func(t *testing.T) {
-		_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
-		nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
-		require.NoError(t, err)
-		// CRI-O serves the pair cert-syncer wrote a moment ago: the proxy's upstream may need one reload.
-		var body []byte
-		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
-			code, b, err := framework.HTTPGet(client, url, allowed)
-			body = b
-			return err == nil && code == http.StatusOK, nil
-		}, "prometheus-k8s's token reads "+url)
-		assert.Contains(t, string(body), "\ncontainer_runtime_crio_", "CRI-O's own metrics")
-		for _, c := range []struct {
-			who   string
-			token string
-			want  int
-		}{{"no token", "", http.StatusUnauthorized}, {"a token of a user without get /metrics", nobody, http.StatusForbidden}} {
-			code, _, err := framework.HTTPGet(client, url, c.token)
-			require.NoError(t, err)
-			assert.Equal(t, c.want, code, c.who)
+	running := map[string]string{}
+	for _, c := range listed.Containers {
+		if c.State == runtimeapi.ContainerState_CONTAINER_RUNNING {
+			running["cri-o://"+c.Id] = c.Metadata.Name
 		}
-	})
-
-	t.Run("RotationReachesCRIOWithoutAFailedScrape", func(t *testing.T) {
-		// A scrape every 500 ms through the pod's kube-rbac-proxy, as Prometheus would, until the rotation reached CRI-O.
-		var ok, failed atomic.Int64
-		stop, stopped := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(stopped)
-			tick := time.NewTicker(500 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					if code, body, err := framework.HTTPGet(client, url, allowed); err == nil && code == http.StatusOK && strings.Contains(string(body), "\ncontainer_runtime_crio_") {
-						ok.Add(1)
-					} else {
-						failed.Add(1)
-						t.Logf("failed scrape: %d %v", code, err)
-					}
-				}
-			}
-		}()
-		secrets := kube.CoreV1().Secrets(ds.Namespace)
-		old, err := secrets.Get(ctx, "crio-metrics-serving-cert", metav1.GetOptions{})
-		require.NoError(t, err)
-		require.NoError(t, secrets.Delete(ctx, old.Name, metav1.DeleteOptions{}))
-		var serial string
-		framework.Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
-			s, err := secrets.Get(ctx, old.Name, metav1.GetOptions{})
-			if err != nil || s.UID == old.UID {
-				return false, nil
-			}
-			cert, err := framework.FirstCertificate(s.Data["tls.crt"])
-			if err == nil {
-				serial = cert.SerialNumber.String()
-			}
-			return err == nil, err
-		}, "the operator issues a new serving certificate")
-		// The kubelet refreshes the Secret volume on the pod's next sync (about a minute), cert-syncer copies it, CRI-O reloads it.
-		framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
-			cert, err := node.ServedCertificate("127.0.0.1:9537")
-			return err == nil && cert.SerialNumber.String() == serial, nil
-		}, "CRI-O on the real node serves serial "+serial)
-		served := ok.Load()
-		framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, error) {
-			return ok.Load() >= served+3 || failed.Load() > 0, nil
-		}, "scrapes through the new pair")
-		close(stop)
-		<-stopped
-		t.Logf("scrapes during the rotation: %d succeeded, %d failed", ok.Load(), failed.Load())
-		assert.Zero(t, failed.Load(), "failed scrapes")
-	})
-
-	// Still the same pod, every container ready and never restarted.
-	assert.Equal(t, pod.UID, readyPodOn(t, ds, node.Name).UID, "the pod was not replaced")
+	}
+	require.Len(t, pod.Status.ContainerStatuses, len(pod.Spec.Containers))
+	for _, s := range pod.Status.ContainerStatuses {
+		assert.Equal(t, s.Name, running[s.ContainerID], "container %s (%s) runs in the node's CRI-O", s.Name, s.ContainerID)
+	}
 }
 
 // crioMetricsDaemonSet finds the operator's CRI-O metrics DaemonSet by name, in whichever namespace the operator puts it.
@@ -159,6 +61,17 @@ func crioMetricsDaemonSet(t *testing.T) *appsv1.DaemonSet {
 // readyPodOn waits for the DaemonSet's pod on node with every container ready and none restarted.
 func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
 	t.Helper()
+	return waitPodReady(t, ds, node, false)
+}
+
+// readyAgainOn waits for the DaemonSet's pod on node with every container ready, restarted or not.
+func readyAgainOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
+	t.Helper()
+	return waitPodReady(t, ds, node, true)
+}
+
+func waitPodReady(t *testing.T, ds *appsv1.DaemonSet, node string, restartsAllowed bool) *corev1.Pod {
+	t.Helper()
 	var pod *corev1.Pod
 	last := ""
 	framework.Eventually(t, 5*time.Minute, 2*time.Second, func() (bool, error) {
@@ -171,7 +84,7 @@ func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
 		var states []string
 		ready := len(pod.Status.ContainerStatuses) == len(pod.Spec.Containers)
 		for _, s := range pod.Status.ContainerStatuses {
-			if s.RestartCount != 0 {
+			if s.RestartCount != 0 && !restartsAllowed {
 				return false, fmt.Errorf("container %s of %s restarted %d times: %+v", s.Name, pod.Name, s.RestartCount, s.LastTerminationState)
 			}
 			ready = ready && s.Ready
@@ -184,4 +97,156 @@ func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
 		return ready, nil
 	}, fmt.Sprintf("the %s pod on %s has every container ready", ds.Name, node))
 	return pod
+}
+
+// TestRealNodeStatusFromRealPods: the crio-metrics pod's kube-rbac-proxy on
+// the real node crash-loops while another program of the node holds its
+// port; the kubelet's restarts and containerStatuses reach the DaemonSet's
+// status, the operator's conditions say one node lacks metrics (within
+// MetricsDegraded's maxUnavailable and inertia), and a new version is
+// reported only once the pod is ready again.
+func TestRealNodeStatusFromRealPods(t *testing.T) {
+	node := framework.StartRealNode(t)
+	c, op := framework.Setup(t, framework.OperatorOptions{})
+	ds := crioMetricsDaemonSet(t)
+	readyPodOn(t, ds, node.Name)
+
+	t.Run("CrashLoopShowsInConditionsAndRecovers", func(t *testing.T) {
+		readyAgainOn(t, ds, node.Name)
+		release := occupyProxyPort(t, node, ds)
+		desired := crashLooping(t, ds, node.Name)
+		co := c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
+			return metricsServedOn(co, desired-1, desired)
+		})
+		// One node of four is within maxUnavailable (10%, at least one): not Degraded, at once or after inertia.
+		assert.Equal(t, configv1.ConditionFalse, framework.COCondition(co, configv1.OperatorDegraded).Status, framework.DescribeClusterOperator(co))
+		release()
+		readyAgainOn(t, ds, node.Name)
+		c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
+			if msg := metricsServedOn(co, desired, desired); msg != "" {
+				return msg
+			}
+			return framework.Settled(co)
+		})
+	})
+
+	t.Run("NewVersionWaitsForTheRealPod", func(t *testing.T) {
+		readyAgainOn(t, ds, node.Name)
+		op.Stop()
+		release := occupyProxyPort(t, node, ds)
+		crashLooping(t, ds, node.Name)
+		const version = "0.0.2-e2e"
+		op = framework.StartOperator(t, framework.OperatorOptions{Version: version})
+		op.WaitLeading(t, 2*time.Minute)
+		c.WaitForClusterOperator(t, time.Minute, func(co *configv1.ClusterOperator) string {
+			if p := framework.COCondition(co, configv1.OperatorProgressing); p == nil || p.Status != configv1.ConditionTrue || !strings.Contains(p.Message, "rolling out version "+version) {
+				return "Progressing does not announce " + version
+			}
+			return ""
+		})
+		// Held past the announcement (10 s) while every other condition says rolled out: only the pod's readiness holds it.
+		held := time.Now()
+		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+			co, err := c.ClusterOperator(context.Background())
+			if err != nil {
+				return false, err
+			}
+			if operatorVersion(co) == version {
+				return false, fmt.Errorf("version %s reported while the real node's pod crash-loops: %s", version, framework.DescribeClusterOperator(co))
+			}
+			return time.Since(held) > 30*time.Second, nil
+		}, "the version held while the pod is not ready")
+		release()
+		readyAgainOn(t, ds, node.Name)
+		c.WaitForClusterOperator(t, 3*time.Minute, func(co *configv1.ClusterOperator) string {
+			if v := operatorVersion(co); v != version {
+				return "versions[operator] is " + v
+			}
+			return framework.Settled(co)
+		})
+	})
+}
+
+// occupyProxyPort stops the node's kube-rbac-proxy container through CRI (as
+// an OOM kill would) and binds its address first from the node's network
+// namespace, as another program of the node could; the kubelet's restarts
+// then fail until release (also at the test's end).
+func occupyProxyPort(t *testing.T, node *framework.RealNode, ds *appsv1.DaemonSet) (release func()) {
+	t.Helper()
+	ctx, cri := context.Background(), framework.DialCRI(t, node.CRISocket())
+	addr := net.JoinHostPort(node.IP, "9638")
+	var l net.Listener
+	framework.Eventually(t, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		var err error
+		if l, err = node.Listen(addr); err == nil {
+			return true, nil
+		}
+		running, err := cri.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
+			State:         &runtimeapi.ContainerStateValue{State: runtimeapi.ContainerState_CONTAINER_RUNNING},
+			LabelSelector: map[string]string{"io.kubernetes.pod.namespace": ds.Namespace, "io.kubernetes.container.name": "kube-rbac-proxy"}}})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range running.Containers {
+			if _, err := cri.StopContainer(ctx, &runtimeapi.StopContainerRequest{ContainerId: c.Id}); err != nil {
+				return false, err
+			}
+		}
+		// Before the kubelet's next relist (every second) restarts it.
+		l, err = node.Listen(addr)
+		return err == nil, nil
+	}, "binding "+addr+" on the node before the kubelet restarts kube-rbac-proxy")
+	t.Logf("%s held on node %s", addr, node.Name)
+	var once sync.Once
+	release = func() { once.Do(func() { _ = l.Close(); t.Logf("%s released", addr) }) }
+	t.Cleanup(release)
+	return release
+}
+
+// crashLooping waits until the kubelet reports the node's kube-rbac-proxy
+// failed on its taken address and not ready, and the DaemonSet's status
+// counts the pod unavailable; it returns the DaemonSet's desired count.
+func crashLooping(t *testing.T, ds *appsv1.DaemonSet, node string) int32 {
+	t.Helper()
+	ctx, kube := context.Background(), framework.KubeClient(t)
+	var desired int32
+	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
+		pods, err := kube.CoreV1().Pods(ds.Namespace).List(ctx, metav1.ListOptions{
+			LabelSelector: metav1.FormatLabelSelector(ds.Spec.Selector), FieldSelector: "spec.nodeName=" + node})
+		if err != nil || len(pods.Items) != 1 {
+			return false, err
+		}
+		failed := false
+		for _, s := range pods.Items[0].Status.ContainerStatuses {
+			if last := s.LastTerminationState.Terminated; s.Name == "kube-rbac-proxy" && !s.Ready && s.RestartCount > 0 && last != nil {
+				failed = last.ExitCode != 0 && strings.Contains(last.Message, "address already in use")
+			}
+		}
+		now, err := kube.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		desired = now.Status.DesiredNumberScheduled
+		return failed && now.Status.NumberUnavailable == 1 && now.Status.NumberAvailable == desired-1, nil
+	}, "the kubelet reports kube-rbac-proxy failing on its taken port, and the DaemonSet one pod unavailable")
+	return desired
+}
+
+// metricsServedOn checks the ClusterOperator's Available=True message for MetricsAvailable's "served on ready of desired nodes".
+func metricsServedOn(co *configv1.ClusterOperator, ready, desired int32) string {
+	want := fmt.Sprintf("MetricsAvailable: CRI-O metrics served over TLS on %d of %d nodes", ready, desired)
+	if a := framework.COCondition(co, configv1.OperatorAvailable); a == nil || a.Status != configv1.ConditionTrue || !strings.Contains(a.Message, want) {
+		return "Available=True does not say " + want
+	}
+	return ""
+}
+
+// operatorVersion is the ClusterOperator's versions[operator].
+func operatorVersion(co *configv1.ClusterOperator) string {
+	for _, v := range co.Status.Versions {
+		if v.Name == "operator" {
+			return v.Version
+		}
+	}
+	return ""
 }

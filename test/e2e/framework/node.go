@@ -2,19 +2,15 @@ package framework
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,16 +20,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
-	"github.com/openshift/cluster-node-operator/test/kubeletvolume"
 )
 
-// Node simulates a node on this machine (root directory, volume projections, pod processes); needs root.
+// Node simulates a node on this machine (root directory, pod processes); needs root.
 type Node struct {
 	Root string // the node's "/"
 	IP   string // status.hostIP (and a hostNetwork pod's IP)
@@ -45,7 +36,6 @@ type Node struct {
 	podName   string
 	podUID    string
 	spec      corev1.PodSpec
-	volumes   map[string]string // projected volume name -> directory
 }
 
 // NewNode prepares a node for a pod of namespace with spec; nothing runs yet.
@@ -76,7 +66,6 @@ func NewNode(t testing.TB, admin *rest.Config, namespace string, spec corev1.Pod
 		podName:   "e2e-pod-" + uid[:8],
 		podUID:    uid,
 		spec:      spec,
-		volumes:   map[string]string{},
 	}
 }
 
@@ -154,11 +143,6 @@ func (n *Node) CRIODropIns(t testing.TB) map[string][]byte {
 	return out
 }
 
-// volumeDir is where the kubelet keeps a pod volume on the node.
-func (n *Node) volumeDir(plugin, name string) string {
-	return n.HostPath(path.Join("/var/lib/kubelet/pods", n.podUID, "volumes", plugin, name))
-}
-
 // pod is the node's pod as the API server has it once scheduled there.
 func (n *Node) pod() *corev1.Pod {
 	pod := &corev1.Pod{
@@ -168,74 +152,6 @@ func (n *Node) pod() *corev1.Pod {
 	}
 	pod.Spec.NodeName = n.Name
 	return pod
-}
-
-// MountVolumes projects the pod's Secret and ConfigMap volumes once they hold the objects' keys, then every syncPeriod.
-func (n *Node) MountVolumes(t testing.TB, syncPeriod time.Duration) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	pod := n.pod()
-	for _, v := range pod.Spec.Volumes {
-		plugin := "kubernetes.io~secret"
-		if v.ConfigMap != nil {
-			plugin = "kubernetes.io~configmap"
-		} else if v.Secret == nil {
-			continue
-		}
-		dir := n.volumeDir(plugin, v.Name)
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		var current map[string][]byte
-		project := func(ctx context.Context) error {
-			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			files, modes, err := volumePayload(ctx, n.client, pod, "", nil, v)
-			if err == nil && (current == nil || !maps.EqualFunc(files, current, bytes.Equal)) {
-				if _, err = kubeletvolume.Write(dir, files, modes); err == nil {
-					current = files
-				}
-			}
-			return err
-		}
-		var lastErr error
-		if err := wait.PollUntilContextCancel(Context(t, 2*time.Minute), time.Second, true, func(context.Context) (bool, error) {
-			lastErr = project(ctx)
-			return lastErr == nil, nil
-		}); err != nil {
-			t.Fatalf("volume %s: %v (last error: %v); the kubelet would not start the pod", v.Name, err, lastErr)
-		}
-		n.volumes[v.Name] = dir
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wait.UntilWithContext(ctx, func(ctx context.Context) { _ = project(ctx) }, syncPeriod)
-		}()
-	}
-}
-
-// serviceAccountKubeconfig writes a kubeconfig with a token of the pod's ServiceAccount, not bound to
-// the pod (a rollout replaces the pod, not the process), and returns its path.
-func (n *Node) serviceAccountKubeconfig(t testing.TB) string {
-	t.Helper()
-	cfg := ServiceAccountConfig(t, n.admin, n.namespace, n.spec.ServiceAccountName)
-	ca := cfg.CAData
-	if len(ca) == 0 && cfg.CAFile != "" {
-		var err error
-		ca, err = os.ReadFile(cfg.CAFile)
-		require.NoError(t, err)
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["cluster"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: ca}
-	kc.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
-	kc.Contexts["default"] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: "sa", Namespace: n.namespace}
-	kc.CurrentContext = "default"
-	dir := n.volumeDir("kubernetes.io~projected", "kube-api-access")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	p := filepath.Join(dir, "kubeconfig")
-	require.NoError(t, clientcmd.WriteToFile(*kc, p))
-	require.NoError(t, os.Chmod(p, 0o644))
-	return p
 }
 
 // e2eLogPath returns a new log file path under _output/e2e-logs.

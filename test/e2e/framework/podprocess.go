@@ -32,7 +32,7 @@ type PodProcessOptions struct {
 	Container          string                  // default the first
 	ServiceAccountName string                  // another ServiceAccount of the namespace (tokens not bound to the pod)
 	Binaries           map[string]string       // command's base name (else container name) -> local file
-	Node               *Node                   // hostPath volumes below its root, its kubelet projections mounted
+	Node               *Node                   // hostPath volumes below its root
 	RewriteArgs        func([]string) []string // may move a listening port, nothing else
 }
 
@@ -46,9 +46,9 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pod, hostRoot, projections := opts.Pod, "", map[string]string{}
+	pod, hostRoot := opts.Pod, ""
 	if opts.Node != nil {
-		hostRoot, projections = opts.Node.Root, opts.Node.volumes
+		hostRoot = opts.Node.Root
 		if pod == nil {
 			pod = opts.Node.pod()
 		}
@@ -89,7 +89,7 @@ func StartPodProcess(t testing.TB, admin *rest.Config, opts PodProcessOptions) *
 		argv = append(argv[:1], opts.RewriteArgs(argv[1:])...)
 	}
 
-	r := &podRun{t: t, ctx: ctx, client: client, pod: pod, c: c, sa: sa, bound: bound, stage: stage, hostRoot: hostRoot, projections: projections}
+	r := &podRun{t: t, ctx: ctx, client: client, pod: pod, c: c, sa: sa, bound: bound, stage: stage, hostRoot: hostRoot}
 	r.mountVolumes()
 	// On OpenShift the SCC assigns a user from the namespace's range when
 	// the securityContext sets none.
@@ -113,7 +113,6 @@ type podRun struct {
 	c               corev1.Container
 	sa              string
 	stage, hostRoot string
-	projections     map[string]string
 	script          strings.Builder
 	overlays        map[string]bool
 	overlaid        []string
@@ -178,10 +177,8 @@ func (r *podRun) mountVolumes() {
 		if fi, err := os.Stat(target); !underRun(target) && err == nil && !fi.IsDir() {
 			t.Fatalf("volume mount %s at %s: not a directory on this machine", m.Name, target)
 		}
-		if local, ok := r.projections[m.Name]; ok || v.HostPath != nil {
-			if !ok {
-				local = hostPathDir(t, r.hostRoot, v.HostPath)
-			}
+		if v.HostPath != nil {
+			local := hostPathDir(t, r.hostRoot, v.HostPath)
 			fmt.Fprintf(&r.script, "mkdir -p %q\nmount -n --bind %q %q\n", target, local, target)
 			if m.ReadOnly {
 				fmt.Fprintf(&r.script, "mount -n -o remount,bind,ro %q\n", target)

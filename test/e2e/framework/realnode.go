@@ -104,54 +104,77 @@ func (n *RealNode) CRISocket() string { return filepath.Join(n.Dir, "crio", "cri
 
 // ServedCertificate is the certificate served at addr inside the node's network namespace (CRI-O's metrics on its loopback).
 func (n *RealNode) ServedCertificate(addr string) (*x509.Certificate, error) {
+	st, err := n.Handshake(addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
+	if err != nil {
+		return nil, err
+	}
+	return st.PeerCertificates[0], nil
+}
+
+// Handshake makes one TLS handshake with cfg on a new connection to addr inside the node's network namespace.
+func (n *RealNode) Handshake(addr string, cfg *tls.Config) (*tls.ConnectionState, error) {
 	conn, err := n.dial(addr)
 	if err != nil {
 		return nil, err
 	}
-	c := tls.Client(conn, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only reads the peer certificate
+	c := tls.Client(conn, cfg)
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	if err := c.Handshake(); err != nil {
 		return nil, err
 	}
-	return c.ConnectionState().PeerCertificates[0], nil
+	st := c.ConnectionState()
+	return &st, nil
 }
 
-// dial connects to addr from the node's network namespace: a goroutine's thread enters it to make the socket and goes back; a thread that cannot go back ends with its goroutine.
-func (n *RealNode) dial(addr string) (net.Conn, error) {
+// dial connects to addr from the node's network namespace.
+func (n *RealNode) dial(addr string) (conn net.Conn, err error) {
+	err = n.inNetwork(func() error {
+		conn, err = net.DialTimeout("tcp", addr, 5*time.Second)
+		return err
+	})
+	return conn, err
+}
+
+// Listen listens on addr in the node's network namespace, as a program of the node would.
+func (n *RealNode) Listen(addr string) (l net.Listener, err error) {
+	err = n.inNetwork(func() error {
+		l, err = net.Listen("tcp", addr)
+		return err
+	})
+	return l, err
+}
+
+// inNetwork runs fn on a thread in the node's network namespace: a goroutine's thread enters it, runs fn and goes back; a thread that cannot go back ends with its goroutine. Sockets keep the namespace they were made in.
+func (n *RealNode) inNetwork(fn func() error) error {
 	name, err := os.ReadFile(filepath.Join(n.Dir, "netns"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	type result struct {
-		conn net.Conn
-		err  error
-	}
-	done := make(chan result, 1)
+	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		node, err := os.Open(filepath.Join("/run/netns", strings.TrimSpace(string(name))))
 		if err != nil {
-			done <- result{nil, err}
+			done <- err
 			return
 		}
 		defer node.Close()
 		own, err := os.Open("/proc/thread-self/ns/net")
 		if err != nil {
-			done <- result{nil, err}
+			done <- err
 			return
 		}
 		defer own.Close()
 		if err := unix.Setns(int(node.Fd()), unix.CLONE_NEWNET); err != nil {
-			done <- result{nil, err}
+			done <- err
 			return
 		}
-		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		err = fn()
 		if unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) == nil {
 			runtime.UnlockOSThread()
 		}
-		done <- result{conn, err}
+		done <- err
 	}()
-	r := <-done
-	return r.conn, r.err
+	return <-done
 }

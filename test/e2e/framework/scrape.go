@@ -1,7 +1,6 @@
 package framework
 
-// Real scrapes: simulated nodes with the crio-metrics pod's containers and a
-// real CRI-O each (on top of Node, node.go), and a real Prometheus.
+// Real scrapes: a real Prometheus, TLS handshakes and HTTP requests.
 
 import (
 	"crypto/tls"
@@ -16,17 +15,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 )
 
 // StartProcess runs binary (no pod's container) as a logged local process until the test ends.
@@ -37,108 +30,6 @@ func StartProcess(t testing.TB, name, binary string, args, env []string) *Proces
 	o := startLogged(t, cmd, e2eLogPath(t, name))
 	t.Logf("%s started (pid %d): %s %q; log %s", name, cmd.Process.Pid, binary, args, o.LogPath)
 	return o
-}
-
-// ScrapeNode is a node running the crio-metrics pod and a real CRI-O.
-type ScrapeNode struct {
-	*Node
-	CRIO      *CRIO
-	ProxyAddr string // the node's address and the proxy's port
-	Proxy     *Process
-	Syncer    *Process
-
-	kubeconfig string
-}
-
-// StartScrapeNode runs a crio-metrics pod's node as the kubelet would: volumes, mc's drop-in, cert-syncer, real CRI-O, kube-rbac-proxy.
-func StartScrapeNode(t testing.TB, admin *rest.Config, pod *corev1.Pod, mc *unstructured.Unstructured) *ScrapeNode {
-	t.Helper()
-	root := RepoRoot(t)
-	for _, tool := range []string{"crio", "kube-rbac-proxy"} {
-		if err := EnsureTool(t, tool); err != nil {
-			Unavailable(t, "%s is not available: %v", tool, err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(root, "_output", "bin", "cert-syncer")); err != nil {
-		Unavailable(t, "_output/bin/cert-syncer is missing: run make build")
-	}
-	if pod.Status.HostIP == "" {
-		t.Fatalf("pod %s has no hostIP", pod.Name)
-	}
-	n := &ScrapeNode{Node: NewNode(t, admin, pod.Namespace, withoutProjected(pod.Spec))}
-	n.IP, n.Name = pod.Status.HostIP, pod.Spec.NodeName
-	n.MountVolumes(t, 500*time.Millisecond)
-	n.ApplyMachineConfig(t, mc)
-
-	// cert-syncer first: CRI-O must find a matching pair at start.
-	n.Syncer = StartPodProcess(t, admin, PodProcessOptions{Node: n.Node, Container: "cert-syncer",
-		Binaries: map[string]string{"cert-syncer": filepath.Join(root, "_output", "bin", "cert-syncer")}})
-	var hostDir, probeCA string
-	for _, v := range pod.Spec.Volumes {
-		if v.HostPath != nil {
-			hostDir = n.HostPath(v.HostPath.Path)
-		}
-		if v.ConfigMap != nil && v.ConfigMap.Name == "crio-metrics-ca-bundle" {
-			probeCA = filepath.Join(n.volumes[v.Name], "ca-bundle.crt")
-		}
-	}
-	Eventually(t, time.Minute, 200*time.Millisecond, func() (bool, error) {
-		_, err := tls.LoadX509KeyPair(filepath.Join(hostDir, "tls.crt"), filepath.Join(hostDir, "tls.key"))
-		return err == nil, nil
-	}, fmt.Sprintf("cert-syncer of %s writes a matching pair to %s (log %s)", n.Name, hostDir, n.Syncer.LogPath))
-	n.CRIO = StartCRIO(t, CRIOOptions{Dir: filepath.Join(n.Root, "crio"), MetricsPort: FreePort(t), DropIns: n.CRIODropIns(t), ProbeCA: probeCA})
-	n.kubeconfig = n.serviceAccountKubeconfig(t)
-	n.startProxy(t)
-	return n
-}
-
-// RestartProxy restarts the node's kube-rbac-proxy from spec (a new pod template, the same volumes).
-func (n *ScrapeNode) RestartProxy(t testing.TB, spec corev1.PodSpec) {
-	t.Helper()
-	n.Proxy.Stop()
-	spec = withoutProjected(spec)
-	if !equality.Semantic.DeepEqual(n.spec.Volumes, spec.Volumes) {
-		t.Fatalf("the new pod spec changes the volumes; that is not simulated")
-	}
-	n.spec = spec
-	n.startProxy(t)
-}
-
-// startProxy runs the pod's kube-rbac-proxy, its upstream moved to this CRI-O and --kubeconfig added.
-func (n *ScrapeNode) startProxy(t testing.TB) {
-	t.Helper()
-	n.Proxy = StartPodProcess(t, n.admin, PodProcessOptions{
-		Node: n.Node, Container: "kube-rbac-proxy",
-		Binaries: map[string]string{"kube-rbac-proxy": filepath.Join(RepoRoot(t), "_output", "bin", "kube-rbac-proxy")},
-		RewriteArgs: func(args []string) []string {
-			for i, a := range args {
-				if strings.HasPrefix(a, "--upstream=https://127.0.0.1:9537/") {
-					args[i] = fmt.Sprintf("--upstream=https://127.0.0.1:%d/", n.CRIO.MetricsPort)
-				}
-			}
-			return append(args, "--kubeconfig="+n.kubeconfig)
-		},
-	})
-	for _, a := range n.Proxy.Args {
-		if strings.HasPrefix(a, "--secure-listen-address=") {
-			n.ProxyAddr = strings.TrimPrefix(a, "--secure-listen-address=")
-		}
-	}
-	WaitListening(t, n.Proxy, n.ProxyAddr, "kube-rbac-proxy of "+n.Name)
-}
-
-// withoutProjected drops the projected (token) volumes: the processes get --kubeconfig instead.
-func withoutProjected(spec corev1.PodSpec) corev1.PodSpec {
-	spec = *spec.DeepCopy()
-	projected := map[string]bool{}
-	for _, v := range spec.Volumes {
-		projected[v.Name] = v.Projected != nil
-	}
-	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return projected[v.Name] })
-	for i := range spec.Containers {
-		spec.Containers[i].VolumeMounts = slices.DeleteFunc(spec.Containers[i].VolumeMounts, func(m corev1.VolumeMount) bool { return projected[m.Name] })
-	}
-	return spec
 }
 
 // Handshake makes one TLS handshake with cfg on a new connection to addr.
