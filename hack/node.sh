@@ -205,14 +205,16 @@ kubelet_config() {
   mkdir -p "$NODE_DIR/manifests" "$NODE_DIR/pods-logs" "$NODE_DIR/kubelet.conf.d"
   # cgroup v1 with the cgroupfs driver and no QoS hierarchy (this machine
   # runs no systemd); no eviction and no image garbage collection: the
-  # images were loaded here and cannot be pulled again.
+  # images were loaded here and cannot be pulled again. Enforcement "none",
+  # not []: with --config-dir the kubelet (v1.36.2, mergeKubeletConfigurations)
+  # re-defaults the merged configuration, and an empty list becomes ["pods"].
   cat >"$NODE_DIR/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 failCgroupV1: false
 cgroupDriver: cgroupfs
 cgroupsPerQOS: false
-enforceNodeAllocatable: []
+enforceNodeAllocatable: ["none"]
 failSwapOn: false
 address: $node_ip
 readOnlyPort: 0
@@ -299,6 +301,9 @@ up() {
   preflight
   if kubelet_pid >/dev/null; then log "already up"; return; fi
   down_quiet
+  # A node starts from the configuration written here: drop-ins an MCO
+  # daemon (framework.RealNode.HostPath) wrote on an earlier node go.
+  rm -rf "$crio_dir/crio.conf.d" "$NODE_DIR/kubelet.conf.d"
   mkdir -p "$NODE_DIR"
   local server port
   server=$("$bin/kubectl" config view --minify -o jsonpath='{.clusters[0].cluster.server}')

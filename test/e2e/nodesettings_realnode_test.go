@@ -99,7 +99,7 @@ func TestNodeSettingsTracingRealNode(t *testing.T) {
 	assert.True(t, oneTrace(kubelet, crio), "a CRI call of the kubelet traced on both sides, in one trace")
 
 	e1 := len(s.Events())
-	c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": map[string]interface{}{"tracing": nil}})
+	c.PatchNodeOperatorSpec(t, map[string]interface{}{"nodeSettings": nil})
 	waitPhase(t, c, on.Target, nodesettings.PhaseComplete)
 	quiet := time.Now()
 	ev = s.Events()[e1:]
