@@ -46,6 +46,9 @@ func TestNodeSettingsTracingRealNode(t *testing.T) {
 		"metrics": map[string]interface{}{"state": "Disabled", "managementState": nil},
 		"nmstate": map[string]interface{}{"state": "Disabled", "managementState": nil},
 	})
+	// Reset once the operator is gone: a running one would re-enable the
+	// NMState stack just before it stops, listing what it never installed.
+	t.Cleanup(func() { c.ResetNodeOperator(t) })
 	framework.StartOperator(t, framework.OperatorOptions{Args: []string{
 		"--node-settings-soak=" + nodeSettingsSoak.String(), "--node-settings-gate=" + nodeSettingsGate.String(),
 		"--node-settings-update-timeout=3m",
@@ -60,7 +63,6 @@ func TestNodeSettingsTracingRealNode(t *testing.T) {
 	s := framework.StartMCOStandInOnRealNode(t, c.Config, node)
 	t.Cleanup(s.Stop)
 	framework.WaitStandInPool(t, c, "worker", "pool worker rendered and updated", framework.PoolSettled)
-	t.Cleanup(func() { c.ResetNodeOperator(t) })
 	cri := framework.DialCRI(t, node.CRISocket())
 	callCRI := func() {
 		for _, m := range crioTracedCalls {
