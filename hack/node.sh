@@ -19,7 +19,8 @@
 #   restart-crio     what `systemctl restart crio.service` does on a node:
 #           the kubelet stops (MCO's kubelet.service Requires=crio.service),
 #           CRI-O restarts with its drop-ins read again, then the kubelet
-#           starts; the containers keep running (CRI-O's state is kept).
+#           starts. CRI-O's state and the containers' conmon processes are
+#           left alone, as systemd leaves them (hack/crio.sh stop would not).
 #   restart-kubelet  what `systemctl restart kubelet.service` does: the
 #           kubelet restarts, reading its --config-dir again.
 #   Both wait until the restarted programs answer (CRI-O's socket, the
@@ -450,7 +451,7 @@ restart() {
   [ "$(id -u)" -eq 0 ] || die "must run as root"
   local pid
   pid=$(kubelet_pid) || die "the kubelet is not running"
-  nsenter --target "$pid" --mount --net env NODE_DIR="$NODE_DIR" LCP_DIR="$LCP_DIR" NODE_NAME="$NODE_NAME" "$0" "restart-inner-$1"
+  nsenter --target "$pid" --mount --net env NODE_DIR="$NODE_DIR" LCP_DIR="$LCP_DIR" NODE_NAME="$NODE_NAME" "$root/hack/node.sh" "restart-inner-$1"
 }
 
 case "${1:-}" in

@@ -53,7 +53,7 @@ func (n *RealNode) HostIP(t testing.TB) string {
 // restart runs hack/node.sh restart-<service>; the error is its last line.
 func (n *RealNode) restart(root, service string) error {
 	cmd := exec.Command(filepath.Join(root, "hack", "node.sh"), "restart-"+service)
-	cmd.Env = append(os.Environ(), "LCP_DIR="+strings.TrimSuffix(n.Dir, "-node"), "NODE_DIR="+n.Dir, "NODE_NAME="+n.Name)
+	cmd.Env = append(os.Environ(), "NODE_DIR="+n.Dir, "NODE_NAME="+n.Name)
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		return nil
