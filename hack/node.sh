@@ -4,7 +4,7 @@
 # local control plane as a worker, running the pods scheduled to it
 # (docs/local-control-plane.md, "The real node").
 #
-# usage: hack/node.sh up|down|status|metrics
+# usage: hack/node.sh up|down|status|metrics|restart-crio|restart-kubelet
 #
 #   up      load the operator's images into CRI-O's storage, start CRI-O and
 #           the kubelet in the node's network and mount namespaces, wait for
@@ -16,6 +16,20 @@
 #           at the node's address, port 9638, with a token of
 #           openshift-monitoring/prometheus-k8s (allowed get /metrics) and the
 #           operator's CA bundle; without the token it answers 401.
+#   restart-crio     what `systemctl restart crio.service` does on a node:
+#           the kubelet stops (MCO's kubelet.service Requires=crio.service),
+#           CRI-O restarts with its drop-ins read again, then the kubelet
+#           starts. CRI-O's state and the containers' conmon processes are
+#           left alone, as systemd leaves them (hack/crio.sh stop would not).
+#   restart-kubelet  what `systemctl restart kubelet.service` does: the
+#           kubelet restarts, reading its --config-dir again.
+#   Both wait until the restarted programs answer (CRI-O's socket, the
+#   kubelet's healthz) and fail, with the log's last lines, when one exits.
+#
+# Node files as MCO's daemon writes them (framework.RealNode.HostPath):
+# CRI-O's drop-ins in $NODE_DIR/crio/crio.conf.d (/etc/crio/crio.conf.d on a
+# node), the kubelet's in $NODE_DIR/kubelet.conf.d (its --config-dir,
+# /etc/openshift/kubelet.conf.d on a node).
 #
 # The node has a network namespace of its own (the kubelet refuses a
 # loopback node IP), joined to this machine's by a veth pair with a /30 of
@@ -157,6 +171,7 @@ images() {
 network() {
   ip netns add "$netns"
   echo "$netns" >"$NODE_DIR/netns"
+  echo "$host_ip" >"$NODE_DIR/host-ip"
   ip link add "$veth_host" type veth peer name "$veth_node"
   ip link set "$veth_node" netns "$netns"
   ip addr add "$host_ip/30" dev "$veth_host"
@@ -188,17 +203,19 @@ EOF
 }
 
 kubelet_config() {
-  mkdir -p "$NODE_DIR/manifests" "$NODE_DIR/pods-logs"
+  mkdir -p "$NODE_DIR/manifests" "$NODE_DIR/pods-logs" "$NODE_DIR/kubelet.conf.d"
   # cgroup v1 with the cgroupfs driver and no QoS hierarchy (this machine
   # runs no systemd); no eviction and no image garbage collection: the
-  # images were loaded here and cannot be pulled again.
+  # images were loaded here and cannot be pulled again. Enforcement "none",
+  # not []: with --config-dir the kubelet (v1.36.2, mergeKubeletConfigurations)
+  # re-defaults the merged configuration, and an empty list becomes ["pods"].
   cat >"$NODE_DIR/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 failCgroupV1: false
 cgroupDriver: cgroupfs
 cgroupsPerQOS: false
-enforceNodeAllocatable: []
+enforceNodeAllocatable: ["none"]
 failSwapOn: false
 address: $node_ip
 readOnlyPort: 0
@@ -274,7 +291,7 @@ inner() {
     "$root/hack/crio.sh" start
   (
     cd /
-    exec setsid "$bin/kubelet" --config="$NODE_DIR/kubelet.yaml" --kubeconfig="$NODE_DIR/kubeconfig" \
+    exec setsid "$bin/kubelet" --config="$NODE_DIR/kubelet.yaml" --config-dir="$NODE_DIR/kubelet.conf.d" --kubeconfig="$NODE_DIR/kubeconfig" \
       --root-dir="$NODE_DIR/kubelet" --cert-dir="$NODE_DIR/kubelet/pki" --hostname-override="$NODE_NAME" \
       --node-ip="$node_ip" --v=2 </dev/null >>"$NODE_DIR/kubelet.log" 2>&1
   ) &
@@ -285,6 +302,9 @@ up() {
   preflight
   if kubelet_pid >/dev/null; then log "already up"; return; fi
   down_quiet
+  # A node starts from the configuration written here: drop-ins an MCO
+  # daemon (framework.RealNode.HostPath) wrote on an earlier node go.
+  rm -rf "$crio_dir/crio.conf.d" "$NODE_DIR/kubelet.conf.d"
   mkdir -p "$NODE_DIR"
   local server port
   server=$("$bin/kubectl" config view --minify -o jsonpath='{.clusters[0].cluster.server}')
@@ -342,7 +362,7 @@ down_quiet() {
   fi
   [ ! -e "/run/netns/$netns" ] || ip netns del "$netns"
   ip link del "$veth_host" 2>/dev/null || true
-  rm -f "$NODE_DIR/kubelet.pid" "$NODE_DIR/socat.pid" "$NODE_DIR/apiserver.sock" "$NODE_DIR/netns"
+  rm -f "$NODE_DIR/kubelet.pid" "$NODE_DIR/socat.pid" "$NODE_DIR/apiserver.sock" "$NODE_DIR/netns" "$NODE_DIR/host-ip"
 }
 
 down() {
@@ -364,11 +384,85 @@ metrics() {
   rm -rf "$dir"
 }
 
+# stop_program PID: SIGTERM, as systemd stops a unit, SIGKILL after 30 s.
+stop_program() {
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for i in $(seq 150); do [ -d "/proc/$pid" ] || return 0; sleep 0.2; done
+  kill -KILL "$pid" 2>/dev/null || true
+  while [ -d "/proc/$pid" ]; do sleep 0.1; done
+}
+
+# start_program PIDFILE LOG ARGV ENV: starts a program again as it ran
+# before (its arguments and environment, NUL-separated files), detached.
+start_program() {
+  local -a argv env
+  mapfile -d '' -t argv <"$3"
+  mapfile -d '' -t env <"$4"
+  (
+    cd /
+    exec setsid env -i "${env[@]}" "${argv[@]}" </dev/null >>"$2" 2>&1
+  ) &
+  echo $! >"$1"
+}
+
+# wait_answering NAME PIDFILE LOG CHECK...: until CHECK succeeds, or fail
+# when the program exits or 60 s pass.
+wait_answering() {
+  local name=$1 pidfile=$2 logf=$3 deadline=$((SECONDS + 60))
+  shift 3
+  until "$@" >/dev/null 2>&1; do
+    if [ ! -d "/proc/$(cat "$pidfile")" ] || [ $SECONDS -ge $deadline ]; then
+      grep -v 'Current CRI-O configuration' "$logf" | tail -n 20 >&2
+      die "$name did not come back (log $logf)"
+    fi
+    sleep 0.2
+  done
+}
+
+crio_answers() { curl -sS --max-time 2 --unix-socket "$crio_dir/crio.sock" http://localhost/info | grep -q storage_driver; }
+kubelet_answers() { [ "$(curl -sS --max-time 2 http://127.0.0.1:10248/healthz)" = ok ]; }
+
+# restart_inner UNIT: runs in the node's mount and network namespaces.
+restart_inner() {
+  local kpid cpid d
+  kpid=$(kubelet_pid) || die "the kubelet is not running"
+  d=$(mktemp -d)
+  cp "/proc/$kpid/cmdline" "$d/kubelet.argv"
+  cp "/proc/$kpid/environ" "$d/kubelet.env"
+  stop_program "$kpid"
+  if [ "$1" = crio ]; then
+    cpid=$(cat "$crio_dir/crio.pid")
+    [ -d "/proc/$cpid" ] || die "CRI-O is not running"
+    cp "/proc/$cpid/cmdline" "$d/crio.argv"
+    cp "/proc/$cpid/environ" "$d/crio.env"
+    stop_program "$cpid"
+    echo "=== $(date -u +%FT%TZ) restart" >>"$crio_dir/crio.log"
+    start_program "$crio_dir/crio.pid" "$crio_dir/crio.log" "$d/crio.argv" "$d/crio.env"
+    wait_answering CRI-O "$crio_dir/crio.pid" "$crio_dir/crio.log" crio_answers
+  fi
+  start_program "$NODE_DIR/kubelet.pid" "$NODE_DIR/kubelet.log" "$d/kubelet.argv" "$d/kubelet.env"
+  wait_answering kubelet "$NODE_DIR/kubelet.pid" "$NODE_DIR/kubelet.log" kubelet_answers
+  rm -rf "$d"
+  log "restarted ${1}"
+}
+
+restart() {
+  [ "$(id -u)" -eq 0 ] || die "must run as root"
+  local pid
+  pid=$(kubelet_pid) || die "the kubelet is not running"
+  nsenter --target "$pid" --mount --net env NODE_DIR="$NODE_DIR" LCP_DIR="$LCP_DIR" NODE_NAME="$NODE_NAME" "$root/hack/node.sh" "restart-inner-$1"
+}
+
 case "${1:-}" in
   up) up ;;
+  restart-crio) restart crio ;;
+  restart-kubelet) restart kubelet ;;
+  restart-inner-crio) restart_inner crio ;;
+  restart-inner-kubelet) restart_inner kubelet ;;
   down) down ;;
   inner) inner ;;
   metrics) metrics ;;
   status) if pid=$(kubelet_pid); then echo "running (kubelet pid $pid, node IP $node_ip)"; else echo "not running"; exit 1; fi ;;
-  *) echo "usage: $0 up|down|status|metrics" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|metrics|restart-crio|restart-kubelet" >&2; exit 2 ;;
 esac

@@ -103,7 +103,8 @@ func CountEvents(events []MCOEvent, node string, kind MCOEventKind, detail strin
 // standInNode is a node as MCO's daemon acts on it.
 type standInNode interface {
 	HostPath(path string) string // where the node's file is on this machine
-	RestartCRIO() error          // systemctl restart crio.service
+	RestartCRIO() error          // systemctl restart crio.service (and so the kubelet)
+	RestartKubelet() error       // systemctl restart kubelet.service
 }
 
 // MCOStandIn is the running test double. Start it with StartMCOStandIn.
@@ -187,6 +188,7 @@ type FileNode struct{ Root string }
 
 func (n FileNode) HostPath(p string) string { return filepath.Join(n.Root, p) }
 func (n FileNode) RestartCRIO() error       { return nil }
+func (n FileNode) RestartKubelet() error    { return nil }
 
 func (s *MCOStandIn) run() {
 	defer close(s.done)
@@ -844,7 +846,8 @@ func (s *MCOStandIn) apply(pool, node string, oldFiles, newFiles map[string]map[
 	return failed
 }
 
-// act carries out one action; only CRI-O is real, the rest is recorded.
+// act carries out one action: the node restarts CRI-O and the kubelet (a
+// simulated node's kubelet restart does nothing); the rest is recorded.
 func (s *MCOStandIn) act(pool, node string, a DisruptionAction) error {
 	switch {
 	case a.Type == "Reboot":
@@ -859,6 +862,11 @@ func (s *MCOStandIn) act(pool, node string, a DisruptionAction) error {
 		s.record(pool, node, MCOServiceRestarted, a.Service)
 		// kubelet.service Requires=crio.service.
 		s.record(pool, node, MCODependentRestarted, "kubelet.service")
+	case a.Type == "Restart" && a.Service == "kubelet.service":
+		if err := s.nodes[node].RestartKubelet(); err != nil {
+			return fmt.Errorf("could not apply update: restarting %s service failed. Error: %w", a.Service, err)
+		}
+		s.record(pool, node, MCOServiceRestarted, a.Service)
 	case a.Type == "Restart":
 		s.record(pool, node, MCOServiceRestarted, a.Service)
 	}
@@ -901,6 +909,9 @@ type crioNode struct {
 }
 
 func (n crioNode) HostPath(p string) string { return n.pn.HostPath(p) }
+
+// RestartKubelet does nothing: the simulated node's kubelet is kwok.
+func (n crioNode) RestartKubelet() error { return nil }
 
 // RestartCRIO syncs the drop-ins and restarts CRI-O; the error is hack/crio.sh's first line.
 func (n crioNode) RestartCRIO() error {

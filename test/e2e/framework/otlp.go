@@ -21,6 +21,7 @@ type OTLPSpan struct {
 	Host    string    `json:"host"`    // the resource's host.name
 	Name    string    `json:"name"`
 	Kind    string    `json:"kind"` // without SPAN_KIND_: SERVER, INTERNAL, ...
+	TraceID string    `json:"traceId"`
 	Start   time.Time `json:"start"`
 }
 
