@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -59,16 +60,33 @@ func TestFeatureGateNodeSettings(t *testing.T) {
 	require.NoError(t, err, "the CustomNoUpgrade CRD serves spec.nodeSettings")
 	op = framework.StartOperator(t, framework.OperatorOptions{})
 	op.WaitLeading(t, 2*time.Minute)
+	waitProgressing(t, c, "NoNodeSettings", true)
+
+	// It acts on settings it is given: NodeSettingsProgressing leaves
+	// NoNodeSettings, and takes it back once they are removed.
+	_, err = nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, settings, metav1.PatchOptions{FieldValidation: "Strict"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, err := nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, []byte(`{"spec":{"nodeSettings":null}}`), metav1.PatchOptions{})
+		require.NoError(t, err)
+		waitProgressing(t, c, "NoNodeSettings", true)
+	})
+	waitProgressing(t, c, "NoNodeSettings", false)
+}
+
+// waitProgressing waits until NodeSettingsProgressing's reason is reason (is) or another (!is).
+func waitProgressing(t *testing.T, c *framework.Cluster, reason string, is bool) {
+	t.Helper()
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		no, err := c.NodeOperator(ctx)
+		no, err := c.NodeOperator(context.Background())
 		if err != nil {
 			return false, err
 		}
 		for _, cond := range no.Status.Conditions {
 			if cond.Type == nodesettings.Prefix+"Progressing" {
-				return true, nil
+				return (cond.Reason == reason) == is, nil
 			}
 		}
 		return false, nil
-	}, "the node settings controller to report")
+	}, fmt.Sprintf("NodeSettingsProgressing's reason to be %s: %v", reason, is))
 }
