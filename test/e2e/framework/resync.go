@@ -90,7 +90,8 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Process) string {
 // RediscoverNow is ResyncNow once the operator's cache of served APIs has expired (platform.ServedTTL).
 func (c *Cluster) RediscoverNow(t testing.TB, o *Process) {
 	t.Helper()
-	time.Sleep(platform.ServedTTL + time.Second)
+	expired := time.Now().Add(platform.ServedTTL + time.Second)
+	Eventually(t, 2*platform.ServedTTL, 100*time.Millisecond, func() (bool, error) { return time.Now().After(expired), nil }, "the served-API cache to expire")
 	c.ResyncNow(t, o)
 }
 
