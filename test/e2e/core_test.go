@@ -136,7 +136,8 @@ func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster, op *framework
 	// touches alone. MetricsClientCA's 10-minute resync is not run here: its
 	// no-write is TestEnsureAndConditionFor's.
 	c.ResyncNow(t, op)
-	before["nodeoperator"] = c.ResyncNow(t, op)
+	touched := c.ResyncNow(t, op)
+	before["nodeoperator"], before["nodeoperators//cluster"] = touched, touched // also a relatedObject
 	end := time.Now().Add(2*time.Minute + 10*time.Second)
 	framework.Eventually(t, 3*time.Minute, 10*time.Second, func() (bool, error) {
 		if !assert.Equal(t, before, writeSnapshot(t, c), "objects written at steady state") {
