@@ -157,7 +157,7 @@ func TestNodeSettingsAutoscaler(t *testing.T) {
 		n, err := kube.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
 		require.NoError(t, err)
 		assert.NotContains(t, n.Annotations, nodesettings.GuardReasonAnnotation, name)
-		assert.Equal(t, name == "as-4", n.Annotations[nodesettings.ScaleDownDisabledAnnotation] == "true", "node %s: only another's annotation stays", name)
+		assert.Equal(t, name == "as-4", n.Annotations["cluster-autoscaler.kubernetes.io/scale-down-disabled"] == "true", "node %s: only another's annotation stays", name)
 	}
 
 	// The operator killed mid-step: the restarted one finds its guards and removes them at the end.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ import (
 func TestCore(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{Version: "4.99.0-e2e"})
 	t.Run("ClusterOperatorStatus", func(t *testing.T) { testClusterOperatorStatus(t, c) })
-	t.Run("NoWritesAtSteadyStateNorForRefusedInput", func(t *testing.T) { testNoWritesAtSteadyState(t, c) })
+	t.Run("NoWritesAtSteadyStateNorForRefusedInput", func(t *testing.T) { testNoWritesAtSteadyState(t, c, op) })
 	t.Run("DeprecatedManagementStateFollowsState", func(t *testing.T) { testDeprecatedManagementState(t, c) })
 	t.Run("UnmanagedAndRemoved", func(t *testing.T) { testUnmanagedAndRemoved(t, c, op) })
 }
@@ -85,10 +86,16 @@ func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
 }
 
 // testNoWritesAtSteadyState: docs/test-behaviours.md (NoWritesAtSteadyStateNorForRefusedInput).
-func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster) {
+func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster, op *framework.Process) {
 	c.WaitForClusterOperator(t, time.Minute, framework.Settled)
-	time.Sleep(15 * time.Second) // the last rollouts and version reporting
-	before := writeSnapshot(t, c)
+	// Settled: the last rollouts' status and the version reported, two looks 10 s apart agree.
+	var before map[string]string
+	framework.Eventually(t, 2*time.Minute, 10*time.Second, func() (bool, error) {
+		now := writeSnapshot(t, c)
+		same := reflect.DeepEqual(before, now)
+		before = now
+		return same, nil
+	}, "the objects to settle")
 	for _, tc := range []struct {
 		patch string
 		want  []string
@@ -123,8 +130,21 @@ func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster) {
 	require.Error(t, err)
 	assert.True(t, apierrors.IsInvalid(err), "got %v", err)
 	assert.Contains(t, err.Error(), "NodeOperator is a singleton: metadata.name must be 'cluster'")
-	time.Sleep(2*time.Minute + 10*time.Second)
-	assert.Equal(t, before, writeSnapshot(t, c), "objects written at steady state")
+	// The periodic syncs of the NodeOperator's controllers (every 2, 5 and
+	// 10 minutes) run now, twice; then a window outlasts StackDecision's and
+	// the status controller's periods. The NodeOperator changes by the
+	// touches alone. MetricsClientCA's 10-minute resync is not run here: its
+	// no-write is TestEnsureAndConditionFor's.
+	c.ResyncNow(t, op)
+	touched := c.ResyncNow(t, op)
+	before["nodeoperator"], before["nodeoperators//cluster"] = touched, touched // also a relatedObject
+	end := time.Now().Add(2*time.Minute + 10*time.Second)
+	framework.Eventually(t, 3*time.Minute, 10*time.Second, func() (bool, error) {
+		if !assert.Equal(t, before, writeSnapshot(t, c), "objects written at steady state") {
+			return true, nil
+		}
+		return time.Now().After(end), nil
+	}, "the steady-state window")
 }
 
 // writeSnapshot: resourceVersions of NodeOperator, ClusterOperator, relatedObjects but namespaces, MachineConfiguration.

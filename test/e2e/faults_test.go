@@ -179,7 +179,8 @@ func testKilledLeader(t *testing.T, c *framework.Cluster, leader *framework.Proc
 			state.nmstate = !state.nmstate
 		}
 		state.apply(t, c)
-		time.Sleep(time.Duration(rng.Int63n(int64(4 * time.Second))))
+		killAt := time.Now().Add(time.Duration(rng.Int63n(int64(4 * time.Second))))
+		framework.Eventually(t, 5*time.Second, 50*time.Millisecond, func() (bool, error) { return time.Now().After(killAt), nil }, "a random moment of the rollout")
 		if got := leaseHolder(t); got != holder || got == "" {
 			t.Fatalf("kill %d: lease holder changed from %q to %q with both replicas running", i, holder, got)
 		}

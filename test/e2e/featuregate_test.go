@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -59,16 +60,33 @@ func TestFeatureGateNodeSettings(t *testing.T) {
 	require.NoError(t, err, "the CustomNoUpgrade CRD serves spec.nodeSettings")
 	op = framework.StartOperator(t, framework.OperatorOptions{})
 	op.WaitLeading(t, 2*time.Minute)
+	waitProgressing(t, c, "no node settings", true)
+
+	// It acts on settings it is given: NodeSettingsProgressing tells where
+	// the nodes' spans go, and stops once they are removed.
+	_, err = nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, settings, metav1.PatchOptions{FieldValidation: "Strict"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, err := nodeOperators.Patch(ctx, nodev1alpha1.SingletonName, types.MergePatchType, []byte(`{"spec":{"nodeSettings":null}}`), metav1.PatchOptions{})
+		require.NoError(t, err)
+		waitProgressing(t, c, "collector:4317", false)
+	})
+	waitProgressing(t, c, "spans go to collector:4317", true)
+}
+
+// waitProgressing waits until NodeSettingsProgressing's message contains text (contains) or not (!contains).
+func waitProgressing(t *testing.T, c *framework.Cluster, text string, contains bool) {
+	t.Helper()
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
-		no, err := c.NodeOperator(ctx)
+		no, err := c.NodeOperator(context.Background())
 		if err != nil {
 			return false, err
 		}
 		for _, cond := range no.Status.Conditions {
 			if cond.Type == nodesettings.Prefix+"Progressing" {
-				return true, nil
+				return strings.Contains(cond.Message, text) == contains, nil
 			}
 		}
 		return false, nil
-	}, "the node settings controller to report")
+	}, fmt.Sprintf("NodeSettingsProgressing's message to contain %q: %v", text, contains))
 }

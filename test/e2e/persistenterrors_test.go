@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
 
@@ -210,15 +211,13 @@ func watchWrites(t *testing.T, c *framework.Cluster) []write {
 			}, func(err error) { t.Errorf("the writes are not known: %v", err) })
 		}()
 	}
-	for start := time.Now(); time.Since(start) < 5*time.Minute; time.Sleep(time.Second) {
+	// Until the ClusterOperator's write is 65 s old (past the status resync), or 5 minutes without one.
+	_ = wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(context.Context) (bool, error) {
 		mu.Lock()
+		defer mu.Unlock()
 		i := slices.IndexFunc(out, func(w write) bool { return w.obj.GetKind() == "ClusterOperator" })
-		stop := i >= 0 && time.Since(out[i].at) > 65*time.Second
-		mu.Unlock()
-		if stop {
-			break
-		}
-	}
+		return i >= 0 && time.Since(out[i].at) > 65*time.Second, nil
+	})
 	cancel()
 	wg.Wait()
 	return out

@@ -180,8 +180,8 @@ func TestCommand(t *testing.T) {
 	}{
 		{[]string{"--source-dir", filepath.Join(t.TempDir(), "missing"), "--dest-dir", dest}, "is the Secret volume mounted?"},
 		{[]string{"--source-dir", t.TempDir(), "--dest-dir", filepath.Join(t.TempDir(), "missing")}, "is the hostPath volume mounted?"},
-		{[]string{"--source-dir", t.TempDir(), "--dest-dir", dest, "--key-file-name", "../x"}, ""},
-		{[]string{"--dest-dir", dest}, ""}, // --source-dir is required
+		{[]string{"--source-dir", t.TempDir(), "--dest-dir", dest, "--key-file-name", "../x"}, `invalid file name "../x": must be a plain file name`},
+		{[]string{"--dest-dir", dest}, `required flag(s) "source-dir" not set`},
 	} {
 		assert.ErrorContains(t, run(context.Background(), tc.args...), tc.want, tc.args)
 	}

@@ -282,7 +282,8 @@ func build(t *testing.T, f *fixture) {
 	sm, err := f.dyn.Resource(platform.ServiceMonitorGVR).Namespace(namespace).Get(context.Background(), serviceName, metav1.GetOptions{})
 	require.NoError(t, err)
 	class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
-	assert.Equal(t, ScrapeClass, class)
+	// CMO's class (cluster-monitoring-operator 0147bb52, jsonnet/components/prometheus.libsonnet, scrapeClasses).
+	assert.Equal(t, "tls-client-certificate-auth", class)
 	assert.Empty(t, f.sync())
 }
 

@@ -44,6 +44,10 @@ func ruleGroups(t *testing.T, raw []byte) []map[string]interface{} {
 }
 
 func TestRenderMonitoringPrometheusRule(t *testing.T) {
+	// The platform's job: CMO's kubelet ServiceMonitor relabels its CRI-O
+	// endpoint to job "crio" (cluster-monitoring-operator f581865b,
+	// assets/control-plane/minimal-service-monitor-kubelet.yaml).
+	assert.Equal(t, "crio", PlatformJob)
 	for _, job := range []string{PlatformJob, OperatorJob} {
 		for _, tlsStack := range []bool{false, true} {
 			raw, err := RenderPrometheusRule(job, tlsStack)

@@ -197,7 +197,8 @@ func TestRenderServiceMonitor(t *testing.T) {
 	assert.NotEmpty(t, ep["bearerTokenFile"])
 
 	spec, ep = endpoint(ScrapeAuth{ClientCA: testCA, ClientCertificate: true})
-	assert.Equal(t, ScrapeClass, spec["scrapeClass"])
+	// CMO's class (cluster-monitoring-operator 0147bb52, jsonnet/components/prometheus.libsonnet, scrapeClasses).
+	assert.Equal(t, "tls-client-certificate-auth", spec["scrapeClass"])
 	assert.NotContains(t, ep, "bearerTokenFile")
 	// The class supplies only the certificate and key; the stack's own CA
 	// and serverName stay, or Prometheus would not trust our proxy.

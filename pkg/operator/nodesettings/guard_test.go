@@ -20,6 +20,11 @@ import (
 )
 
 // Which pools are guarded, which nodes guarded and released (docs/test-behaviours.md).
+
+// scaleDownDisabled is the cluster autoscaler's annotation (an external
+// contract, so a literal here).
+const scaleDownDisabled = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+
 func TestGuardDecision(t *testing.T) {
 	for state, guarded := range map[PoolState]bool{Pending: false, Applying: true, Verifying: true, Done: false, Reverting: true, Reverted: false, Held: false} {
 		r := Rollout{Pools: []PoolStatus{{Name: "worker", State: state}, {Name: "master", State: Done}}}
@@ -75,7 +80,7 @@ func guards(t *testing.T, kube *kubefake.Clientset) map[string]string {
 	l, err := kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	for _, n := range l.Items {
-		if v, ok := n.Annotations[ScaleDownDisabledAnnotation]; ok {
+		if v, ok := n.Annotations[scaleDownDisabled]; ok {
 			out[n.Name] = v + " " + n.Labels[GuardLabel] + " " + n.Annotations[GuardReasonAnnotation]
 		}
 	}
@@ -85,7 +90,7 @@ func guards(t *testing.T, kube *kubefake.Clientset) map[string]string {
 // The guard over a rollout, a restart and removals (docs/test-behaviours.md).
 func TestControllerGuardsNodes(t *testing.T) {
 	f, mco := newFixture(t, tracingOn(""), true, "worker")
-	kube := kubefake.NewClientset(node("worker-1", true, map[string]string{ScaleDownDisabledAnnotation: "false"}), node("worker-2", true, nil), node("worker-3", true, nil))
+	kube := kubefake.NewClientset(node("worker-1", true, map[string]string{scaleDownDisabled: "false"}), node("worker-2", true, nil), node("worker-3", true, nil))
 	f.c.kube = kube
 	conflicted := false // worker-2 changes between the list and the guard: read again, guarded
 	kube.PrependReactor("patch", "nodes", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -112,7 +117,7 @@ func TestControllerGuardsNodes(t *testing.T) {
 	machine.SetKind("Machine")
 	machine.SetNamespace("openshift-machine-api")
 	machine.SetName("m-4")
-	machine.SetAnnotations(map[string]string{DeleteMachineAnnotation: ""})
+	machine.SetAnnotations(map[string]string{"machine.openshift.io/delete-machine": ""})
 	require.NoError(t, mco.client.Tracker().Create(machineGVR, machine, "openshift-machine-api"))
 	mco.finish("worker")
 	f.sync()
@@ -121,7 +126,7 @@ func TestControllerGuardsNodes(t *testing.T) {
 	// The autoscaler removes worker-3: NotReady, not a failure.
 	going, err := kube.CoreV1().Nodes().Get(context.Background(), "worker-3", metav1.GetOptions{})
 	require.NoError(t, err)
-	going.Spec.Taints = []corev1.Taint{{Key: ToBeDeletedTaint, Value: "1767225600", Effect: corev1.TaintEffectNoSchedule}}
+	going.Spec.Taints = []corev1.Taint{{Key: "ToBeDeletedByClusterAutoscaler", Value: "1767225600", Effect: corev1.TaintEffectNoSchedule}}
 	going.Status.Conditions[0].Status = corev1.ConditionFalse
 	_, err = kube.CoreV1().Nodes().Update(context.Background(), going, metav1.UpdateOptions{})
 	require.NoError(t, err)

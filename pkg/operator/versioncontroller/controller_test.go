@@ -56,10 +56,12 @@ func TestNextStep(t *testing.T) {
 	stacks := []string{"Metrics", "NMState"}
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	ready := conds("MetricsAvailable=True", "MetricsProgressing=False", "NMStateAvailable=True", "NMStateProgressing=False")
-	announced := func(ago time.Duration, extra ...operatorv1.OperatorCondition) []operatorv1.OperatorCondition {
+	// announced: the version's Progressing set ago, beside the stacks' conditions.
+	announced := func(ago time.Duration, stacks []operatorv1.OperatorCondition) []operatorv1.OperatorCondition {
 		c := operatorv1.OperatorCondition{Type: ConditionProgressing, Status: operatorv1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-ago))}
-		return append(append([]operatorv1.OperatorCondition{c}, ready...), extra...)
+		return append([]operatorv1.OperatorCondition{c}, stacks...)
 	}
+	nmstateRolling := conds("MetricsAvailable=True", "MetricsProgressing=False", "NMStateAvailable=True", "NMStateProgressing=True")
 	for _, tc := range []struct {
 		name       string
 		reported   string
@@ -72,13 +74,13 @@ func TestNextStep(t *testing.T) {
 		{"restart at the reported version while a workload rolls: the version stands", "4.22.1", ready, true, Step{Report: true}},
 		{"upgrade: announce first", "4.22.0", ready, false, Step{Announce: true, Wait: Announce}},
 		{"install: announce first", "", ready, false, Step{Announce: true, Wait: Announce}},
-		{"announced a moment ago: wait", "4.22.0", announced(4 * time.Second), false, Step{Wait: Announce - 4*time.Second}},
-		{"announced long enough, operands ready: report", "4.22.0", announced(Announce), false, Step{Report: true}},
+		{"announced a moment ago: wait", "4.22.0", announced(4*time.Second, ready), false, Step{Wait: Announce - 4*time.Second}},
+		{"announced long enough, operands ready: report", "4.22.0", announced(Announce, ready), false, Step{Report: true}},
 		{"announced long enough, a stack still rolling out: wait for it", "4.22.0",
-			announced(time.Minute, cond("NMStateProgressing", operatorv1.ConditionTrue))[0:1], false, Step{}},
+			announced(time.Minute, nmstateRolling), false, Step{}},
 		{"announced long enough, conditions settled but a DaemonSet's last batch not created: wait for it", "4.22.0",
-			announced(time.Minute), true, Step{}},
-		{"reported, announcement to clear", "4.22.1", announced(time.Minute), false, Step{Report: true}},
+			announced(time.Minute, ready), true, Step{}},
+		{"reported, announcement to clear", "4.22.1", announced(time.Minute, ready), false, Step{Report: true}},
 	} {
 		assert.Equal(t, tc.want, NextStep(tc.reported, "4.22.1", tc.conditions, stacks, !tc.workloadsPending, now), tc.name)
 	}

@@ -30,8 +30,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-
-	"github.com/openshift/cluster-node-operator/pkg/operator/nodesettings"
 )
 
 // AutoscalerPick is one scale-down candidate the double chose, with when it listed the nodes.
@@ -49,10 +47,16 @@ type AutoscalerDouble struct {
 	looks    int
 }
 
+// The autoscaler's own names (the files above), as literals: what the operator must match.
+const (
+	autoscalerScaleDownDisabled = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+	autoscalerToBeDeleted       = "ToBeDeletedByClusterAutoscaler"
+)
+
 // ScaleDownCandidate is the eligibility rule the double keeps.
 func ScaleDownCandidate(n *corev1.Node) bool {
-	being := slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == nodesettings.ToBeDeletedTaint })
-	return n.DeletionTimestamp == nil && !being && n.Annotations[nodesettings.ScaleDownDisabledAnnotation] != "true"
+	being := slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == autoscalerToBeDeleted })
+	return n.DeletionTimestamp == nil && !being && n.Annotations[autoscalerScaleDownDisabled] != "true"
 }
 
 // StartAutoscalerDouble runs the double until the test ends.
@@ -106,7 +110,7 @@ func (a *AutoscalerDouble) StartRemoval(t testing.TB, node string) {
 	ctx := Context(t, time.Minute)
 	n, err := a.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	require.NoError(t, err)
-	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: nodesettings.ToBeDeletedTaint, Value: strconv.FormatInt(time.Now().Unix(), 10), Effect: corev1.TaintEffectNoSchedule})
+	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: autoscalerToBeDeleted, Value: strconv.FormatInt(time.Now().Unix(), 10), Effect: corev1.TaintEffectNoSchedule})
 	_, err = a.kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 	require.NoError(t, err, "autoscaler double: tainting node %s", node)
 }

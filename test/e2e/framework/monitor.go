@@ -12,10 +12,12 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -111,6 +113,8 @@ type ClusterOperatorMonitor struct {
 	allowed   []allowance
 	stopCh    chan struct{}
 	stopped   bool
+	// seen is the resourceVersion of the last state observed ("" after a deletion).
+	seen string
 }
 
 // StartClusterOperatorMonitor watches ClusterOperator name until Stop or the end of the test.
@@ -158,6 +162,10 @@ func (m *ClusterOperatorMonitor) observe(obj interface{}) {
 	if m.stopped {
 		return
 	}
+	m.seen = ""
+	if co != nil {
+		m.seen = co.ResourceVersion
+	}
 	for _, typ := range append(monitoredConditions, VersionInterval) {
 		cur := ConditionInterval{Type: typ, From: now}
 		if co != nil {
@@ -183,6 +191,35 @@ func (m *ClusterOperatorMonitor) observe(obj interface{}) {
 		m.intervals = append(m.intervals, cur)
 		m.open[typ] = len(m.intervals) - 1
 	}
+}
+
+// catchUp waits until the monitor has observed the ClusterOperator as the API server has it now (or its deletion).
+func (m *ClusterOperatorMonitor) catchUp(cfg *rest.Config, timeout time.Duration) error {
+	client, err := configclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	var last string
+	err = wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		co, err := client.ConfigV1().ClusterOperators().Get(ctx, m.Name, metav1.GetOptions{})
+		m.mu.Lock()
+		seen := m.seen
+		m.mu.Unlock()
+		switch {
+		case apierrors.IsNotFound(err):
+			last = "deleted, last seen " + seen
+			return seen == "", nil
+		case err != nil:
+			last = err.Error()
+			return false, nil
+		}
+		last = fmt.Sprintf("at resourceVersion %s, last seen %s", co.ResourceVersion, seen)
+		return seen == co.ResourceVersion, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the monitor of ClusterOperator %s is behind (%s): %w", m.Name, last, err)
+	}
+	return nil
 }
 
 // Stop ends the watch and closes the open intervals.

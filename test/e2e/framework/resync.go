@@ -69,7 +69,8 @@ func (o *Process) waitQueues(t testing.TB, before map[string]map[string]float64)
 }
 
 // ResyncNow does for the controllers what their periodic resync does, without waiting for it (docs/testing.md, "Not waiting out the resync").
-func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
+// It returns the NodeOperator's resourceVersion after its touch, so that a caller can tell the touch from a write of the operator.
+func (c *Cluster) ResyncNow(t testing.TB, o *Process) string {
 	t.Helper()
 	if o.Listen == "" {
 		t.Fatal("ResyncNow needs the operator's /metrics (a process started by StartOperator)")
@@ -77,17 +78,20 @@ func (c *Cluster) ResyncNow(t testing.TB, o *Process) {
 	before := o.waitQueues(t, nil)
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
 		"e2e.cluster-node-operator/resync": time.Now().Format(time.RFC3339Nano)}}})
-	if _, err := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Patch(context.Background(), nodev1alpha1.SingletonName,
-		types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	touched, err := c.Dynamic.Resource(nodev1alpha1.GroupVersionResource).Patch(context.Background(), nodev1alpha1.SingletonName,
+		types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
 		t.Fatalf("touching the NodeOperator: %v", err)
 	}
 	o.waitQueues(t, before)
+	return touched.GetResourceVersion()
 }
 
 // RediscoverNow is ResyncNow once the operator's cache of served APIs has expired (platform.ServedTTL).
 func (c *Cluster) RediscoverNow(t testing.TB, o *Process) {
 	t.Helper()
-	time.Sleep(platform.ServedTTL + time.Second)
+	expired := time.Now().Add(platform.ServedTTL + time.Second)
+	Eventually(t, 2*platform.ServedTTL, 100*time.Millisecond, func() (bool, error) { return time.Now().After(expired), nil }, "the served-API cache to expire")
 	c.ResyncNow(t, o)
 }
 

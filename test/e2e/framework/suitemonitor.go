@@ -13,6 +13,7 @@ import (
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -67,7 +68,10 @@ func RunMonitored(m *testing.M) int {
 
 	code := m.Run()
 
-	time.Sleep(time.Second) // the last events
+	if err := mon.catchUp(cfg, 30*time.Second); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: suite monitor: %v\n", err)
+		code = 1
+	}
 	mon.Stop()
 	left := suite.unreported(time.Now())
 	for _, iv := range left {
@@ -182,7 +186,9 @@ func undeclared(mon *ClusterOperatorMonitor, iv ConditionInterval) string {
 // check judges what the ClusterOperator did up to the end of a test.
 func (s *suiteState) check(t testing.TB) {
 	t.Helper()
-	time.Sleep(200 * time.Millisecond) // events still on their way
+	if err := s.mon.catchUp(s.cfg, 30*time.Second); err != nil {
+		t.Errorf("suite monitor: %v", err)
+	}
 	for _, iv := range s.unreported(time.Now()) {
 		t.Error(undeclared(s.mon, iv))
 	}
@@ -206,13 +212,13 @@ func (s *suiteState) check(t testing.TB) {
 		return
 	}
 	applier := &Applier{Dynamic: dynamic.NewForConfigOrDie(s.cfg), Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
-	problems := relatedObjectProblems(ctx, applier, co, false)
-	if len(problems) > 0 {
-		// A test may just have put back an API it took away (a CRD): discovery serves it again within seconds.
-		time.Sleep(5 * time.Second)
+	// A test may just have put back an API it took away (a CRD): discovery serves it again within seconds.
+	var problems []string
+	_ = wait.PollUntilContextTimeout(ctx, time.Second, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		applier.Mapper.Reset()
 		problems = relatedObjectProblems(ctx, applier, co, false)
-	}
+		return len(problems) == 0, nil
+	})
 	for _, p := range problems {
 		t.Errorf("origin invariant: %s", p)
 	}
