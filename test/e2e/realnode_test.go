@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
+	nodev1alpha1 "github.com/openshift/cluster-node-operator/pkg/apis/nodeoperator/v1alpha1"
 	"github.com/openshift/cluster-node-operator/pkg/operator/criometrics"
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
@@ -183,5 +186,129 @@ func readyPodOn(t *testing.T, ds *appsv1.DaemonSet, node string) *corev1.Pod {
 		}
 		return ready, nil
 	}, fmt.Sprintf("the %s pod on %s has every container ready", ds.Name, node))
+	return pod
+}
+
+// TestRealNodePlatformPath: MCO's kube-rbac-proxy-crio as a real static pod on the real node (docs/platform-fixture.md): the kubelet runs it on CRI-O and creates its mirror pod, the operator decides PlatformProxy from it and runs nothing of its own on the node, and a real Prometheus scrapes CRI-O through it as job="crio" without a failed scrape.
+func TestRealNodePlatformPath(t *testing.T) {
+	c := framework.NewCluster(t)
+	requireMachineConfigAPI(t)
+	framework.InstallOperatorPrerequisites(t, c.Config)
+	deleteOperatorStack(t, c)
+	never := neverCreated(t, c, operatorStackRefs)
+	objects := framework.InstallPlatformCRIOMetrics(t, c.Config, nil)
+	// The node boots with its pool's MachineConfigs: the static pod's manifest and MCO's 00-default (CRI-O's metrics plain HTTP on 127.0.0.1:9537).
+	node := framework.StartRealNode(t, framework.RealNodeOptions{MachineConfigs: objects.MachineConfigs(t, "worker")})
+	ctx, kube := context.Background(), framework.KubeClient(t)
+	start := time.Now()
+
+	mirror := kubeletMirrorPod(t, node)
+	t.Run("MirrorPodOfTheKubelet", func(t *testing.T) {
+		n, err := kube.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+		require.NoError(t, err)
+		// The kubelet's mirror pod: annotated with the static pod's hash and source, owned by the Node.
+		hash := mirror.Annotations["kubernetes.io/config.hash"]
+		assert.NotEmpty(t, hash)
+		assert.Equal(t, hash, mirror.Annotations["kubernetes.io/config.mirror"])
+		assert.Equal(t, "file", mirror.Annotations["kubernetes.io/config.source"])
+		require.Len(t, mirror.OwnerReferences, 1)
+		owner := mirror.OwnerReferences[0]
+		assert.Equal(t, []string{"v1", "Node", node.Name, string(n.UID)}, []string{owner.APIVersion, owner.Kind, owner.Name, string(owner.UID)})
+		var managers []string
+		for _, f := range mirror.ManagedFields {
+			managers = append(managers, f.Manager)
+		}
+		assert.Equal(t, []string{"kubelet"}, slices.Compact(slices.Sorted(slices.Values(managers))), "who wrote the mirror pod")
+		// Its container is CRI-O's.
+		cri := framework.DialCRI(t, node.CRISocket())
+		listed, err := cri.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{State: &runtimeapi.ContainerStateValue{State: runtimeapi.ContainerState_CONTAINER_RUNNING}}})
+		require.NoError(t, err)
+		require.Len(t, mirror.Status.ContainerStatuses, 1)
+		var ids []string
+		for _, ctr := range listed.Containers {
+			ids = append(ids, "cri-o://"+ctr.Id)
+		}
+		assert.Equal(t, []string{mirror.Status.ContainerStatuses[0].ContainerID}, ids, "the node's running containers")
+	})
+
+	// The proxy serves the kubelet's serving pair and lets only prometheus-k8s in.
+	bundle, err := os.ReadFile(node.HostPath("/etc/kubernetes/kubelet-ca.crt"))
+	require.NoError(t, err)
+	roots := x509.NewCertPool()
+	require.True(t, roots.AppendCertsFromPEM(bundle))
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	url := "https://" + net.JoinHostPort(node.IP, "9637") + "/metrics"
+	t.Run("OnlyPrometheusK8sLetIn", func(t *testing.T) {
+		allowed, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "prometheus-k8s", framework.TokenOptions{})
+		require.NoError(t, err)
+		_, _ = kube.CoreV1().ServiceAccounts("openshift-monitoring").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+		nobody, err := framework.ServiceAccountToken(ctx, kube, "openshift-monitoring", "default", framework.TokenOptions{})
+		require.NoError(t, err)
+		for _, caller := range []struct {
+			who   string
+			token string
+			want  int
+		}{{"prometheus-k8s's token", allowed, http.StatusOK}, {"no credentials", "", http.StatusUnauthorized}, {"another ServiceAccount's token", nobody, http.StatusForbidden}} {
+			code, body, err := framework.HTTPGet(client, url, caller.token)
+			require.NoError(t, err)
+			assert.Equal(t, caller.want, code, caller.who)
+			if caller.want == http.StatusOK {
+				assert.Contains(t, string(body), "\ncontainer_runtime_crio_", "CRI-O's own metrics, plain HTTP behind the proxy")
+			}
+		}
+	})
+
+	prom := node.StartPlatformPrometheus(t, time.Second)
+	prom.WaitCount(t, `count(up{job="crio",node="real-worker-0"} == 1)`, 1, 2*time.Minute)
+	prom.WaitCount(t, `count(count by (node) ({job="crio",node="real-worker-0",__name__=~"container_runtime_crio_.+"}))`, 1, time.Minute)
+
+	c, _ = framework.Setup(t, framework.OperatorOptions{})
+	t.Run("OperatorStepsAside", func(t *testing.T) {
+		waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, "kube-rbac-proxy-crio serves CRI-O metrics on 1 nodes")
+		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+		pods, err := kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node.Name})
+		require.NoError(t, err)
+		var names []string
+		for _, p := range pods.Items {
+			names = append(names, p.Namespace+"/"+p.Name)
+		}
+		assert.Equal(t, []string{framework.MCONamespace + "/" + mirror.Name}, names, "pods on the node")
+		assert.Empty(t, never(), "the operator's own stack existed beside the platform path")
+		// Scrapes through the static pod since the node came up, none failed, none of a second job.
+		scraped := time.Now()
+		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+			n, _ := prom.ScrapesSince(t, framework.PlatformCRIOJob, scraped)
+			return n >= 3, nil
+		}, "three more scrapes of job crio")
+		scrapes, failed := prom.ScrapesSince(t, framework.PlatformCRIOJob, start)
+		t.Logf("job=\"crio\" scrapes through the static pod: %d, failed %d", scrapes, failed)
+		assert.Zero(t, failed, "failed scrapes through MCO's proxy")
+		assert.Zero(t, prom.Scalar(t, twoJobsQuery), "container_runtime_crio_* from two jobs")
+	})
+	assert.Equal(t, mirror.UID, kubeletMirrorPod(t, node).UID, "the mirror pod was not replaced")
+}
+
+// kubeletMirrorPod waits for the mirror pod kube-rbac-proxy-crio-<node> Running with its container ready and never restarted.
+func kubeletMirrorPod(t *testing.T, node *framework.RealNode) *corev1.Pod {
+	t.Helper()
+	var pod *corev1.Pod
+	last := ""
+	framework.Eventually(t, 3*time.Minute, time.Second, func() (bool, error) {
+		p, err := framework.KubeClient(t).CoreV1().Pods(framework.MCONamespace).Get(context.Background(), framework.PlatformProxyName+"-"+node.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		pod = p
+		if now := fmt.Sprintf("%s %+v", p.Status.Phase, p.Status.ContainerStatuses); now != last {
+			t.Logf("mirror pod %s: %s", p.Name, now)
+			last = now
+		}
+		for _, s := range p.Status.ContainerStatuses {
+			if s.RestartCount != 0 {
+				return false, fmt.Errorf("container %s restarted %d times: %+v", s.Name, s.RestartCount, s.LastTerminationState)
+			}
+		}
+		return p.Status.Phase == corev1.PodRunning && len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].Ready, nil
+	}, "the kubelet's mirror pod "+framework.PlatformProxyName+"-"+node.Name+" Running and ready")
 	return pod
 }
