@@ -229,6 +229,9 @@ EOF
 }
 
 kubelet_config() {
+  # A new node: no pod logs of an earlier one (the kubelet counts a static
+  # pod's restarts from them, and a static pod's UID is the same every boot).
+  rm -rf "$NODE_DIR/pods-logs"
   mkdir -p "$NODE_DIR/pods-logs"
   # cgroup v1 with the cgroupfs driver and no QoS hierarchy (this machine
   # runs no systemd); no eviction and no image garbage collection: the

@@ -299,7 +299,11 @@ func kubeletMirrorPod(t *testing.T, node *framework.RealNode) *corev1.Pod {
 			return false, nil
 		}
 		pod = p
-		if now := fmt.Sprintf("%s %+v", p.Status.Phase, p.Status.ContainerStatuses); now != last {
+		now := string(p.Status.Phase)
+		for _, s := range p.Status.ContainerStatuses {
+			now += fmt.Sprintf("; %s ready=%t restarts=%d %s", s.Name, s.Ready, s.RestartCount, containerState(s.State))
+		}
+		if now != last {
 			t.Logf("mirror pod %s: %s", p.Name, now)
 			last = now
 		}
@@ -311,4 +315,17 @@ func kubeletMirrorPod(t *testing.T, node *framework.RealNode) *corev1.Pod {
 		return p.Status.Phase == corev1.PodRunning && len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].Ready, nil
 	}, "the kubelet's mirror pod "+framework.PlatformProxyName+"-"+node.Name+" Running and ready")
 	return pod
+}
+
+// containerState is a container's state in a word or two.
+func containerState(s corev1.ContainerState) string {
+	switch {
+	case s.Running != nil:
+		return "running"
+	case s.Waiting != nil:
+		return "waiting: " + s.Waiting.Reason
+	case s.Terminated != nil:
+		return fmt.Sprintf("terminated: %s (%d)", s.Terminated.Reason, s.Terminated.ExitCode)
+	}
+	return "unknown"
 }

@@ -275,7 +275,7 @@ func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
 	return append(certPEM, keyPEM...), err
 }
 
-// PlatformNode is a platform node on this machine at 127.0.1.N (docs/platform-fixture.md, "Deviations").
+// PlatformNode is a platform node on this machine at 127.0.1.N (docs/platform-fixture.md, "Deviations on a simulated node").
 type PlatformNode struct {
 	*Node
 	Role string
