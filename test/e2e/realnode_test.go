@@ -194,8 +194,7 @@ func TestRealNodePlatformPath(t *testing.T) {
 	c := framework.NewCluster(t)
 	requireMachineConfigAPI(t)
 	framework.InstallOperatorPrerequisites(t, c.Config)
-	deleteOperatorStack(t, c)
-	never := neverCreated(t, c, operatorStackRefs)
+	deleteOperatorStack(t, c) // an earlier test's DaemonSet would have a pod on the node at once
 	objects := framework.InstallPlatformCRIOMetrics(t, c.Config, nil)
 	// The node boots with its pool's MachineConfigs: the static pod's manifest and MCO's 00-default (CRI-O's metrics plain HTTP on 127.0.0.1:9537).
 	node := framework.StartRealNode(t, framework.RealNodeOptions{MachineConfigs: objects.MachineConfigs(t, "worker")})
@@ -262,16 +261,27 @@ func TestRealNodePlatformPath(t *testing.T) {
 	prom.WaitCount(t, `count(up{job="crio",node="real-worker-0"} == 1)`, 1, 2*time.Minute)
 	prom.WaitCount(t, `count(count by (node) ({job="crio",node="real-worker-0",__name__=~"container_runtime_crio_.+"}))`, 1, time.Minute)
 
-	c, _ = framework.Setup(t, framework.OperatorOptions{})
+	// An operator acts on the mode an earlier one recorded before it decides anew, and an earlier test's recorded its own TLS stack: a first operator records the platform path, and the one restarted on that record is watched (as TestDiscoveryFaults).
+	c, first := framework.Setup(t, framework.OperatorOptions{})
+	waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
+	first.Stop()
+	deleteOperatorStack(t, c)
+	never := neverCreated(t, c, operatorStackRefs)
+	op := framework.StartOperator(t, framework.OperatorOptions{})
+	op.WaitLeading(t, 2*time.Minute)
+	c.ResyncNow(t, op)
 	t.Run("OperatorStepsAside", func(t *testing.T) {
 		waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, "kube-rbac-proxy-crio serves CRI-O metrics on 1 nodes")
 		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-		pods, err := kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node.Name})
-		require.NoError(t, err)
 		var names []string
-		for _, p := range pods.Items {
-			names = append(names, p.Namespace+"/"+p.Name)
-		}
+		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+			pods, err := kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node.Name})
+			names = nil
+			for _, p := range pods.Items {
+				names = append(names, p.Namespace+"/"+p.Name)
+			}
+			return err == nil && len(names) == 1, err
+		}, "the first operator's pods gone from the node")
 		assert.Equal(t, []string{framework.MCONamespace + "/" + mirror.Name}, names, "pods on the node")
 		assert.Empty(t, never(), "the operator's own stack existed beside the platform path")
 		// Scrapes through the static pod since the node came up, none failed, none of a second job.
