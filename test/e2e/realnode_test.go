@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -283,7 +284,25 @@ func TestRealNodePlatformPath(t *testing.T) {
 			return err == nil && len(names) == 1, err
 		}, "the first operator's pods gone from the node")
 		assert.Equal(t, []string{framework.MCONamespace + "/" + mirror.Name}, names, "pods on the node")
+	})
+
+	t.Run("TenOptOutOptInFlips", func(t *testing.T) {
+		crioPID := func() string {
+			pid, err := os.ReadFile(filepath.Join(node.Dir, "crio", "crio.pid"))
+			require.NoError(t, err)
+			return strings.TrimSpace(string(pid))
+		}
+		before := crioPID()
+		for i := 1; i <= 10; i++ {
+			c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackDisabled)
+			c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
+			c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackState(""))
+			waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
+			c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+			assert.Zero(t, prom.Scalar(t, twoJobsQuery), "flip %d: container_runtime_crio_* from two jobs", i)
+		}
 		assert.Empty(t, never(), "the operator's own stack existed beside the platform path")
+		assert.Equal(t, before, crioPID(), "CRI-O restarted")
 		// Scrapes through the static pod since the node came up, none failed, none of a second job.
 		scraped := time.Now()
 		framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
