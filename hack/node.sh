@@ -39,7 +39,10 @@
 # socket, for the kubelet and for the pods' in-cluster clients alike. The
 # mount namespace binds $NODE_DIR/host/var/lib/crio-metrics over
 # /var/lib/crio-metrics, so hostPath volumes of that path and CRI-O's
-# metrics drop-in see the node's directory, not this machine's.
+# metrics drop-in see the node's directory, not this machine's; likewise
+# /etc/kubernetes (the static pod directory, kubelet-ca.crt) and
+# /var/lib/kubelet (the kubelet's kubeconfig and pairs as an OpenShift node
+# keeps them), which MCO's kube-rbac-proxy-crio static pod mounts.
 #
 # environment:
 #   LCP_DIR                the control plane (default _output/local-cluster)
@@ -50,6 +53,11 @@
 #                          cert-syncer); the operator must be told the same
 #   KUBE_RBAC_PROXY_IMAGE  the name kube-rbac-proxy's image is loaded as
 #   NODE_READY_TIMEOUT     seconds to wait for the Node's Ready (default 120)
+#   NODE_CRIO_METRICS      how CRI-O's metrics endpoint is configured:
+#                          operator (default) TLS with the pair cert-syncer
+#                          writes, as the operator's drop-in does; drop-ins
+#                          as the drop-ins already in $NODE_DIR/crio/crio.conf.d
+#                          say (MCO's 00-default: plain HTTP on 127.0.0.1:9537)
 #   CNI_PLUGINS            where the CNI loopback plugin is (default /usr/lib/cni)
 set -euo pipefail
 
@@ -60,6 +68,7 @@ NODE_NAME=${NODE_NAME:-real-worker-0}
 OPERATOR_IMAGE=${OPERATOR_IMAGE:-quay.io/openshift/origin-cluster-node-operator:local}
 KUBE_RBAC_PROXY_IMAGE=${KUBE_RBAC_PROXY_IMAGE:-quay.io/openshift/origin-kube-rbac-proxy:local}
 NODE_READY_TIMEOUT=${NODE_READY_TIMEOUT:-120}
+NODE_CRIO_METRICS=${NODE_CRIO_METRICS:-operator}
 
 bin=$root/_output/bin
 crio_dir=$NODE_DIR/crio
@@ -200,10 +209,45 @@ users: [{name: node, user: {client-certificate: "$d/node.crt", client-key: "$d/n
 contexts: [{name: node, context: {cluster: local, user: node}}]
 current-context: node
 EOF
+  openshift_kubelet_files
+}
+
+# openshift_kubelet_files: the kubelet's files where an OpenShift node keeps
+# them (in the node's mount namespace): /var/lib/kubelet/kubeconfig with the
+# client pair kubelet-client-current.pem, the serving pair
+# kubelet-server-current.pem (signed here by the cluster's CA: no CSR
+# approver runs) and the client CA bundle /etc/kubernetes/kubelet-ca.crt.
+# MCO's kube-rbac-proxy-crio static pod mounts them.
+openshift_kubelet_files() {
+  local d=$NODE_DIR/pki kpki=$NODE_DIR/host/var/lib/kubelet/pki dated
+  mkdir -p "$kpki" "$NODE_DIR/host/etc/kubernetes/manifests"
+  cp "$pki/ca.crt" "$NODE_DIR/host/etc/kubernetes/kubelet-ca.crt"
+  (umask 077; cat "$d/node.crt" "$d/node.key" >"$kpki/kubelet-client-current.pem")
+  (umask 077; openssl ecparam -name prime256v1 -genkey -noout -out "$d/serving.key")
+  openssl req -new -key "$d/serving.key" -subj "/O=system:nodes/CN=system:node:$NODE_NAME" -out "$d/serving.csr" 2>/dev/null
+  printf '%s\n' "basicConstraints=critical,CA:FALSE" "keyUsage=critical,digitalSignature" "extendedKeyUsage=serverAuth" \
+    "subjectAltName=DNS:$NODE_NAME,IP:$node_ip" >"$d/serving.ext"
+  openssl x509 -req -in "$d/serving.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial -days 30 -sha256 \
+    -extfile "$d/serving.ext" -out "$d/serving.crt" 2>/dev/null
+  dated=kubelet-server-$(date -u +%Y-%m-%d-%H-%M-%S).pem
+  rm -f "$kpki"/kubelet-server-*.pem
+  (umask 077; cat "$d/serving.crt" "$d/serving.key" >"$kpki/$dated")
+  ln -sfn "$dated" "$kpki/kubelet-server-current.pem"
+  cat >"$NODE_DIR/host/var/lib/kubelet/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: local, cluster: {server: "https://$service_ip:443", certificate-authority-data: "$(base64 -w0 "$pki/ca.crt")"}}]
+users: [{name: kubelet, user: {client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem, client-key: /var/lib/kubelet/pki/kubelet-client-current.pem}}]
+contexts: [{name: kubelet, context: {cluster: local, user: kubelet}}]
+current-context: kubelet
+EOF
 }
 
 kubelet_config() {
-  mkdir -p "$NODE_DIR/manifests" "$NODE_DIR/pods-logs" "$NODE_DIR/kubelet.conf.d"
+  # A new node: no pod logs of an earlier one (the kubelet counts a static
+  # pod's restarts from them, and a static pod's UID is the same every boot).
+  rm -rf "$NODE_DIR/pods-logs"
+  mkdir -p "$NODE_DIR/pods-logs" "$NODE_DIR/kubelet.conf.d"
   # cgroup v1 with the cgroupfs driver and no QoS hierarchy (this machine
   # runs no systemd); no eviction and no image garbage collection: the
   # images were loaded here and cannot be pulled again. Enforcement "none",
@@ -220,14 +264,16 @@ failSwapOn: false
 address: $node_ip
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
-staticPodPath: $NODE_DIR/manifests
+staticPodPath: $NODE_DIR/host/etc/kubernetes/manifests
+tlsCertFile: $NODE_DIR/host/var/lib/kubelet/pki/kubelet-server-current.pem
+tlsPrivateKeyFile: $NODE_DIR/host/var/lib/kubelet/pki/kubelet-server-current.pem
 podLogsDir: $NODE_DIR/pods-logs
 containerRuntimeEndpoint: unix://$crio_dir/crio.sock
 resolvConf: ""
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: true}
-  x509: {clientCAFile: $pki/ca.crt}
+  x509: {clientCAFile: $NODE_DIR/host/etc/kubernetes/kubelet-ca.crt}
 authorization: {mode: Webhook}
 evictionHard: {memory.available: "0%", nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%"}
 imageGCHighThresholdPercent: 100
@@ -272,8 +318,11 @@ inner() {
     mkdir -p /sys/fs/cgroup/hugetlb
     mount -t cgroup -o hugetlb cgroup /sys/fs/cgroup/hugetlb
   fi
-  mkdir -p "$NODE_DIR/host/var/lib/crio-metrics" /var/lib/crio-metrics
-  mount --bind "$NODE_DIR/host/var/lib/crio-metrics" /var/lib/crio-metrics
+  local d
+  for d in /var/lib/crio-metrics /etc/kubernetes /var/lib/kubelet; do
+    mkdir -p "$NODE_DIR/host$d" "$d"
+    mount --bind "$NODE_DIR/host$d" "$d"
+  done
   # A network for the runtime to report ready (the node's Ready needs it):
   # loopback only. Our pods use the host's network (the node's namespace);
   # a pod of the pod network would have nothing but lo.
@@ -285,8 +334,10 @@ inner() {
     </dev/null >>"$NODE_DIR/socat-node.log" 2>&1 &
   # CRI-O's metrics as the operator's drop-in sets them on a node: TLS with
   # the pair cert-syncer writes, on loopback port 9537 (a pair of hack/crio.sh's
-  # until cert-syncer replaces it).
-  RUNC_BIN=$(runc_bin) CRIO_DIR=$crio_dir CRIO_METRICS_HOST=127.0.0.1 CRIO_METRICS_PORT=9537 \
+  # until cert-syncer replaces it); or as the node's drop-ins say.
+  local tls=1
+  [ "$NODE_CRIO_METRICS" != drop-ins ] || tls=0
+  RUNC_BIN=$(runc_bin) CRIO_DIR=$crio_dir CRIO_METRICS_HOST=127.0.0.1 CRIO_METRICS_PORT=9537 CRIO_METRICS_TLS=$tls \
     CRIO_METRICS_CERT=/var/lib/crio-metrics/tls.crt CRIO_METRICS_KEY=/var/lib/crio-metrics/tls.key \
     "$root/hack/crio.sh" start
   (
@@ -317,6 +368,7 @@ up() {
     </dev/null >>"$NODE_DIR/socat-host.log" 2>&1 &
   echo $! >"$NODE_DIR/socat.pid"
   in_node unshare --mount --propagation slave env NODE_DIR="$NODE_DIR" LCP_DIR="$LCP_DIR" NODE_NAME="$NODE_NAME" \
+    NODE_CRIO_METRICS="$NODE_CRIO_METRICS" \
     "$0" inner
   log "kubelet started (log $NODE_DIR/kubelet.log), waiting for the Node to be Ready"
   local deadline=$((SECONDS + NODE_READY_TIMEOUT))

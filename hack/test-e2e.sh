@@ -20,7 +20,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestNodeSettingsTracingRealNode|TestRealNodeStatusFromRealPods|TestRules|TestSecurityCRIOMetricsEndToEnd)$'
+nodes_shard='^(TestCoexistence|TestNodeSettingsTracing|TestNodeSettingsTracingRealNode|TestRealNodePlatformPath|TestRealNodeStatusFromRealPods|TestRules|TestSecurityCRIOMetricsEndToEnd)$'
 release_shard='^(TestInstallAsCVO|TestInstallAsCVOHostedProfile|TestUpgradeWithRealCVO|TestExtensionSuites|TestInstallNNCPFromManifests)$'
 
 # The suite's clusters run the feature set that serves node settings, which

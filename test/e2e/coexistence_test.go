@@ -244,21 +244,19 @@ func TestCoexistence(t *testing.T) {
 	c := framework.NewCluster(t)
 	framework.InstallOperatorPrerequisites(t, c.Config)
 	deleteOperatorStack(t, c)
-	never := neverCreated(t, c, operatorStackRefs)
 	w := startPlatformWorld(t, c)
 	if !t.Run("StatusQuo", func(t *testing.T) { assertStatusQuo(t, w) }) {
 		t.FailNow()
 	}
-	restarts, start := map[string]int{}, time.Now() // the status quo's restarts are its own
-	for _, n := range w.nodes {
-		restarts[n.Name] = n.CRIORestarts
-	}
-	c, _ = framework.Setup(t, framework.OperatorOptions{}) // one operator through the steps
+	// One operator through the switches; the platform path from the start is TestRealNodePlatformPath's.
+	c, _ = framework.Setup(t, framework.OperatorOptions{})
+	waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	w.apply(t, framework.OperatorMachineConfigs(t, c.Config), false, false)
 	for _, s := range []struct {
 		name string
 		run  func(*testing.T)
 	}{
-		{"PlatformPathFromTheStart", func(t *testing.T) { testPlatformPathFromTheStart(t, c, w, never, start, restarts) }},
 		{"SwitchToOperatorTLS", func(t *testing.T) { testSwitchToOperatorTLS(t, c, w) }},
 		{"SwitchToPlatformProxy", func(t *testing.T) { testSwitchToPlatformProxy(t, c, w) }},
 	} {
@@ -266,29 +264,6 @@ func TestCoexistence(t *testing.T) {
 			t.FailNow() // each step starts from the state the previous one left
 		}
 	}
-}
-
-// testPlatformPathFromTheStart: ten opt-out/opt-in flips, no own stack, no CRI-O restart, no failed scrape.
-func testPlatformPathFromTheStart(t *testing.T, c *framework.Cluster, w *platformWorld, never func() []string, start time.Time, restarts map[string]int) {
-	settled := func() {
-		waitMetricsMode(t, c, nodev1alpha1.PlatformProxy, framework.PlatformProxyName)
-		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-		w.apply(t, framework.OperatorMachineConfigs(t, c.Config), false, false)
-	}
-	settled()
-	for i := 1; i <= 10; i++ {
-		c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackDisabled)
-		c.WaitForStacks(t, time.Minute, map[nodev1alpha1.StackName]bool{nodev1alpha1.MetricsStack: false})
-		c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackState(""))
-		settled()
-		assert.Zero(t, w.prom.Scalar(t, twoJobsQuery), "flip %d: container_runtime_crio_* from two jobs", i)
-	}
-	time.Sleep(3 * time.Second)
-	assert.Empty(t, never(), "the operator's own stack existed beside the platform path")
-	for _, n := range w.nodes {
-		assert.Equal(t, restarts[n.Name], n.CRIORestarts, "node %s: CRI-O restarted", n.Name)
-	}
-	w.assertNoFailedScrapes(t, start)
 }
 
 // testSwitchToOperatorTLS: the platform path goes: the own stack comes back, CRI-O serves HTTPS.

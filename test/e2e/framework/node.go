@@ -77,6 +77,13 @@ func (n *Node) HostPath(p string) string {
 // ApplyMachineConfig writes a MachineConfig's Ignition directories and files below the node's root.
 func (n *Node) ApplyMachineConfig(t testing.TB, mc *unstructured.Unstructured) {
 	t.Helper()
+	writeMachineConfig(t, mc, n.HostPath)
+}
+
+// writeMachineConfig writes a MachineConfig's Ignition directories and files where hostPath puts a node's paths, and returns the files' places.
+func writeMachineConfig(t testing.TB, mc *unstructured.Unstructured, hostPath func(string) string) []string {
+	t.Helper()
+	var written []string
 	dirs, _, _ := unstructured.NestedSlice(mc.Object, "spec", "config", "storage", "directories")
 	for _, d := range dirs {
 		m, _ := d.(map[string]interface{})
@@ -85,7 +92,7 @@ func (n *Node) ApplyMachineConfig(t testing.TB, mc *unstructured.Unstructured) {
 		if v, ok := m["mode"].(int64); ok {
 			mode = os.FileMode(v)
 		}
-		dir := n.HostPath(p)
+		dir := hostPath(p)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		require.NoError(t, os.Chmod(dir, mode))
 	}
@@ -100,11 +107,13 @@ func (n *Node) ApplyMachineConfig(t testing.TB, mc *unstructured.Unstructured) {
 		if v, ok := m["mode"].(int64); ok {
 			mode = os.FileMode(v)
 		}
-		file := n.HostPath(p)
+		file := hostPath(p)
 		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
 		require.NoError(t, os.WriteFile(file, data, mode))
 		require.NoError(t, os.Chmod(file, mode))
+		written = append(written, file)
 	}
+	return written
 }
 
 // decodeDataURL decodes an RFC 2397 data URL, as Ignition does.

@@ -69,13 +69,14 @@ var (
 
 // PlatformObjects is what InstallPlatformCRIOMetrics put on the API server.
 type PlatformObjects struct {
+	// Nodes are the simulated nodes whose mirror pods the fixture creates, as their kubelet would; a real node's kubelet creates its own.
 	Nodes []string
 	dyn   dynamic.Interface
 	kube  kubernetes.Interface
 	proxy bool
 }
 
-// InstallPlatformCRIOMetrics puts MCO's CRI-O metrics path on the API server (undone at the end).
+// InstallPlatformCRIOMetrics puts MCO's CRI-O metrics path on the API server (undone at the end), with the mirror pods of the simulated nodes.
 func InstallPlatformCRIOMetrics(t testing.TB, admin *rest.Config, nodes []string) *PlatformObjects {
 	t.Helper()
 	ctx := Context(t, 3*time.Minute)
@@ -160,6 +161,18 @@ func (p *PlatformObjects) InstallProxy(t testing.TB) {
 	}, fmt.Sprintf("mirror pods %s-<node> Running on %v", PlatformProxyName, p.Nodes))
 }
 
+// MachineConfigs are the role's MachineConfigs of the fixture as the API server has them, what a node of the pool boots with.
+func (p *PlatformObjects) MachineConfigs(t testing.TB, role string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, name := range []string{"01-" + role + "-kubelet", "01-" + role + "-container-runtime"} {
+		mc, err := p.dyn.Resource(mcGVR).Get(Context(t, time.Minute), name, metav1.GetOptions{})
+		require.NoError(t, err, "MachineConfig %s", name)
+		out = append(out, mc)
+	}
+	return out
+}
+
 // mirrorPod is the kubelet's mirror pod of a static pod: <pod>-<node>, bound to and owned by the Node, tolerating NoExecute.
 func mirrorPod(static *corev1.Pod, node *corev1.Node) *corev1.Pod {
 	pod := static.DeepCopy()
@@ -206,17 +219,30 @@ type PlatformPKI struct {
 // NewPlatformPKI generates the CAs and prometheus-k8s's client certificate in a directory under _output, removed when the test ends.
 func NewPlatformPKI(t testing.TB) *PlatformPKI {
 	t.Helper()
+	p := newPlatformPKIDir(t)
+	files := map[string][]byte{}
+	p.ClientCAFile, p.ServingCAFile = filepath.Join(p.Dir, "kubelet-client-ca.crt"), filepath.Join(p.Dir, "kubelet-serving-ca.crt")
+	p.clientCA, files[p.ClientCAFile] = newTestCA(t, "e2e-kubelet-client-ca")
+	p.servingCA, files[p.ServingCAFile] = newTestCA(t, "e2e-kubelet-serving-ca")
+	p.writeClientCert(t, files)
+	return p
+}
+
+// newPlatformPKIDir is a PlatformPKI's directory under _output, removed when the test ends.
+func newPlatformPKIDir(t testing.TB) *PlatformPKI {
+	t.Helper()
 	dir, err := os.MkdirTemp(filepath.Join(RepoRoot(t), "_output"), "e2e-platform-")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	p := &PlatformPKI{Dir: dir}
-	files := map[string][]byte{}
-	p.ClientCAFile, p.ServingCAFile = filepath.Join(dir, "kubelet-client-ca.crt"), filepath.Join(dir, "kubelet-serving-ca.crt")
-	p.clientCA, files[p.ClientCAFile] = newTestCA(t, "e2e-kubelet-client-ca")
-	p.servingCA, files[p.ServingCAFile] = newTestCA(t, "e2e-kubelet-serving-ca")
+	return &PlatformPKI{Dir: dir}
+}
+
+// writeClientCert issues prometheus-k8s's client certificate from the client CA and writes it with files.
+func (p *PlatformPKI) writeClientCert(t testing.TB, files map[string][]byte) {
+	t.Helper()
 	client, err := p.clientCA.MakeClientCertificateForDuration(&user.DefaultInfo{Name: PrometheusK8sUser}, 24*time.Hour)
 	require.NoError(t, err)
-	p.ClientCertFile, p.ClientKeyFile = filepath.Join(dir, "prometheus-k8s.crt"), filepath.Join(dir, "prometheus-k8s.key")
+	p.ClientCertFile, p.ClientKeyFile = filepath.Join(p.Dir, "prometheus-k8s.crt"), filepath.Join(p.Dir, "prometheus-k8s.key")
 	files[p.ClientCertFile], files[p.ClientKeyFile], err = client.GetPEMBytes()
 	require.NoError(t, err)
 	p.ClientCert, err = tls.X509KeyPair(files[p.ClientCertFile], files[p.ClientKeyFile])
@@ -224,7 +250,6 @@ func NewPlatformPKI(t testing.TB) *PlatformPKI {
 	for file, data := range files {
 		require.NoError(t, os.WriteFile(file, data, 0o600))
 	}
-	return p
 }
 
 // newTestCA is a CA valid for a day, and its certificate (PEM).
@@ -250,7 +275,7 @@ func (p *PlatformPKI) kubeletServingPEM(node, ip string) ([]byte, error) {
 	return append(certPEM, keyPEM...), err
 }
 
-// PlatformNode is a platform node on this machine at 127.0.1.N (docs/platform-fixture.md, "Deviations").
+// PlatformNode is a platform node on this machine at 127.0.1.N (docs/platform-fixture.md, "Deviations on a simulated node").
 type PlatformNode struct {
 	*Node
 	Role string
@@ -566,13 +591,23 @@ func (pn *PlatformNode) ApplyOperatorMachineConfigs(t testing.TB, mcs []*unstruc
 // StartPlatformPrometheus runs a real Prometheus with CMO's crio scrape (docs/platform-fixture.md), every interval instead of 30s.
 func StartPlatformPrometheus(t testing.TB, pki *PlatformPKI, nodes []*PlatformNode, interval time.Duration) *Prometheus {
 	t.Helper()
-	var statics []map[string]interface{}
+	addrs := map[string]string{}
 	for _, n := range nodes {
+		addrs[n.Name] = n.IP
+	}
+	return startCRIOJobPrometheus(t, pki, addrs, interval)
+}
+
+// startCRIOJobPrometheus: StartPlatformPrometheus for the nodes' addresses (by name).
+func startCRIOJobPrometheus(t testing.TB, pki *PlatformPKI, addrs map[string]string, interval time.Duration) *Prometheus {
+	t.Helper()
+	var statics []map[string]interface{}
+	for _, name := range slices.Sorted(maps.Keys(addrs)) {
 		statics = append(statics, map[string]interface{}{
-			"targets": []string{net.JoinHostPort(n.IP, "10250")},
+			"targets": []string{net.JoinHostPort(addrs[name], "10250")},
 			"labels": map[string]string{
 				"__meta_kubernetes_node_label_kubernetes_io_os": "linux",
-				"node":      n.Name,
+				"node":      name,
 				"namespace": "kube-system",
 				"service":   "kubelet",
 				"endpoint":  "https-metrics",

@@ -81,7 +81,7 @@ func platformStaticPod() *corev1.Pod {
 			Volumes:           volumes,
 			Containers: []corev1.Container{{
 				Name:         PlatformProxyName,
-				Image:        "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:" + strings.Repeat("ab", 32), // never pulled
+				Image:        KubeRBACProxyImage, // the release's kube-rbac-proxy, the operator's too; loaded on the real node
 				Args:         platformProxyArgs(),
 				Ports:        []corev1.ContainerPort{{ContainerPort: platformProxyPort}},
 				VolumeMounts: mounts,

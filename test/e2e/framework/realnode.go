@@ -9,14 +9,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/openshift/library-go/pkg/crypto"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,10 +29,18 @@ type RealNode struct {
 	Name, IP string
 	// Dir holds the node's state and logs (NODE_DIR).
 	Dir string
+
+	clusterPKI string // the local cluster's CA, which hack/node.sh makes the kubelet's client and serving CA
+}
+
+// RealNodeOptions configure StartRealNode.
+type RealNodeOptions struct {
+	// MachineConfigs are written onto the node before its kubelet and CRI-O start, as MCO's first boot writes the rendered config: static pod manifests start with the kubelet, and CRI-O's metrics endpoint is then as its drop-ins say (MCO's 00-default: plain HTTP) instead of the operator's TLS.
+	MachineConfigs []*unstructured.Unstructured
 }
 
 // StartRealNode brings the real node up beside the simulated ones, with the operator's images loaded, and takes it down when the test ends, keeping its logs.
-func StartRealNode(t testing.TB) *RealNode {
+func StartRealNode(t testing.TB, opts ...RealNodeOptions) *RealNode {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		Unavailable(t, "the real node needs root (network and mount namespaces, CRI-O, runc)")
@@ -45,9 +56,13 @@ func StartRealNode(t testing.TB) *RealNode {
 		}
 	}
 	lcp := filepath.Dir(resolve(os.Getenv("KUBECONFIG")))
-	n := &RealNode{Name: "real-worker-0", Dir: lcp + "-node"}
+	n := &RealNode{Name: "real-worker-0", Dir: lcp + "-node", clusterPKI: filepath.Join(lcp, "kwok", "clusters", "local-cluster", "pki")}
 	env := append(os.Environ(), "LCP_DIR="+lcp, "NODE_DIR="+n.Dir, "NODE_NAME="+n.Name,
 		"OPERATOR_IMAGE="+OperatorImage, "KUBE_RBAC_PROXY_IMAGE="+KubeRBACProxyImage)
+	written := n.writeMachineConfigs(t, opts)
+	if slices.ContainsFunc(written, func(p string) bool { return strings.HasPrefix(p, n.crioConfigDir()) }) {
+		env = append(env, "NODE_CRIO_METRICS=drop-ins")
+	}
 	script := func(action string) error {
 		cmd := exec.Command(filepath.Join(RepoRoot(t), "hack", "node.sh"), action)
 		cmd.Env = env
@@ -60,6 +75,12 @@ func StartRealNode(t testing.TB) *RealNode {
 	t.Cleanup(func() {
 		if err := script("down"); err != nil {
 			t.Error(err)
+		}
+		// The next test's node boots without this test's files.
+		for _, p := range written {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				t.Error(err)
+			}
 		}
 		// The Node is gone; its pods are force-deleted as an administrator
 		// does for a removed node, so that the next test sees none of them.
@@ -97,6 +118,49 @@ func StartRealNode(t testing.TB) *RealNode {
 	require.NotEmpty(t, n.IP, "node %s has no InternalIP", n.Name)
 	t.Logf("real node %s Ready at %s in %s (kubelet log %s)", n.Name, n.IP, time.Since(start).Round(time.Second), filepath.Join(n.Dir, "kubelet.log"))
 	return n
+}
+
+// crioConfigDir is where CRI-O's --config-dir of the node is on this machine.
+func (n *RealNode) crioConfigDir() string { return filepath.Join(n.Dir, "crio", "crio.conf.d") + "/" }
+
+// The kubelet's --config-dir on a node (machine-config-operator 7ff337a4,
+// templates/*/01-*-kubelet/_base/units/kubelet.service.yaml).
+const kubeletDropInDir = "/etc/openshift/kubelet.conf.d/"
+
+// HostPath is where the node's absolute path p is on this machine: $NODE_DIR/host, bound over /etc/kubernetes, /var/lib/kubelet and /var/lib/crio-metrics in the node's mount namespace (hack/node.sh), or, for CRI-O's and the kubelet's drop-ins, their --config-dir.
+func (n *RealNode) HostPath(p string) string {
+	p = filepath.Clean("/" + p)
+	if name, ok := strings.CutPrefix(p, crioDropInDir); ok {
+		return n.crioConfigDir() + name
+	}
+	if name, ok := strings.CutPrefix(p, kubeletDropInDir); ok {
+		return filepath.Join(n.Dir, "kubelet.conf.d", name)
+	}
+	return filepath.Join(n.Dir, "host", p)
+}
+
+// writeMachineConfigs writes the files of opts' MachineConfigs onto the node and returns where.
+func (n *RealNode) writeMachineConfigs(t testing.TB, opts []RealNodeOptions) []string {
+	t.Helper()
+	var written []string
+	for _, o := range opts {
+		for _, mc := range o.MachineConfigs {
+			written = append(written, writeMachineConfig(t, mc, n.HostPath)...)
+		}
+	}
+	return written
+}
+
+// StartPlatformPrometheus runs a real Prometheus with CMO's crio scrape of the node (StartPlatformPrometheus): the kubelet's serving CA and a client certificate of prometheus-k8s from the kubelet's client CA, both the cluster's CA here.
+func (n *RealNode) StartPlatformPrometheus(t testing.TB, interval time.Duration) *Prometheus {
+	t.Helper()
+	pki := newPlatformPKIDir(t)
+	pki.ClientCAFile, pki.ServingCAFile = filepath.Join(n.clusterPKI, "ca.crt"), filepath.Join(n.clusterPKI, "ca.crt")
+	ca, err := crypto.GetCA(pki.ClientCAFile, filepath.Join(n.clusterPKI, "ca.key"), "")
+	require.NoError(t, err, "the cluster's CA")
+	pki.clientCA, pki.servingCA = ca, ca
+	pki.writeClientCert(t, map[string][]byte{})
+	return startCRIOJobPrometheus(t, pki, map[string]string{n.Name: n.IP}, interval)
 }
 
 // CRISocket is the CRI socket of the node's CRI-O.

@@ -20,27 +20,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Where MCO's templates (machine-config-operator 7ff337a4,
-// templates/*/01-*-kubelet/_base/units/kubelet.service.yaml and CRI-O's
-// --config-dir) make the kubelet and CRI-O read drop-ins on a node.
-const (
-	nodeCRIODropInDir    = "/etc/crio/crio.conf.d/"
-	nodeKubeletDropInDir = "/etc/openshift/kubelet.conf.d/"
-)
-
-// HostPath is where a node file is on this machine: CRI-O's and the
-// kubelet's drop-ins in the directories they read (hack/node.sh), any
-// other file below host/.
-func (n *RealNode) HostPath(p string) string {
-	switch {
-	case strings.HasPrefix(p, nodeCRIODropInDir):
-		return filepath.Join(n.Dir, "crio", "crio.conf.d", strings.TrimPrefix(p, nodeCRIODropInDir))
-	case strings.HasPrefix(p, nodeKubeletDropInDir):
-		return filepath.Join(n.Dir, "kubelet.conf.d", strings.TrimPrefix(p, nodeKubeletDropInDir))
-	}
-	return filepath.Join(n.Dir, "host", p)
-}
-
 // HostIP is this machine's address on the node's veth pair: what the node
 // reaches this machine at (hack/node.sh).
 func (n *RealNode) HostIP(t testing.TB) string {
