@@ -353,9 +353,6 @@ up() {
   preflight
   if kubelet_pid >/dev/null; then log "already up"; return; fi
   down_quiet
-  # A node starts from the configuration written here: drop-ins an MCO
-  # daemon (framework.RealNode.HostPath) wrote on an earlier node go.
-  rm -rf "$crio_dir/crio.conf.d" "$NODE_DIR/kubelet.conf.d"
   mkdir -p "$NODE_DIR"
   local server port
   server=$("$bin/kubectl" config view --minify -o jsonpath='{.clusters[0].cluster.server}')
@@ -420,6 +417,9 @@ down_quiet() {
 down() {
   [ "$(id -u)" -eq 0 ] || die "must run as root"
   down_quiet
+  # The next node starts from its own files: drop-ins an MCO daemon
+  # (framework.RealNode.HostPath) wrote on this one go with it.
+  rm -rf "$crio_dir/crio.conf.d" "$NODE_DIR/kubelet.conf.d"
   if [ -f "$KUBECONFIG" ]; then "$bin/kubectl" delete node "$NODE_NAME" --ignore-not-found --wait=false >/dev/null 2>&1 || true; fi
   log "down"
 }

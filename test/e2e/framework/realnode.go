@@ -59,6 +59,10 @@ func StartRealNode(t testing.TB, opts ...RealNodeOptions) *RealNode {
 	n := &RealNode{Name: "real-worker-0", Dir: lcp + "-node", clusterPKI: filepath.Join(lcp, "kwok", "clusters", "local-cluster", "pki")}
 	env := append(os.Environ(), "LCP_DIR="+lcp, "NODE_DIR="+n.Dir, "NODE_NAME="+n.Name,
 		"OPERATOR_IMAGE="+OperatorImage, "KUBE_RBAC_PROXY_IMAGE="+KubeRBACProxyImage)
+	// The node boots from its MachineConfigs alone, whatever an earlier test left on it.
+	for _, dir := range []string{n.crioConfigDir(), filepath.Join(n.Dir, "kubelet.conf.d")} {
+		require.NoError(t, os.RemoveAll(dir))
+	}
 	written := n.writeMachineConfigs(t, opts)
 	if slices.ContainsFunc(written, func(p string) bool { return strings.HasPrefix(p, n.crioConfigDir()) }) {
 		env = append(env, "NODE_CRIO_METRICS=drop-ins")
