@@ -26,7 +26,8 @@ import (
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
 )
 
-// TestCore: the operator's ClusterOperator and NodeOperator on one operator, in order (docs/test-behaviours.md names each step's claim).
+// TestCore: the operator's ClusterOperator and NodeOperator on one operator (docs/test-behaviours.md names each subtest's claim);
+// each subtest starts from settledDefaults, so any one runs alone.
 func TestCore(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{Version: "4.99.0-e2e"})
 	t.Run("ClusterOperatorStatus", func(t *testing.T) { testClusterOperatorStatus(t, c) })
@@ -37,6 +38,7 @@ func TestCore(t *testing.T) {
 
 // testClusterOperatorStatus: the four conditions, the operator version, each stack's images and summary line, and relatedObjects that resolve.
 func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
+	settledDefaults(t, c)
 	co := c.WaitForClusterOperator(t, 2*time.Minute, func(co *configv1.ClusterOperator) string {
 		for _, v := range co.Status.Versions {
 			if v.Name == "operator" && v.Version == "4.99.0-e2e" {
@@ -87,7 +89,7 @@ func testClusterOperatorStatus(t *testing.T, c *framework.Cluster) {
 
 // testNoWritesAtSteadyState: docs/test-behaviours.md (NoWritesAtSteadyStateNorForRefusedInput).
 func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster, op *framework.Process) {
-	c.WaitForClusterOperator(t, time.Minute, framework.Settled)
+	settledDefaults(t, c)
 	// Settled: the last rollouts' status and the version reported, two looks 10 s apart agree.
 	var before map[string]string
 	framework.Eventually(t, 2*time.Minute, 10*time.Second, func() (bool, error) {
@@ -147,6 +149,14 @@ func testNoWritesAtSteadyState(t *testing.T, c *framework.Cluster, op *framework
 	}, "the steady-state window")
 }
 
+// settledDefaults is a TestCore subtest's starting state: Managed with the default knobs, the stack decisions of that spec, the ClusterOperator settled.
+func settledDefaults(t *testing.T, c *framework.Cluster) {
+	t.Helper()
+	c.ResetNodeOperator(t)
+	c.WaitForNodeOperator(t, time.Minute, time.Second, decisionCurrent)
+	c.WaitForClusterOperator(t, 3*time.Minute, framework.Settled)
+}
+
 // writeSnapshot: resourceVersions of NodeOperator, ClusterOperator, relatedObjects but namespaces, MachineConfiguration.
 func writeSnapshot(t *testing.T, c *framework.Cluster) map[string]string {
 	ctx := context.Background()
@@ -176,6 +186,7 @@ func writeSnapshot(t *testing.T, c *framework.Cluster) map[string]string {
 
 // testDeprecatedManagementState: changing the deprecated managementState alone, or dropping state only, is refused.
 func testDeprecatedManagementState(t *testing.T, c *framework.Cluster) {
+	settledDefaults(t, c)
 	c.SetStackState(t, nodev1alpha1.MetricsStack, nodev1alpha1.StackEnabled)
 	t.Cleanup(func() { c.SetStackState(t, nodev1alpha1.MetricsStack, "") })
 	for _, tc := range []struct{ patch, want string }{
@@ -206,6 +217,7 @@ func kubectlApply(t *testing.T, patch string) ([]byte, error) {
 
 // testUnmanagedAndRemoved: Unmanaged stops all writes to operands and the ClusterOperator says so; Removed removes every stack and explains why.
 func testUnmanagedAndRemoved(t *testing.T, c *framework.Cluster, op *framework.Process) {
+	settledDefaults(t, c)
 	ctx := context.Background()
 	kube := framework.KubeClient(t)
 

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/openshift/cluster-node-operator/test/e2e/framework"
@@ -169,31 +170,36 @@ func (r *podRunner) sync(ctx context.Context) {
 func (r *podRunner) waitForClusterVersion(cvo *framework.RealCVO, timeout time.Duration, ok func(*configv1.ClusterVersion) string) *configv1.ClusterVersion {
 	t := r.in.t
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
 	why := "not read yet"
-	var last *configv1.ClusterVersion
-	for {
+	var last, done *configv1.ClusterVersion
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, timeout, true, func(context.Context) (bool, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 		r.sync(ctx)
 		cv, err := cvo.ClusterVersion(ctx)
-		cancel()
 		if err != nil {
 			why = err.Error()
 		} else if last, why = cv, ok(cv); why == "" {
-			return cv
+			done = cv
+			return true, nil
 		}
 		for _, pp := range r.running {
 			if pp.proc.Exited() {
 				t.Fatalf("the operator of pod %s exited; log %s", pp.pod, pp.proc.LogPath)
 			}
 		}
-		if cvo.Exited() || time.Now().After(deadline) {
-			co, _ := r.in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
-			t.Fatalf("ClusterVersion (CVO exited: %v) after %s: %s\n%s\n%s\nclusteroperator/%s:\n%s", cvo.Exited(), time.Since(deadline.Add(-timeout)).Round(time.Second), why,
-				framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, framework.DescribeClusterOperator(co))
+		if cvo.Exited() {
+			return false, errors.New("the CVO exited")
 		}
-		time.Sleep(time.Second)
+		return false, nil
+	})
+	if err != nil {
+		co, _ := r.in.config.ConfigV1().ClusterOperators().Get(context.Background(), nodeClusterOperator, metav1.GetOptions{})
+		t.Fatalf("ClusterVersion (CVO exited: %v) after %s: %s\n%s\n%s\nclusteroperator/%s:\n%s", cvo.Exited(), time.Since(start).Round(time.Second), why,
+			framework.DescribeClusterVersion(last), "CVO "+cvo.LogTail(40), nodeClusterOperator, framework.DescribeClusterOperator(co))
 	}
+	return done
 }
 
 // containerEnv is the value of an environment variable of a pod's container.

@@ -140,29 +140,73 @@ func startWithoutMachineConfiguration(t *testing.T) *framework.Cluster {
 }
 
 // TestMetricsNodeDisruptionPolicy: the CRI-O drop-in MachineConfigs wait
-// for MCO's node disruption policy (docs/test-behaviours.md).
+// for MCO's node disruption policy (docs/test-behaviours.md). Each subtest
+// sets up its start (beforeMCOAnswers, withMCOAnswering), so that it passes
+// without the subtests before it.
 func TestMetricsNodeDisruptionPolicy(t *testing.T) {
 	crdFile := machineConfigurationCRDFile(t)
 	c := startWithoutMachineConfiguration(t)
-	// No stand-in for MCO's operator yet: this test plays it.
+	// No stand-in for MCO's operator: the subtests that need one start it.
 	op := framework.StartOperator(t, framework.OperatorOptions{NoMCOPolicyStatus: true})
 	op.WaitLeading(t, 2*time.Minute)
-	step := func(name string, f func(t *testing.T)) {
-		if !t.Run(name, f) {
-			t.FailNow() // each step starts from the state the previous one left
-		}
-	}
-	step("WithoutMachineConfiguration", func(t *testing.T) { heldBackWithoutMachineConfiguration(t, c) })
-	step("BeforeMCOListsTheEntry", func(t *testing.T) { heldBackUntilTheStatusListsTheEntry(t, c, op) })
-	framework.StartMCOPolicyStatus(t, c.Config) // MCO's operator from now on
-	step("MCOListsTheEntry", func(t *testing.T) {
-		waitForMetricsObjects(t, c, true, 3*time.Minute)
-		waitHeldBackEnds(t, c)
-		assertPolicyEntryOwnedAndFirst(t, c)
-		c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
+	t.Run("WithoutMachineConfiguration", func(t *testing.T) {
+		beforeMCOAnswers(t, c, false)
+		heldBackWithoutMachineConfiguration(t, c)
 	})
-	step("APINotServed", func(t *testing.T) { heldBackWhileTheAPIIsNotServed(t, c, op, crdFile) })
-	step("OptOutKeepsTheEntry", func(t *testing.T) { optOutKeepsTheEntry(t, c, op) })
+	t.Run("BeforeMCOListsTheEntry", func(t *testing.T) {
+		beforeMCOAnswers(t, c, false)
+		heldBackUntilTheStatusListsTheEntry(t, c, op)
+	})
+	t.Run("MCOListsTheEntry", func(t *testing.T) {
+		beforeMCOAnswers(t, c, true)
+		withMCOAnswering(t, c)
+		assertPolicyEntryOwnedAndFirst(t, c)
+	})
+	t.Run("APINotServed", func(t *testing.T) {
+		withMCOAnswering(t, c)
+		heldBackWhileTheAPIIsNotServed(t, c, op, crdFile)
+	})
+	t.Run("OptOutKeepsTheEntry", func(t *testing.T) {
+		withMCOAnswering(t, c)
+		optOutKeepsTheEntry(t, c, op)
+	})
+}
+
+// beforeMCOAnswers is a start before MCO's operator ever answered: the
+// stack on by default, no drop-in MachineConfig, and MachineConfiguration
+// cluster absent or (withObject) another manager's, without MCO's status.
+// Only MCO's operator could take a cluster back here from a later
+// subtest's state, so that is refused; in this test's order none comes first.
+func beforeMCOAnswers(t *testing.T, c *framework.Cluster, withObject bool) {
+	t.Helper()
+	c.ResetNodeOperator(t)
+	_, err := c.Dynamic.Resource(machineConfigurationGVR).Get(context.Background(), "cluster", metav1.GetOptions{})
+	exists := err == nil
+	if !exists {
+		require.True(t, apierrors.IsNotFound(err), "MachineConfiguration cluster: %v", err)
+	}
+	switch {
+	case exists && (!withObject || getMachineConfiguration(t, c).Status.ObservedGeneration != 0):
+		t.Fatalf("MachineConfiguration cluster exists (want it: %v) or carries MCO's status: a subtest with MCO's stand-in ran before", withObject)
+	case !exists && withObject:
+		applyMachineConfiguration(t, c)
+	}
+	assertNoDropInMachineConfigs(t, c, "at the start")
+}
+
+// withMCOAnswering is a start with MCO's operator (its stand-in, for this
+// subtest): MachineConfiguration cluster with another manager's entry, the
+// stack on, its drop-ins written, nothing held back, the ClusterOperator settled.
+func withMCOAnswering(t *testing.T, c *framework.Cluster) {
+	t.Helper()
+	c.ResetNodeOperator(t)
+	if _, err := c.Dynamic.Resource(machineConfigurationGVR).Get(context.Background(), "cluster", metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		applyMachineConfiguration(t, c)
+	}
+	framework.StartMCOPolicyStatus(t, c.Config)
+	waitForMetricsObjects(t, c, true, 3*time.Minute)
+	waitHeldBackEnds(t, c)
+	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
 }
 
 // heldBackWithoutMachineConfiguration: all but the MachineConfigs and ServiceMonitor deploy; the operator never creates the object.

@@ -854,10 +854,16 @@ func scenarioFor(c ruleCase) scenario {
 			in.installed(t, ctx)
 		}}
 	case c.has("clusteroperators", "create"):
+		// Failed: still missing and library-go's StatusCreateFailed event (emitted after reset, so only by this run) carries
+		// the denial; the control with the full RBAC creates it from the reduced run's end.
 		return scenario{name: "ClusterOperator missing", prepare: func(in *installation, t *testing.T, ctx context.Context) { in.createNodeOperator(ctx) },
 			failed: func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
-				return in.clusterOperatorGone(ctx)
-			}}
+				gone, err := in.clusterOperatorGone(ctx)
+				if err != nil || !gone {
+					return false, err
+				}
+				return in.eventSince(ctx, "StatusCreateFailed", deniedPattern(c))
+			}, controlAfter: true}
 	case c.has("clusteroperators", "delete"):
 		return scenario{name: "NodeOperator missing", prepare: func(in *installation, t *testing.T, ctx context.Context) { in.precreateClusterOperator(ctx) },
 			failed: func(in *installation, ctx context.Context, c ruleCase) (bool, error) {
@@ -1009,6 +1015,20 @@ func (in *installation) events(ctx context.Context) (ours, aboutDeployment int, 
 		}
 	}
 	return ours, aboutDeployment, nil
+}
+
+// eventSince: an event of reason whose message matches, in the operator's namespace, since the operator started.
+func (in *installation) eventSince(ctx context.Context, reason string, message *regexp.Regexp) (bool, error) {
+	events, err := in.kube.CoreV1().Events(operatorNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	for _, ev := range events.Items {
+		if ev.Reason == reason && message.MatchString(ev.Message) && !ev.CreationTimestamp.Time.Before(in.started.Add(-time.Second)) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // ruleObjectsLeft: the removal rule's objects that exist and are not being deleted.

@@ -48,7 +48,8 @@ type nmstateEnv struct {
 	kube kubernetes.Interface
 }
 
-// TestNMState: docs/test-behaviours.md (in order, each from the state the previous left; ends on the BareMetal default).
+// TestNMState: docs/test-behaviours.md. Each subtest brings the cluster to its own starting state (from), so any one runs alone;
+// in this order each start is what the previous subtest left, so from only waits for a settled stack.
 func TestNMState(t *testing.T) {
 	c, op := framework.Setup(t, framework.OperatorOptions{})
 	e := &nmstateEnv{c: c, op: op, kube: framework.KubeClient(t)}
@@ -58,26 +59,34 @@ func TestNMState(t *testing.T) {
 		c.ResetNodeOperator(t)
 		e.waitDeployed(t, "PlatformDefault")
 	})
+	t.Run("BareMetalDeployedByDefault", e.testBareMetalDeployedByDefault)
+	t.Run("NMStateOperatorDeploysItsHandler", e.testOperandDeploysItsHandler)
+	t.Run("OLMInstallAdoptsTheDeploymentThenTakeover", e.testOLMSameNamespace)
+	t.Run("AWSNotDeployedUntilOptIn", e.testAWSNotDeployedUntilOptIn)
+	t.Run("KnobFlippedTenTimes", e.testKnobFlippedTenTimes)
+	t.Run("OptInWhileTheNamespaceTerminates", e.testOptInWhileTheNamespaceTerminates)
+}
 
-	for _, s := range []struct {
-		name string
-		run  func(*testing.T)
-	}{
-		{"BareMetalDeployedByDefault", e.testBareMetalDeployedByDefault},
-		{"NMStateOperatorDeploysItsHandler", e.testOperandDeploysItsHandler},
-		{"OLMInstallAdoptsTheDeploymentThenTakeover", e.testOLMSameNamespace},
-		{"AWSNotDeployedUntilOptIn", e.testAWSNotDeployedUntilOptIn},
-		{"KnobFlippedTenTimes", e.testKnobFlippedTenTimes},
-		{"OptInWhileTheNamespaceTerminates", e.testOptInWhileTheNamespaceTerminates},
-	} {
-		if !t.Run(s.name, s.run) {
-			t.FailNow()
-		}
+// from brings the cluster to a subtest's starting state: platform, the NMState knob (state, "" for the platform default), and the stack settled for both.
+func (e *nmstateEnv) from(t *testing.T, platform configv1.PlatformType, state nodev1alpha1.StackState) {
+	t.Helper()
+	e.c.SetInfrastructure(t, platform, configv1.HighlyAvailableTopologyMode)
+	e.c.SetStackState(t, nodev1alpha1.NMStateStack, state)
+	switch {
+	case state == nodev1alpha1.StackEnabled:
+		e.waitDeployed(t, "OptedIn")
+	case state == nodev1alpha1.StackDisabled:
+		e.waitRemoved(t, "OptedOut")
+	case platform == configv1.BareMetalPlatformType:
+		e.waitDeployed(t, "PlatformDefault")
+	default:
+		e.waitRemoved(t, "NotDefaultOnPlatform")
 	}
 }
 
 // testBareMetalDeployedByDefault: with no configuration, on bare metal, the stack is deployed and the ClusterOperator is Available.
 func (e *nmstateEnv) testBareMetalDeployedByDefault(t *testing.T) {
+	e.from(t, configv1.BareMetalPlatformType, "")
 	no := e.waitDeployed(t, "PlatformDefault")
 	assert.Contains(t, framework.StackStatus(no, nodev1alpha1.NMStateStack).Message, "deployed by default on platform BareMetal")
 
@@ -105,7 +114,9 @@ func (e *nmstateEnv) testBareMetalDeployedByDefault(t *testing.T) {
 }
 
 // testAWSNotDeployedUntilOptIn: on AWS nothing of the stack exists and the message says how to opt in; opting in deploys it.
+// From BareMetal deployed, so that the move to AWS removes what was there.
 func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
+	e.from(t, configv1.BareMetalPlatformType, "")
 	e.c.SetInfrastructure(t, configv1.AWSPlatformType, configv1.HighlyAvailableTopologyMode)
 	optIn := "not deployed (platform AWS is not enabled by default; set spec.nmstate.state=Enabled to opt in)"
 	e.waitRemoved(t, "NotDefaultOnPlatform", optIn)
@@ -130,6 +141,7 @@ func (e *nmstateEnv) testAWSNotDeployedUntilOptIn(t *testing.T) {
 
 // testKnobFlippedTenTimes: ten flips end in the last value's state, nothing left, and no sync failed meanwhile; from opted in on AWS.
 func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
+	e.from(t, configv1.AWSPlatformType, nodev1alpha1.StackEnabled)
 	for _, run := range []struct {
 		name   string
 		values []nodev1alpha1.StackState
@@ -159,8 +171,9 @@ func (e *nmstateEnv) testKnobFlippedTenTimes(t *testing.T) {
 }
 
 // testOptInWhileTheNamespaceTerminates: an opt-in that meets openshift-nmstate still terminating waits for it, without a failed sync,
-// and deploys once it is gone; from deployed.
+// and deploys once it is gone; from opted in on AWS.
 func (e *nmstateEnv) testOptInWhileTheNamespaceTerminates(t *testing.T) {
+	e.from(t, configv1.AWSPlatformType, nodev1alpha1.StackEnabled)
 	ctx := context.Background()
 	// A finalizer of ours holds the namespace in Terminating until the test lets go.
 	hold := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: nmstateNamespace, Name: "e2e-hold", Finalizers: []string{"e2e.cluster-node-operator/hold"}}}
@@ -311,8 +324,9 @@ func nncpCRD(t *testing.T) *unstructured.Unstructured {
 	return nil
 }
 
-// testOperandDeploysItsHandler: docs/test-behaviours.md (NMStateOperatorDeploysItsHandler); from and to BareMetal deployed.
+// testOperandDeploysItsHandler: docs/test-behaviours.md (NMStateOperatorDeploysItsHandler); from BareMetal deployed.
 func (e *nmstateEnv) testOperandDeploysItsHandler(t *testing.T) {
+	e.from(t, configv1.BareMetalPlatformType, "")
 	double := framework.StartNMStateOperatorDouble(t, e.c.Config)
 	e.c.WaitForNodeOperator(t, nmstateWait, nmstatePoll, func(no *nodev1alpha1.NodeOperator) string {
 		e.c.ResyncNow(t, e.op) // the NMState is read on a resync, not watched
@@ -351,8 +365,9 @@ func (e *nmstateEnv) testOperandDeploysItsHandler(t *testing.T) {
 	}
 }
 
-// testOLMSameNamespace: docs/test-behaviours.md (OLMInstallAdoptsTheDeploymentThenTakeover); from and to BareMetal deployed.
+// testOLMSameNamespace: docs/test-behaviours.md (OLMInstallAdoptsTheDeploymentThenTakeover); from BareMetal deployed.
 func (e *nmstateEnv) testOLMSameNamespace(t *testing.T) {
+	e.from(t, configv1.BareMetalPlatformType, "")
 	policy := e.createPolicy(t)
 	cr := e.nmstate(t)
 	olm := framework.InstallOLMNMState(t, e.c.Config, nmstateNamespace)

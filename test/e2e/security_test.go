@@ -40,6 +40,8 @@ const (
 	secServingSecret = "crio-metrics-serving-cert"
 	secServiceName   = "crio-metrics." + crioMetricsNamespace + ".svc"
 	secMetricsPrefix = "\ncontainer_runtime_crio_"
+	// CMO's scrape class for clients authenticated by TLS certificate (cluster-monitoring-operator 0147bb52), pinned here, not to our constant.
+	scrapeClass = "tls-client-certificate-auth"
 )
 
 // TestSecurityCRIOMetricsEndToEnd: the crio-metrics pod on the real node (framework.StartRealNode), run by the kubelet on CRI-O, scraped by a real Prometheus configured from the live ServiceMonitor, through the steps of docs/test-behaviours.md.
@@ -302,9 +304,12 @@ func prometheusFromServiceMonitor(t *testing.T, c *framework.Cluster, pki *frame
 	framework.Eventually(t, 2*time.Minute, time.Second, func() (bool, error) {
 		var err error
 		sm, err = c.Dynamic.Resource(serviceMonitorGVR).Namespace(crioMetricsNamespace).Get(ctx, "crio-metrics", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
 		class, _, _ := unstructured.NestedString(sm.Object, "spec", "scrapeClass")
-		return err == nil && class == criometrics.ScrapeClass, err
-	}, "the ServiceMonitor to name the scrape class "+criometrics.ScrapeClass)
+		return class == scrapeClass, nil
+	}, "the ServiceMonitor to name the scrape class "+scrapeClass)
 	eps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
 	require.Len(t, eps, 1, "ServiceMonitor endpoints")
 	ep := eps[0].(map[string]interface{})

@@ -242,22 +242,30 @@ func NextStep(reported, version string, conditions []operatorv1.OperatorConditio
 	return Step{}
 }
 
-// RolledOut is true when every stack has reported availability and nothing
-// but this controller's own announcement is progressing or unavailable.
+// RolledOut is true when every stack has reported availability and every
+// condition but this controller's own announcement is settled.
 func RolledOut(conditions []operatorv1.OperatorCondition, stackPrefixes []string) bool {
 	for _, prefix := range stackPrefixes {
-		if !StackRolledOut(conditions, prefix) {
+		if v1helpers.FindOperatorCondition(conditions, prefix+operatorv1.OperatorStatusTypeAvailable) == nil {
 			return false
 		}
 	}
 	for _, cond := range conditions {
-		switch {
-		case cond.Type == ConditionProgressing:
-		case strings.HasSuffix(cond.Type, operatorv1.OperatorStatusTypeProgressing) && cond.Status != operatorv1.ConditionFalse:
-			return false
-		case strings.HasSuffix(cond.Type, operatorv1.OperatorStatusTypeAvailable) && cond.Status != operatorv1.ConditionTrue:
+		if cond.Type != ConditionProgressing && !settled(cond) {
 			return false
 		}
+	}
+	return true
+}
+
+// settled is the one rule of a rolled-out condition: a Progressing one is
+// False, an Available one True; other types have no say.
+func settled(cond operatorv1.OperatorCondition) bool {
+	switch {
+	case strings.HasSuffix(cond.Type, operatorv1.OperatorStatusTypeProgressing):
+		return cond.Status == operatorv1.ConditionFalse
+	case strings.HasSuffix(cond.Type, operatorv1.OperatorStatusTypeAvailable):
+		return cond.Status == operatorv1.ConditionTrue
 	}
 	return true
 }

@@ -47,8 +47,28 @@ func TestRolledOut(t *testing.T) {
 		{"a rollout in progress", conds("MetricsAvailable=True", "MetricsProgressing=True", "NMStateAvailable=True"), false},
 		{"a stack unavailable", conds("MetricsAvailable=False", "NMStateAvailable=True"), false},
 		{"unknown progressing", conds("MetricsAvailable=True", "NMStateAvailable=True", "NMStateProgressing=Unknown"), false},
+		{"a condition of no stack progressing", conds("MetricsAvailable=True", "NMStateAvailable=True", "NodeSettingsProgressing=True"), false},
+		{"only the version's own announcement progressing", conds(ConditionProgressing+"=True", "MetricsAvailable=True", "NMStateAvailable=True"), true},
 	} {
 		assert.Equal(t, tc.want, RolledOut(tc.conditions, stacks), tc.name)
+	}
+}
+
+func TestStackRolledOut(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		conditions []operatorv1.OperatorCondition
+		want       bool
+	}{
+		{"not reported", conds("NMStateAvailable=True"), false},
+		{"available, progressing not reported", conds("MetricsAvailable=True"), true},
+		{"available, not progressing", conds("MetricsAvailable=True", "MetricsProgressing=False"), true},
+		{"available, progressing", conds("MetricsAvailable=True", "MetricsProgressing=True"), false},
+		{"available, progressing unknown", conds("MetricsAvailable=True", "MetricsProgressing=Unknown"), false},
+		{"unavailable", conds("MetricsAvailable=False", "MetricsProgressing=False"), false},
+		{"another stack progressing", conds("MetricsAvailable=True", "NMStateProgressing=True"), true},
+	} {
+		assert.Equal(t, tc.want, StackRolledOut(tc.conditions, "Metrics"), tc.name)
 	}
 }
 

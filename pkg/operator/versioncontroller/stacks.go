@@ -72,11 +72,9 @@ func DeploymentWorkload(d *appsv1.Deployment) Workload {
 // StackRolledOut is true when the stack with this condition prefix reports
 // Available=True and is not progressing.
 func StackRolledOut(conditions []operatorv1.OperatorCondition, prefix string) bool {
-	if !v1helpers.IsOperatorConditionTrue(conditions, prefix+operatorv1.OperatorStatusTypeAvailable) {
-		return false
-	}
+	a := v1helpers.FindOperatorCondition(conditions, prefix+operatorv1.OperatorStatusTypeAvailable)
 	p := v1helpers.FindOperatorCondition(conditions, prefix+operatorv1.OperatorStatusTypeProgressing)
-	return p == nil || p.Status == operatorv1.ConditionFalse
+	return a != nil && settled(*a) && (p == nil || settled(*p))
 }
 
 // Observe returns a stack's observedVersion and containers. They change only
