@@ -290,6 +290,11 @@ func testSwitchToPlatformProxy(t *testing.T, c *framework.Cluster, w *platformWo
 	w.waitCRIOJobUp(t, time.Minute)
 	up := time.Now()
 	c.WaitForClusterOperator(t, 2*time.Minute, framework.Settled)
-	time.Sleep(5 * time.Second)
+	// Five scrapes of every node after the settled status, then none failed since up.
+	settled := time.Now()
+	framework.Eventually(t, time.Minute, time.Second, func() (bool, error) {
+		scrapes, _ := w.prom.ScrapesSince(t, framework.PlatformCRIOJob, settled)
+		return scrapes >= 5*len(w.nodes), nil
+	}, "five scrapes of every node after the operator settled")
 	w.assertNoFailedScrapes(t, up)
 }
