@@ -63,6 +63,7 @@ func TestRenderDaemonSet(t *testing.T) {
 
 	ds, err := RenderDaemonSet(images, tls12, "bundle-1", false)
 	require.NoError(t, err)
+	assert.Equal(t, int32(10), ds.Spec.MinReadySeconds, "a restart that runs a second is not available")
 	spec := ds.Spec.Template.Spec
 	assert.Equal(t, "example/krp:1", spec.Containers[0].Image)
 	assert.Equal(t, "example/op:1", spec.Containers[1].Image)
