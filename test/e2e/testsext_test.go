@@ -48,6 +48,16 @@ func TestExtensionSuites(t *testing.T) {
 // runParallelSuite lists the parallel suite's tests for the platform and the served API
 // groups, and runs each in a run-test process of its own; all must pass.
 func (in *installation) runParallelSuite(t *testing.T, platform string) {
+	// origin runs on a settled cluster: the CVO completes an install once the
+	// ClusterOperator is Available, without waiting for versions
+	// (cluster-version-operator 77782f1a, pkg/cvo/internal/operatorstatus.go),
+	// and a platform change or the disruptive suite rebuilds stacks.
+	framework.NewCluster(t).WaitForClusterOperator(t, 3*time.Minute, func(co *configv1.ClusterOperator) string {
+		if v := operatorVersion(co); v != in.rel.Options.Version {
+			return "versions[operator] is " + v
+		}
+		return framework.Settled(co)
+	})
 	args := []string{"list", "-o", "jsonl", "--suite", "openshift/cluster-node-operator/conformance/parallel", "--platform=" + platform}
 	groups, err := in.kube.Discovery().ServerGroups()
 	if err != nil {
