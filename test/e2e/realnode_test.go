@@ -158,7 +158,7 @@ func TestRealNodeStatusFromRealPods(t *testing.T) {
 			if err != nil {
 				return false, err
 			}
-			if operatorVersion(co) == version {
+			if framework.OperatorVersion(co) == version {
 				return false, fmt.Errorf("version %s reported while the real node's pod crash-loops: %s", version, framework.DescribeClusterOperator(co))
 			}
 			return time.Since(held) > 30*time.Second, nil
@@ -166,7 +166,7 @@ func TestRealNodeStatusFromRealPods(t *testing.T) {
 		release()
 		readyAgainOn(t, ds, node.Name)
 		c.WaitForClusterOperator(t, 3*time.Minute, func(co *configv1.ClusterOperator) string {
-			if v := operatorVersion(co); v != version {
+			if v := framework.OperatorVersion(co); v != version {
 				return "versions[operator] is " + v
 			}
 			return framework.Settled(co)
@@ -244,16 +244,6 @@ func metricsServedOn(co *configv1.ClusterOperator, ready, desired int32) string 
 	want := fmt.Sprintf("MetricsAvailable: CRI-O metrics served over TLS on %d of %d nodes", ready, desired)
 	if a := framework.COCondition(co, configv1.OperatorAvailable); a == nil || a.Status != configv1.ConditionTrue || !strings.Contains(a.Message, want) {
 		return "Available=True does not say " + want
-	}
-	return ""
-}
-
-// operatorVersion is the ClusterOperator's versions[operator].
-func operatorVersion(co *configv1.ClusterOperator) string {
-	for _, v := range co.Status.Versions {
-		if v.Name == "operator" {
-			return v.Version
-		}
 	}
 	return ""
 }

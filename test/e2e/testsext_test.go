@@ -53,7 +53,7 @@ func (in *installation) runParallelSuite(t *testing.T, platform string) {
 	// (cluster-version-operator 77782f1a, pkg/cvo/internal/operatorstatus.go),
 	// and a platform change or the disruptive suite rebuilds stacks.
 	framework.NewCluster(t).WaitForClusterOperator(t, 3*time.Minute, func(co *configv1.ClusterOperator) string {
-		if v := operatorVersion(co); v != in.rel.Options.Version {
+		if v := framework.OperatorVersion(co); v != in.rel.Options.Version {
 			return "versions[operator] is " + v
 		}
 		return framework.Settled(co)
